@@ -1,0 +1,102 @@
+"""Validated ``Scenario`` → ``trackrider.physics.World`` (docs/ARCHITECTURE.md, "The world").
+
+The mapping is one call per scenario table: tracks, trains, sections,
+resistance, bodies, joints, in file order, so entity order (every car in train
+order, lead car first, then every free body) follows the file.
+"""
+from __future__ import annotations
+
+import inspect
+
+from trackrider.errors import InputError
+from trackrider.scenario.model import Scenario
+
+
+def _accepts(func, name: str) -> bool:
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return True
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def build_world(scenario: Scenario):
+    """Build the physics ``World`` of ``scenario`` (tracks must be loaded: ``load_scenario`` does it).
+
+    Returns
+    -------
+    trackrider.physics.World
+        Ready to ``run``; its ``dt``, ``iterations``, ``erp`` and ``gravity``
+        come from ``[simulation]``.
+
+    Raises
+    ------
+    InputError
+        A scenario feature the physics cannot build (named by its key).
+    """
+    from trackrider.physics import CarSpec, CouplingSpec, World
+
+    sim = scenario.simulation
+    path = scenario.path
+    world = World(gravity=sim.gravity, dt=sim.dt, iterations=sim.iterations, erp=sim.erp)
+
+    def guarded(where: str, func, *args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            if exc.path is None:
+                raise InputError(exc.detail, path=path, where=exc.where or where) from None
+            raise
+        except (ValueError, TypeError, NotImplementedError) as exc:
+            raise InputError(" ".join(str(exc).split()) or type(exc).__name__, path=path, where=where) from None
+
+    track_index = []
+    for i, t in enumerate(scenario.tracks):
+        if t.track is None:
+            raise InputError("track not loaded (load_scenario(..., load_tracks=False)?)", path=path,
+                             where=f"track[{i}]")
+        track_index.append(guarded(f"track[{i}]", world.add_track, t.track, gauge=t.gauge))
+
+    train_index = []
+    for i, tr in enumerate(scenario.trains):
+        car = CarSpec(mass=tr.car.mass, length=tr.car.length, width=tr.car.width, height=tr.car.height,
+                      cg_height=tr.car.cg_height, rider_height=tr.car.rider_height,
+                      inertia=None if tr.car.inertia is None else tuple(tr.car.inertia))
+        cp = tr.coupling
+        coupling = CouplingSpec(type=cp.type, gap=cp.gap, stiffness=cp.stiffness, damping=cp.damping,
+                                slack=cp.slack)
+        train_index.append(guarded(
+            f"train[{i}]", world.add_train, tr.name, track=track_index[tr.track_index], cars=tr.cars, car=car,
+            coupling=coupling, wheels=tr.wheels, start_s=tr.start_s, start_speed=tr.start_speed))
+
+    for i, sec in enumerate(scenario.sections):
+        guarded(f"section[{i}]", world.add_section, kind=sec.type, track=track_index[sec.track_index],
+                s_from=sec.s_from, s_to=sec.s_to, speed=sec.speed, max_force=sec.max_force)
+
+    r = scenario.resistance
+    kwargs = dict(rolling=r.rolling, drag_area=r.drag_area, air_density=r.air_density,
+                  davis=None if r.davis is None else tuple(r.davis), mode=r.mode)
+    if r.nl2_drag:
+        if not _accepts(world.set_resistance, "nl2_drag"):
+            raise InputError("nl2_drag is not supported by this physics build", path=path,
+                             where="resistance.nl2_drag")
+        kwargs["nl2_drag"] = r.nl2_drag
+    guarded("resistance", world.set_resistance, **kwargs)
+
+    body_index = []
+    for i, b in enumerate(scenario.bodies):
+        body_index.append(guarded(
+            f"body[{i}]", world.add_body, b.name, b.mass, size=b.size, inertia=b.inertia, position=b.position,
+            orientation=b.orientation, velocity=b.velocity, angular_velocity=b.angular_velocity))
+
+    def end(e):
+        if e == "world":
+            return "world"
+        if e[0] == "car":
+            return ("car", train_index[e[1]], e[2])
+        return ("body", body_index[e[1]])
+
+    for i, j in enumerate(scenario.joints):
+        guarded(f"joint[{i}]", world.add_joint, j.type, end(j.end_a), end(j.end_b), anchor_a=j.anchor_a,
+                anchor_b=j.anchor_b, **j.params)
+    return world

@@ -1,0 +1,732 @@
+"""TOML scenario file → validated ``Scenario``.
+
+Every problem is an ``InputError`` whose one-line message names the scenario
+file, the key (``train[0].car.mass``) or the TOML line and column, and what is
+wrong. Nothing is simulated and nothing is written here; curve files named by
+the scenario are loaded (so geometry — start positions, sections — can be
+checked against the real track lengths).
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+import numbers
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from trackrider.errors import InputError
+from trackrider.scenario.model import (
+    BodyConfig,
+    CarConfig,
+    CouplingConfig,
+    JointConfig,
+    ResistanceConfig,
+    Scenario,
+    SectionConfig,
+    SimulationConfig,
+    TrackConfig,
+    TrainConfig,
+)
+
+#: refuse scenarios whose step count exceeds this
+MAX_STEPS = 1_000_000_000
+#: largest magnitude accepted for any length/position, m (the solar system is not a ride)
+MAX_LENGTH = 1.0e6
+MAX_MASS = 1.0e9
+MAX_FORCE = 1.0e12
+MAX_SPEED = 1.0e4
+_REQUIRED = object()
+
+TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
+SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
+TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll")
+TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling")
+CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia")
+COUPLING_KEYS = ("type", "gap", "stiffness", "damping", "slack")
+SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force")
+BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
+JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
+JOINT_KEYS = {
+    "pulley": ("ground_a", "ground_b", "ratio", "slack"),
+    "distance": ("length", "stiffness", "damping", "min_length", "max_length"),
+    "ball": (),
+    "hinge": ("axis",),
+    "prismatic": ("axis",),
+}
+RESISTANCE_KEYS = ("rolling", "drag_area", "air_density", "mode", "davis", "nl2_drag")
+FORMATS = ("auto", "points", "nl2", "json")
+FRAMES = ("up", "minimal", "frenet")
+WHEELS = ("coaster", "railway")
+COUPLINGS = ("distance", "ball")
+SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster")
+RESISTANCE_MODES = ("physical", "nl2")
+
+#: track segment types → (required keys, optional keys)
+SEGMENT_KEYS = {
+    "start": ((), ("position", "heading", "pitch")),
+    "straight": (("length",), ()),
+    "arc": (("radius", "angle"), ("axis",)),
+    "helix": (("radius", "pitch", "turns"), ()),
+    "clothoid": (("length", "end_radius"), ("axis",)),
+    "loop": (("radius",), ()),
+}
+SEGMENT_AXES = ("pitch", "yaw")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class _Ctx:
+    """The file being read; turns problems into ``InputError``s that name it."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def error(self, where: str, message: str) -> InputError:
+        return InputError(message, path=self.path, where=where)
+
+
+def _did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    kind = {bool: "a boolean", str: "a string", int: "an integer", float: "a number",
+            list: "an array", dict: "a table"}.get(type(value), type(value).__name__)
+    return f"{kind} {text}" if not isinstance(value, (list, dict)) else kind
+
+
+def _check_keys(ctx: _Ctx, table: dict, where: str, allowed) -> None:
+    for key in table:
+        if key not in allowed:
+            prefix = f"{where}." if where else ""
+            raise ctx.error(f"{prefix}{key}", f"unknown key{_did_you_mean(key, allowed)}; "
+                            f"allowed here: {', '.join(allowed)}")
+
+
+def _table(ctx: _Ctx, value: Any, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise ctx.error(where, f"must be a table, got {_describe(value)}")
+    return value
+
+
+def _array_of_tables(ctx: _Ctx, doc: dict, key: str) -> list[dict]:
+    value = doc.get(key, [])
+    if isinstance(value, dict):
+        raise ctx.error(key, f"must be an array of tables: write [[{key}]], not [{key}]")
+    if not isinstance(value, list):
+        raise ctx.error(key, f"must be an array of tables ([[{key}]]), got {_describe(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise ctx.error(f"{key}[{i}]", f"must be a table, got {_describe(item)}")
+    return value
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+
+
+def _number(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, *, gt=None, ge=None,
+            lt=None, le=None, integer=False, maximum=None, unit="") -> Any:
+    """A number from ``table[key]`` with range checks; ``default`` when absent."""
+    loc = f"{where}.{key}" if where else key
+    if key not in table:
+        if default is _REQUIRED:
+            raise ctx.error(loc, "missing (required)")
+        return default
+    value = table[key]
+    if integer:
+        if not (_is_real(value) and float(value).is_integer() and not isinstance(value, float)):
+            raise ctx.error(loc, f"must be an integer, got {_describe(value)}")
+        value = int(value)
+    else:
+        if not _is_real(value):
+            raise ctx.error(loc, f"must be a number{(' (' + unit + ')') if unit else ''}, got {_describe(value)}")
+        value = float(value)
+        if not math.isfinite(value):
+            raise ctx.error(loc, f"must be finite, got {value}")
+    u = f" {unit}" if unit else ""
+    if gt is not None and not value > gt:
+        raise ctx.error(loc, f"must be > {gt:g}{u}, got {value:g}")
+    if ge is not None and not value >= ge:
+        raise ctx.error(loc, f"must be ≥ {ge:g}{u}, got {value:g}")
+    if lt is not None and not value < lt:
+        raise ctx.error(loc, f"must be < {lt:g}{u}, got {value:g}")
+    if le is not None and not value <= le:
+        raise ctx.error(loc, f"must be ≤ {le:g}{u}, got {value:g}")
+    if maximum is not None and abs(value) > maximum:
+        raise ctx.error(loc, f"magnitude {value:g}{u} is absurd (limit {maximum:g})")
+    return value
+
+
+def _string(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, choices=None) -> Any:
+    loc = f"{where}.{key}" if where else key
+    if key not in table:
+        if default is _REQUIRED:
+            raise ctx.error(loc, "missing (required)")
+        return default
+    value = table[key]
+    if not isinstance(value, str):
+        raise ctx.error(loc, f"must be a string, got {_describe(value)}")
+    if choices is not None and value not in choices:
+        raise ctx.error(loc, f"must be one of {', '.join(choices)}, got {value!r}{_did_you_mean(value, choices)}")
+    if choices is None and not value.strip():
+        raise ctx.error(loc, "must not be empty")
+    return value
+
+
+def _boolean(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED) -> Any:
+    loc = f"{where}.{key}" if where else key
+    if key not in table:
+        if default is _REQUIRED:
+            raise ctx.error(loc, "missing (required)")
+        return default
+    value = table[key]
+    if not isinstance(value, bool):
+        raise ctx.error(loc, f"must be true or false, got {_describe(value)}")
+    return value
+
+
+def _vector(ctx: _Ctx, table: dict, key: str, where: str, n: int, default=_REQUIRED, *, positive=False,
+            nonnegative=False, maximum=MAX_LENGTH, unit="") -> Any:
+    loc = f"{where}.{key}" if where else key
+    if key not in table:
+        if default is _REQUIRED:
+            raise ctx.error(loc, "missing (required)")
+        return default
+    value = table[key]
+    if not isinstance(value, list) or len(value) != n or not all(_is_real(v) for v in value):
+        raise ctx.error(loc, f"must be an array of {n} numbers{(' (' + unit + ')') if unit else ''}, "
+                        f"got {_describe(value)}" + (f" of length {len(value)}" if isinstance(value, list) else ""))
+    out = tuple(float(v) for v in value)
+    for i, v in enumerate(out):
+        if not math.isfinite(v):
+            raise ctx.error(loc, f"element {i + 1} must be finite, got {v}")
+        if positive and not v > 0:
+            raise ctx.error(loc, f"element {i + 1} must be > 0, got {v:g}")
+        if nonnegative and not v >= 0:
+            raise ctx.error(loc, f"element {i + 1} must be ≥ 0, got {v:g}")
+        if maximum is not None and abs(v) > maximum:
+            raise ctx.error(loc, f"element {i + 1} = {v:g} is absurd (limit {maximum:g})")
+    return out
+
+
+def _name(ctx: _Ctx, table: dict, where: str, default: str, seen: dict, what: str) -> str:
+    name = _string(ctx, table, "name", where, default)
+    if ":" in name:
+        raise ctx.error(f"{where}.name", f"must not contain ':', got {name!r}")
+    if name.strip().lower() == "world":
+        raise ctx.error(f"{where}.name", "'world' is reserved for the fixed world in joints")
+    if name in seen:
+        raise ctx.error(f"{where}.name", f"{name!r} is already the name of {seen[name]}")
+    seen[name] = f"{what}"
+    return name
+
+
+# --------------------------------------------------------------------------- reading the file
+
+
+def read_toml(path: Path) -> dict:
+    """Parse a TOML file; every failure is an ``InputError`` naming ``path`` (and TOML's line, column)."""
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    if path.is_dir():
+        raise InputError("is a directory, not a scenario file", path=path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    if b"\x00" in raw[:8192]:
+        raise InputError("not a TOML text file (binary data)", path=path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError("not a TOML text file (invalid UTF-8)", path=path, where=f"line {line}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
+        if m:
+            where = f"line {m.group(1)}, column {m.group(2)}"
+            msg = msg[: m.start()]
+        else:
+            m = re.search(r"\s*\(at end of document\)\s*$", msg)
+            where = "end of file"
+            if m:
+                msg = msg[: m.start()]
+        raise InputError(f"malformed TOML: {msg}", path=path, where=where) from None
+
+
+# --------------------------------------------------------------------------- overrides
+
+
+def apply_overrides(document: dict, overrides: dict | None, path: Path) -> dict:
+    """Return a copy of ``document`` with dotted-key ``overrides`` applied.
+
+    Keys address tables by name or index in arrays of tables:
+    ``"train.red.car.mass"``, ``"train.0.start_s"``, ``"resistance.rolling"``,
+    ``"simulation.duration"``. The key must exist in ``document``.
+    """
+    doc = copy.deepcopy(document)
+    if not overrides:
+        return doc
+    if not isinstance(overrides, dict):
+        raise InputError("overrides must be a dict of dotted keys to values", path=path)
+    for dotted, value in overrides.items():
+        where = f"override {dotted}"
+        if not isinstance(dotted, str) or not dotted:
+            raise InputError(f"override key must be a dotted string, got {dotted!r}", path=path)
+        parts = dotted.split(".")
+        node: Any = doc
+        trail: list[str] = []
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            if isinstance(node, list):
+                found = None
+                for j, item in enumerate(node):
+                    if isinstance(item, dict) and item.get("name") == part:
+                        found = j
+                        break
+                if found is None and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
+                    found = int(part)
+                if found is None:
+                    names = [str(t.get("name")) for t in node if isinstance(t, dict) and "name" in t]
+                    raise InputError(f"no {'.'.join(trail)} named {part!r}{_did_you_mean(part, names)}"
+                                     f" (names: {', '.join(names) or 'none'})", path=path, where=where)
+                if last:
+                    node[found] = value
+                else:
+                    node = node[found]
+            elif isinstance(node, dict):
+                if part not in node:
+                    raise InputError(f"the scenario has no key {'.'.join(trail + [part])!r}"
+                                     f"{_did_you_mean(part, node.keys())}", path=path, where=where)
+                if last:
+                    node[part] = value
+                else:
+                    node = node[part]
+            else:
+                raise InputError(f"{'.'.join(trail)!r} is a value, not a table", path=path, where=where)
+            trail.append(part)
+    return doc
+
+
+# --------------------------------------------------------------------------- the schema
+
+
+def _simulation(ctx: _Ctx, doc: dict) -> SimulationConfig:
+    if "simulation" not in doc:
+        raise ctx.error("simulation", "missing: a [simulation] table with at least duration is required")
+    t = _table(ctx, doc["simulation"], "simulation")
+    _check_keys(ctx, t, "simulation", SIMULATION_KEYS)
+    w = "simulation"
+    sim = SimulationConfig(
+        duration=_number(ctx, t, "duration", w, gt=0, unit="s"),
+        dt=_number(ctx, t, "dt", w, 0.001, gt=0, le=0.1, unit="s"),
+        record_hz=_number(ctx, t, "record_hz", w, 100.0, gt=0, le=1e6, unit="Hz"),
+        iterations=_number(ctx, t, "iterations", w, 20, integer=True, ge=1, le=100_000),
+        erp=_number(ctx, t, "erp", w, 0.2, gt=0, le=1),
+        gravity=_number(ctx, t, "gravity", w, 9.81, ge=0, le=1000, unit="m/s²"),
+        filter_hz=_number(ctx, t, "filter_hz", w, 5.0, gt=0, le=1e5, unit="Hz"),
+    )
+    steps = sim.duration / sim.dt
+    if steps > MAX_STEPS:
+        raise ctx.error("simulation.duration", f"{sim.duration:g} s at dt = {sim.dt:g} s would take "
+                        f"{steps:.3g} steps (more than {MAX_STEPS:.0e}); shorten the run or raise dt")
+    if sim.record_hz * sim.dt > 1.0 + 1e-9:
+        raise ctx.error("simulation.record_hz", f"{sim.record_hz:g} Hz is faster than one sample per step "
+                        f"(dt = {sim.dt:g} s allows at most {1.0 / sim.dt:g} Hz)")
+    return sim
+
+
+def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
+    seg = _table(ctx, seg, where)
+    kind = _string(ctx, seg, "type", where, choices=tuple(SEGMENT_KEYS))
+    if kind == "start" and index != 0:
+        raise ctx.error(f"{where}.type", "a 'start' segment may only be the first one")
+    required, optional = SEGMENT_KEYS[kind]
+    _check_keys(ctx, seg, where, ("type",) + required + optional)
+    out: dict = {"type": kind}
+    for key in required + optional:
+        if key not in seg and key not in required:
+            continue
+        if key == "position":
+            out[key] = list(_vector(ctx, seg, key, where, 3, unit="m"))
+        elif key == "axis":
+            out[key] = _string(ctx, seg, key, where, choices=SEGMENT_AXES)
+        elif key in ("length", "radius", "end_radius"):
+            out[key] = _number(ctx, seg, key, where, gt=0, maximum=MAX_LENGTH, unit="m")
+        elif key == "turns":
+            out[key] = _number(ctx, seg, key, where, gt=0, le=1000)
+        elif key == "angle":
+            a = _number(ctx, seg, key, where, maximum=36000, unit="degrees")
+            if a == 0:
+                raise ctx.error(f"{where}.angle", "must not be 0")
+            out[key] = a
+        elif key in ("heading",):
+            out[key] = _number(ctx, seg, key, where, maximum=36000, unit="degrees")
+        elif key == "pitch" and kind == "start":
+            out[key] = _number(ctx, seg, key, where, ge=-90, le=90, unit="degrees")
+        elif key == "pitch":  # helix: rise per turn, m (signed)
+            out[key] = _number(ctx, seg, key, where, maximum=MAX_LENGTH, unit="m")
+    return out
+
+
+def _roll(ctx: _Ctx, t: dict, where: str):
+    if "roll" not in t:
+        return None
+    value = t["roll"]
+    loc = f"{where}.roll"
+    if not isinstance(value, list):
+        raise ctx.error(loc, f"must be an array of [s, degrees] pairs, got {_describe(value)}")
+    knots = []
+    for i, knot in enumerate(value):
+        if (not isinstance(knot, list) or len(knot) != 2 or not all(_is_real(v) for v in knot)
+                or not all(math.isfinite(float(v)) for v in knot)):
+            raise ctx.error(f"{loc}[{i}]", f"must be a pair [s, degrees] of finite numbers, got {_describe(knot)}")
+        s, deg = float(knot[0]), float(knot[1])
+        if knots and not s > knots[-1][0]:
+            raise ctx.error(f"{loc}[{i}]", f"knots must have increasing s, got {s:g} after {knots[-1][0]:g}")
+        if abs(deg) > 36000:
+            raise ctx.error(f"{loc}[{i}]", f"roll {deg:g} degrees is absurd")
+        knots.append((s, deg))
+    return knots
+
+
+def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
+    where = f"track[{i}]"
+    _check_keys(ctx, t, where, TRACK_KEYS)
+    name = _name(ctx, t, where, "main" if i == 0 else f"track{i + 1}", seen, f"track[{i}]")
+    has_curve, has_segments = "curve" in t, "segments" in t
+    if has_curve == has_segments:
+        raise ctx.error(where, "needs exactly one of 'curve' (a file) or 'segments'"
+                        + (", not both" if has_curve else ""))
+    curve = segments = None
+    if has_curve:
+        rel = _string(ctx, t, "curve", where)
+        curve = (ctx.path.parent / rel).resolve()
+        if not curve.exists():
+            raise ctx.error(f"{where}.curve", f"curve file not found: {curve}")
+        if curve.is_dir():
+            raise ctx.error(f"{where}.curve", f"is a directory, not a curve file: {curve}")
+    else:
+        value = t["segments"]
+        if not isinstance(value, list) or not value:
+            raise ctx.error(f"{where}.segments", f"must be a non-empty array of tables, got {_describe(value)}")
+        segments = [_segment(ctx, seg, f"{where}.segments[{j}]", j) for j, seg in enumerate(value)]
+        if all(seg["type"] == "start" for seg in segments):
+            raise ctx.error(f"{where}.segments", "has no segment after 'start'")
+    fmt = _string(ctx, t, "format", where, "auto", choices=FORMATS)
+    if has_segments and "format" in t:
+        raise ctx.error(f"{where}.format", "applies to a curve file, not to segments")
+    return TrackConfig(
+        name=name, curve=curve, segments=segments, format=fmt,
+        frame=_string(ctx, t, "frame", where, None, choices=FRAMES),
+        closed=_boolean(ctx, t, "closed", where, None if has_curve else False),
+        gauge=_number(ctx, t, "gauge", where, 1.0, gt=0, le=100, unit="m"),
+        roll=_roll(ctx, t, where),
+    )
+
+
+def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int) -> None:
+    """Load the curve / build the segments; errors name the file and key."""
+    from trackrider import curves  # geometry is heavy-ish (scipy): import on use
+
+    where = f"track[{i}]"
+    try:
+        if cfg.curve is not None:
+            track = curves.load_curve(cfg.curve, format=cfg.format, frame=cfg.frame, closed=cfg.closed, roll=cfg.roll)
+        else:
+            track = curves.Track.from_segments(cfg.segments, frame=cfg.frame or "up", roll=cfg.roll,
+                                               closed=bool(cfg.closed))
+    except InputError as exc:
+        if exc.path is None:
+            raise InputError(exc.detail, path=ctx.path, where=exc.where or where) from None
+        raise
+    except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, OSError) as exc:
+        source = str(cfg.curve) if cfg.curve is not None else f"{where}.segments"
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise ctx.error(where, f"unusable track ({source}): {text}") from None
+    length = float(track.length)
+    if not (math.isfinite(length) and length > 0):
+        raise ctx.error(where, f"track has no length ({length})")
+    cfg.track = track
+    cfg.length = length
+    if cfg.closed is None:
+        cfg.closed = bool(getattr(track, "closed", False))
+    if cfg.roll:
+        for j, (s, _) in enumerate(cfg.roll):
+            if s < 0 or s > length + 1e-9:
+                raise ctx.error(f"{where}.roll[{j}]", f"s = {s:g} m is off the track (0 .. {length:.6g} m)")
+
+
+def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) -> TrainConfig:
+    where = f"train[{i}]"
+    _check_keys(ctx, t, where, TRAIN_KEYS)
+    name = _name(ctx, t, where, f"train{i + 1}", seen, f"train[{i}]")
+    track_names = [tr.name for tr in tracks]
+    default_track = track_names[0] if len(track_names) == 1 else _REQUIRED
+    track = _string(ctx, t, "track", where, default_track)
+    if track not in track_names:
+        raise ctx.error(f"{where}.track", f"no track named {track!r}{_did_you_mean(track, track_names)} "
+                        f"(tracks: {', '.join(track_names) or 'none'})")
+    if "car" not in t:
+        raise ctx.error(f"{where}.car", "missing: a [train.car] table with at least mass is required")
+    c = _table(ctx, t["car"], f"{where}.car")
+    cw = f"{where}.car"
+    _check_keys(ctx, c, cw, CAR_KEYS)
+    car = CarConfig(
+        mass=_number(ctx, c, "mass", cw, gt=0, maximum=MAX_MASS, unit="kg"),
+        length=_number(ctx, c, "length", cw, 2.0, gt=0, le=1000, unit="m"),
+        width=_number(ctx, c, "width", cw, 1.2, gt=0, le=100, unit="m"),
+        height=_number(ctx, c, "height", cw, 1.0, gt=0, le=100, unit="m"),
+        cg_height=_number(ctx, c, "cg_height", cw, 0.0, maximum=100, unit="m"),
+        rider_height=_number(ctx, c, "rider_height", cw, 1.1, maximum=100, unit="m"),
+        inertia=_vector(ctx, c, "inertia", cw, 3, None, positive=True, maximum=1e12, unit="kg·m²"),
+    )
+    if car.inertia is not None:
+        a, b, cc = car.inertia
+        if a + b < cc or b + cc < a or a + cc < b:
+            raise ctx.error(f"{cw}.inertia", f"{list(car.inertia)} breaks the triangle inequality "
+                            "(no rigid body has these principal moments)")
+    cp = _table(ctx, t.get("coupling", {}), f"{where}.coupling")
+    pw = f"{where}.coupling"
+    _check_keys(ctx, cp, pw, COUPLING_KEYS)
+    coupling = CouplingConfig(
+        type=_string(ctx, cp, "type", pw, "distance", choices=COUPLINGS),
+        gap=_number(ctx, cp, "gap", pw, 0.5, ge=0, le=1000, unit="m"),
+        stiffness=_number(ctx, cp, "stiffness", pw, None, gt=0, maximum=1e15, unit="N/m"),
+        damping=_number(ctx, cp, "damping", pw, None, ge=0, maximum=1e15, unit="N·s/m"),
+        slack=_number(ctx, cp, "slack", pw, None, ge=0, le=100, unit="m"),
+    )
+    if coupling.damping is not None and coupling.stiffness is None:
+        raise ctx.error(f"{pw}.damping", "needs stiffness too (a soft coupler is a spring and a damper)")
+    return TrainConfig(
+        name=name, track=track, track_index=track_names.index(track),
+        cars=_number(ctx, t, "cars", where, 1, integer=True, ge=1, le=100_000),
+        wheels=_string(ctx, t, "wheels", where, "coaster", choices=WHEELS),
+        start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
+        start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
+        car=car, coupling=coupling,
+    )
+
+
+def _check_train_geometry(ctx: _Ctx, train: TrainConfig, i: int, track: TrackConfig) -> None:
+    where = f"train[{i}]"
+    L = track.length
+    span = (train.cars - 1) * train.pitch
+    if track.closed:
+        if train.cars * train.pitch > L:
+            raise ctx.error(f"{where}.cars", f"{train.cars} cars of {train.car.length:g} m with "
+                            f"{train.coupling.gap:g} m gaps need {train.cars * train.pitch:.6g} m, longer than "
+                            f"the closed track {track.name!r} ({L:.6g} m)")
+        if not 0 <= train.start_s <= L:
+            raise ctx.error(f"{where}.start_s", f"{train.start_s:g} m is off the track {track.name!r} (0 .. {L:.6g} m)")
+        return
+    if not 0 <= train.start_s <= L:
+        raise ctx.error(f"{where}.start_s", f"{train.start_s:g} m is off the track {track.name!r} (0 .. {L:.6g} m)")
+    if train.start_s - span < -1e-9:
+        raise ctx.error(f"{where}.start_s", f"the train does not fit on the open track {track.name!r}: "
+                        f"{train.cars} cars behind the lead car need start_s ≥ {span:.6g} m "
+                        f"(cars {train.car.length:g} m + gaps {train.coupling.gap:g} m), got {train.start_s:g}")
+
+
+def _section(ctx: _Ctx, t: dict, i: int, tracks: list[TrackConfig]) -> SectionConfig:
+    where = f"section[{i}]"
+    _check_keys(ctx, t, where, SECTION_KEYS)
+    kind = _string(ctx, t, "type", where, choices=SECTION_TYPES)
+    track_names = [tr.name for tr in tracks]
+    track = _string(ctx, t, "track", where, track_names[0] if len(track_names) == 1 else _REQUIRED)
+    if track not in track_names:
+        raise ctx.error(f"{where}.track", f"no track named {track!r}{_did_you_mean(track, track_names)} "
+                        f"(tracks: {', '.join(track_names) or 'none'})")
+    s_from = _number(ctx, t, "from", where, maximum=MAX_LENGTH, unit="m")
+    s_to = _number(ctx, t, "to", where, maximum=MAX_LENGTH, unit="m")
+    if not s_from < s_to:
+        raise ctx.error(f"{where}.to", f"must be greater than from ({s_from:g} m), got {s_to:g} m")
+    return SectionConfig(
+        type=kind, track=track, track_index=track_names.index(track), s_from=s_from, s_to=s_to,
+        speed=_number(ctx, t, "speed", where, 0.0 if kind == "brake" else _REQUIRED, ge=0, le=MAX_SPEED, unit="m/s"),
+        max_force=_number(ctx, t, "max_force", where, gt=0, le=MAX_FORCE, unit="N"),
+    )
+
+
+def _body(ctx: _Ctx, t: dict, i: int, seen: dict) -> BodyConfig:
+    where = f"body[{i}]"
+    _check_keys(ctx, t, where, BODY_KEYS)
+    name = _name(ctx, t, where, _REQUIRED, seen, f"body[{i}]")
+    size = _vector(ctx, t, "size", where, 3, None, positive=True, maximum=1e4, unit="m")
+    inertia = _vector(ctx, t, "inertia", where, 3, None, positive=True, maximum=1e15, unit="kg·m²")
+    if size is None and inertia is None:
+        raise ctx.error(where, "needs 'size' (a solid box, m) or 'inertia' ([Ixx, Iyy, Izz], kg·m²)")
+    if size is not None and inertia is not None:
+        raise ctx.error(f"{where}.inertia", "give either size or inertia, not both")
+    q = _vector(ctx, t, "orientation", where, 4, (1.0, 0.0, 0.0, 0.0), maximum=1e6)
+    norm = math.sqrt(sum(v * v for v in q))
+    if norm < 1e-9:
+        raise ctx.error(f"{where}.orientation", "must be a unit quaternion [w, x, y, z], got a zero vector")
+    if abs(norm - 1.0) > 1e-3:
+        raise ctx.error(f"{where}.orientation", f"must be a unit quaternion [w, x, y, z], got norm {norm:.6g}")
+    return BodyConfig(
+        name=name, mass=_number(ctx, t, "mass", where, gt=0, maximum=MAX_MASS, unit="kg"),
+        size=size, inertia=inertia,
+        position=_vector(ctx, t, "position", where, 3, unit="m"),
+        orientation=tuple(v / norm for v in q),
+        velocity=_vector(ctx, t, "velocity", where, 3, (0.0, 0.0, 0.0), maximum=MAX_SPEED, unit="m/s"),
+        angular_velocity=_vector(ctx, t, "angular_velocity", where, 3, (0.0, 0.0, 0.0), maximum=1e5, unit="rad/s"),
+    )
+
+
+def _joint_end(ctx: _Ctx, word: str, loc: str, trains: list[TrainConfig], bodies: list[BodyConfig]):
+    if word.strip().lower() == "world":
+        return "world"
+    train_names = [t.name for t in trains]
+    body_names = [b.name for b in bodies]
+    if ":" in word:
+        tname, _, car = word.partition(":")
+        if tname not in train_names:
+            raise ctx.error(loc, f"no train named {tname!r}{_did_you_mean(tname, train_names)} "
+                            f"(trains: {', '.join(train_names) or 'none'})")
+        train = trains[train_names.index(tname)]
+        if not car.strip().isdigit() or not 1 <= int(car) <= train.cars:
+            raise ctx.error(loc, f"car must be a number 1 .. {train.cars} (train {tname!r} has {train.cars} "
+                            f"car{'s' if train.cars > 1 else ''}), got {car!r}")
+        return ("car", train_names.index(tname), int(car) - 1)
+    if word in body_names:
+        return ("body", body_names.index(word))
+    if word in train_names:
+        raise ctx.error(loc, f"{word!r} is a train: name a car as \"{word}:1\" (1 = lead car)")
+    raise ctx.error(loc, f"{word!r} is not \"train:car\", a body's name or \"world\""
+                    f"{_did_you_mean(word, body_names + [n + ':1' for n in train_names] + ['world'])}")
+
+
+def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[BodyConfig]) -> JointConfig:
+    where = f"joint[{i}]"
+    kind = _string(ctx, t, "type", where, choices=tuple(JOINT_KEYS))
+    _check_keys(ctx, t, where, JOINT_COMMON + JOINT_KEYS[kind])
+    a = _string(ctx, t, "a", where)
+    b = _string(ctx, t, "b", where)
+    end_a = _joint_end(ctx, a, f"{where}.a", trains, bodies)
+    end_b = _joint_end(ctx, b, f"{where}.b", trains, bodies)
+    if end_a == end_b:
+        raise ctx.error(f"{where}.b", f"joins {a!r} to itself")
+    if end_a == "world" and end_b == "world":
+        raise ctx.error(f"{where}.b", "joins the world to the world")
+    params: dict = {}
+    if kind == "pulley":
+        params["ground_a"] = _vector(ctx, t, "ground_a", where, 3, unit="m")
+        params["ground_b"] = _vector(ctx, t, "ground_b", where, 3, unit="m")
+        params["ratio"] = _number(ctx, t, "ratio", where, 1.0, gt=0, le=1000)
+        params["slack"] = _boolean(ctx, t, "slack", where, True)
+        if "world" in (end_a, end_b):
+            raise ctx.error(where, "a pulley joins two cars or bodies, not the world (its ground anchors are fixed)")
+    elif kind == "distance":
+        for key in ("length", "min_length", "max_length"):
+            if key in t:
+                params[key] = _number(ctx, t, key, where, ge=0, maximum=MAX_LENGTH, unit="m")
+        if "stiffness" in t:
+            params["stiffness"] = _number(ctx, t, "stiffness", where, gt=0, maximum=1e15, unit="N/m")
+        if "damping" in t:
+            params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·s/m")
+        if "min_length" in params and "max_length" in params and params["min_length"] > params["max_length"]:
+            raise ctx.error(f"{where}.max_length", f"must be ≥ min_length ({params['min_length']:g} m), "
+                            f"got {params['max_length']:g} m")
+    elif kind in ("hinge", "prismatic"):
+        axis = _vector(ctx, t, "axis", where, 3, unit="")
+        if math.sqrt(sum(v * v for v in axis)) < 1e-9:
+            raise ctx.error(f"{where}.axis", "must not be the zero vector")
+        params["axis"] = axis
+    return JointConfig(
+        type=kind, a=a, b=b, end_a=end_a, end_b=end_b,
+        anchor_a=_vector(ctx, t, "anchor_a", where, 3, None, unit="m"),
+        anchor_b=_vector(ctx, t, "anchor_b", where, 3, None, unit="m"),
+        params=params,
+    )
+
+
+def _resistance(ctx: _Ctx, doc: dict) -> ResistanceConfig:
+    t = _table(ctx, doc.get("resistance", {}), "resistance")
+    w = "resistance"
+    _check_keys(ctx, t, w, RESISTANCE_KEYS)
+    return ResistanceConfig(
+        rolling=_number(ctx, t, "rolling", w, 0.0, ge=0, le=10),
+        drag_area=_number(ctx, t, "drag_area", w, 0.0, ge=0, le=1e4, unit="m²"),
+        air_density=_number(ctx, t, "air_density", w, 1.2, gt=0, le=1e4, unit="kg/m³"),
+        mode=_string(ctx, t, "mode", w, "physical", choices=RESISTANCE_MODES),
+        davis=_vector(ctx, t, "davis", w, 3, None, nonnegative=True, maximum=1e9),
+        nl2_drag=_number(ctx, t, "nl2_drag", w, 0.0, ge=0, le=1e3, unit="1/m"),
+    )
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = True) -> Scenario:
+    """Read, validate and return the scenario in TOML file ``path``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The scenario file. Curve paths inside are relative to its folder.
+    overrides : dict, optional
+        Dotted keys → values applied to the TOML document before validation,
+        e.g. ``{"train.red.car.mass": 500.0, "simulation.duration": 10}``
+        (tables in arrays addressed by ``name`` or index). Each key must
+        exist in the file.
+    load_tracks : bool, default True
+        Load curve files / build segment tracks and check the geometry
+        (start positions, sections) against them.
+
+    Raises
+    ------
+    InputError
+        Anything wrong, with the file and key (or TOML line and column).
+    """
+    path = Path(path).expanduser().absolute()
+    ctx = _Ctx(path)
+    document = apply_overrides(read_toml(path), overrides, path)
+    _check_keys(ctx, document, "", TOP_KEYS)
+    title = _string(ctx, document, "title", "", "")
+    description = _string(ctx, document, "description", "", "")
+    simulation = _simulation(ctx, document)
+
+    track_tables = _array_of_tables(ctx, document, "track")
+    if not track_tables and _array_of_tables(ctx, document, "train"):
+        raise ctx.error("track", "missing: trains need at least one [[track]]")
+    track_names: dict = {}
+    tracks = [_track(ctx, t, i, track_names) for i, t in enumerate(track_tables)]
+    entity_names: dict = {}
+    trains = [_train(ctx, t, i, entity_names, tracks) for i, t in enumerate(_array_of_tables(ctx, document, "train"))]
+    sections = [_section(ctx, t, i, tracks) for i, t in enumerate(_array_of_tables(ctx, document, "section"))]
+    bodies = [_body(ctx, t, i, entity_names) for i, t in enumerate(_array_of_tables(ctx, document, "body"))]
+    if not trains and not bodies:
+        raise ctx.error("train", "the scenario has nothing to simulate: add a [[train]] or a [[body]]")
+    joints = [_joint(ctx, t, i, trains, bodies) for i, t in enumerate(_array_of_tables(ctx, document, "joint"))]
+    resistance = _resistance(ctx, document)
+
+    if load_tracks:
+        for i, track in enumerate(tracks):
+            _load_track(ctx, track, i)
+        for i, train in enumerate(trains):
+            _check_train_geometry(ctx, train, i, tracks[train.track_index])
+        for i, sec in enumerate(sections):
+            L = tracks[sec.track_index].length
+            if sec.s_from < 0 or sec.s_from >= L:
+                raise ctx.error(f"section[{i}].from", f"{sec.s_from:g} m is off the track {sec.track!r} "
+                                f"(0 .. {L:.6g} m)")
+            if sec.s_to > L + 1e-6:
+                raise ctx.error(f"section[{i}].to", f"{sec.s_to:g} m is beyond the end of the track "
+                                f"{sec.track!r} ({L:.6g} m)")
+
+    return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
+                    bodies=bodies, joints=joints, resistance=resistance, title=title, description=description,
+                    document=document)

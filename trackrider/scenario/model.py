@@ -1,0 +1,232 @@
+"""Typed, validated scenario objects (what ``load_scenario`` returns).
+
+Every field is in SI units (m, kg, s, N) unless its comment says otherwise;
+angles are degrees as in the TOML file. The objects are plain dataclasses:
+they hold settings only, never runtime state (``build_world`` turns them into a
+``trackrider.physics.World``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
+JointEnd = Any
+
+
+@dataclass
+class SimulationConfig:
+    """``[simulation]``: time stepping and recording.
+
+    duration : s, required.  dt : s, default 0.001.  record_hz : samples per
+    second, default 100.  iterations : PGS sweeps per step, default 20.
+    erp : drift correction per step in (0, 1], default 0.2.  gravity : m/s²
+    along −z, default 9.81.  filter_hz : cut-off of the low-pass filter of the
+    reported G figures, Hz, default 5.0.
+    """
+
+    duration: float
+    dt: float = 0.001
+    record_hz: float = 100.0
+    iterations: int = 20
+    erp: float = 0.2
+    gravity: float = 9.81
+    filter_hz: float = 5.0
+
+    @property
+    def n_steps(self) -> int:
+        """Steps of ``duration`` (rounded to the nearest step)."""
+        return max(1, int(round(self.duration / self.dt)))
+
+    @property
+    def record_every(self) -> int:
+        """Steps between two recorded samples (≥ 1)."""
+        return max(1, int(round(1.0 / (self.record_hz * self.dt))))
+
+
+@dataclass
+class TrackConfig:
+    """``[[track]]``: one track, from a curve file or from segments.
+
+    ``track`` is the loaded ``trackrider.curves.Track``; ``length`` its arc
+    length in m; ``gauge`` the rail gauge in m (default 1.0); ``roll`` the bank
+    knots ``[(s m, degrees), ...]``; ``frame`` ``up | minimal | frenet`` or
+    None (the file's own frame for NL2 files, else ``up``).
+    """
+
+    name: str
+    curve: Path | None
+    segments: list[dict] | None
+    format: str
+    frame: str | None
+    closed: bool | None
+    gauge: float
+    roll: list[tuple[float, float]] | None
+    track: Any = None
+    length: float = 0.0
+
+
+@dataclass
+class CarConfig:
+    """``[train.car]``: one car (all cars of a train are alike).
+
+    mass kg (required, with riders); length, width, height m (a solid box,
+    defaults 2.0, 1.2, 1.0); cg_height m above the track curve (default 0);
+    rider_height m above the track curve (default 1.1); inertia kg·m² about
+    (forward, left, up), overriding the box when given.
+    """
+
+    mass: float
+    length: float = 2.0
+    width: float = 1.2
+    height: float = 1.0
+    cg_height: float = 0.0
+    rider_height: float = 1.1
+    inertia: tuple[float, float, float] | None = None
+
+
+@dataclass
+class CouplingConfig:
+    """``[train.coupling]``: the coupler between consecutive cars.
+
+    type ``distance | ball`` (default distance); gap m between car ends
+    (default 0.5); stiffness N/m, damping N·s/m, slack m: optional soft or
+    slack coupler (None: rigid).
+    """
+
+    type: str = "distance"
+    gap: float = 0.5
+    stiffness: float | None = None
+    damping: float | None = None
+    slack: float | None = None
+
+
+@dataclass
+class TrainConfig:
+    """``[[train]]``: a train of ``cars`` alike cars on track ``track_index``.
+
+    start_s m is the arc length of the lead car's anchor; start_speed m/s
+    along the track (signed); wheels ``coaster`` (support both ways) or
+    ``railway`` (support one way).
+    """
+
+    name: str
+    track: str
+    track_index: int
+    cars: int
+    wheels: str
+    start_s: float
+    start_speed: float
+    car: CarConfig
+    coupling: CouplingConfig
+
+    @property
+    def pitch(self) -> float:
+        """Distance between the anchors of consecutive cars, m."""
+        return self.car.length + self.coupling.gap
+
+    def car_s(self) -> list[float]:
+        """Arc length of every car's anchor at the start, lead car first, m."""
+        return [self.start_s - i * self.pitch for i in range(self.cars)]
+
+
+@dataclass
+class SectionConfig:
+    """``[[section]]``: a motor (lift, launch, brake, trim, booster) on ``[s_from, s_to]`` m.
+
+    speed m/s target (0: a stop brake); max_force N per car.
+    """
+
+    type: str
+    track: str
+    track_index: int
+    s_from: float
+    s_to: float
+    speed: float
+    max_force: float
+
+
+@dataclass
+class BodyConfig:
+    """``[[body]]``: a free rigid body on no track.
+
+    mass kg; size m (solid box) or inertia kg·m² (body axes); position m;
+    orientation unit quaternion (w, x, y, z); velocity m/s; angular_velocity rad/s.
+    """
+
+    name: str
+    mass: float
+    size: tuple[float, float, float] | None
+    inertia: tuple[float, float, float] | None
+    position: tuple[float, float, float]
+    orientation: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+@dataclass
+class JointConfig:
+    """``[[joint]]``: an extra joint between cars, bodies or the world.
+
+    ``a``/``b`` are the file's words (``"red:1"``, ``"bob"``, ``"world"``);
+    ``end_a``/``end_b`` the resolved ends as ``build_world`` passes them to
+    ``World.add_joint``; ``params`` the type's own keys (ground_a, ratio, ...).
+    """
+
+    type: str
+    a: str
+    b: str
+    end_a: JointEnd
+    end_b: JointEnd
+    anchor_a: tuple[float, float, float] | None = None
+    anchor_b: tuple[float, float, float] | None = None
+    params: dict = field(default_factory=dict)
+
+
+@dataclass
+class ResistanceConfig:
+    """``[resistance]``: what slows the cars.
+
+    mode ``physical`` (default: rolling coefficient × wheel load + ½ ρ CdA v²)
+    or ``nl2`` (NoLimits-style: friction ``rolling`` × g per kg, drag
+    ``nl2_drag`` × v² per kg). rolling: coefficient (default 0); drag_area m²
+    Cd·A per car (default 0); air_density kg/m³ (default 1.2); davis
+    ``[A N, B N·s/m, C N·s²/m²]`` per car (optional); nl2_drag 1/m (default 0).
+    """
+
+    rolling: float = 0.0
+    drag_area: float = 0.0
+    air_density: float = 1.2
+    mode: str = "physical"
+    davis: tuple[float, float, float] | None = None
+    nl2_drag: float = 0.0
+
+
+@dataclass
+class Scenario:
+    """A validated scenario. ``path`` is the scenario file's absolute path;
+    ``document`` the raw TOML document after overrides (for reference)."""
+
+    path: Path
+    simulation: SimulationConfig
+    tracks: list[TrackConfig]
+    trains: list[TrainConfig]
+    sections: list[SectionConfig]
+    bodies: list[BodyConfig]
+    joints: list[JointConfig]
+    resistance: ResistanceConfig
+    title: str = ""
+    description: str = ""
+    document: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        """The scenario file's stem (``classic_coaster``)."""
+        return self.path.stem
+
+    def track_by_name(self, name: str) -> TrackConfig:
+        for t in self.tracks:
+            if t.name == name:
+                return t
+        raise KeyError(name)
