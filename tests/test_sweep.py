@@ -1,0 +1,212 @@
+"""Parameter sweeps (trackrider/sweep.py): parsing, sampling, executors, resume."""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trackrider import sweep as sw
+from trackrider.errors import InputError
+
+
+# ----------------------------------------------------------------- plumbing task
+
+def arithmetic_task(task: dict) -> dict:
+    """A module-level stand-in for run_one: figures computed from the axis values.
+
+    Runs whose rolling value is 0.003 raise, as a crashing task would.
+    """
+    v = task["values"]
+    rolling = float(v["resistance.rolling"])
+    if rolling == 0.003:
+        raise RuntimeError("boom in the task")
+    drag = float(v.get("resistance.drag_area", 0.0))
+    speed = 10.0 - 1000.0 * rolling - 2.0 * drag
+    summary = {"status": "stalled" if speed < 6.0 else "completed", "simulated_s": 1.0,
+               "events": [{"kind": "wheel_lift"}] if drag > 0.9 else [],
+               "trains": {"red": {"min_crest_speed": speed, "max_g_vertical": 1 + drag}}}
+    return {"run": task["run"], "seed": task["seed"], **v,
+            **sw.summary_row(summary), "error": "", "wall_s": 0.0}
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def plumbing(tmp_path, monkeypatch):
+    """A 12-run grid over a base file that is not checked (no scenario loader needed)."""
+    monkeypatch.setattr(sw, "check_axes", lambda spec: None)
+    write(tmp_path / "base.toml", "[simulation]\nduration = 1.0\n")
+    return write(tmp_path / "sweep.toml", """
+[sweep]
+scenario = "base.toml"
+seed = 7
+[axes]
+"resistance.rolling" = {min = 0.001, max = 0.004, num = 4}
+"resistance.drag_area" = [0.1, 0.5, 1.0]
+""")
+
+
+# ----------------------------------------------------------------- parsing
+
+def sweep_file(tmp_path, body, sweep='scenario = "base.toml"'):
+    write(tmp_path / "base.toml", "[simulation]\nduration = 1.0\n")
+    return write(tmp_path / "s.toml", f"[sweep]\n{sweep}\n{body}")
+
+
+@pytest.mark.parametrize("sweep, body, match", [
+    ('scenario = "base.toml"\nmethod = "spiral"', '[axes]\n"a.b" = [1]', r"sweep\.method: must be one of"),
+    ('scenario = "nope.toml"', '[axes]\n"a.b" = [1]', r"sweep\.scenario: no such scenario file"),
+    ('scenario = "base.toml"\nmethod = "random"', '[axes]\n"a.b" = [1]', r"sweep\.samples: .*needs"),
+    ('scenario = "base.toml"\nsamples = 3', '[axes]\n"a.b" = [1]', r"sweep\.samples: samples is for"),
+    ('scenario = "base.toml"\ncolour = 1', '[axes]\n"a.b" = [1]', r"sweep\.colour: unknown key"),
+    ('scenario = "base.toml"', '', r"axes: needs at least one axis"),
+    ('scenario = "base.toml"', '[axes]\n"a.b" = []', r'axes\."a\.b": needs at least one value'),
+    ('scenario = "base.toml"', '[axes]\n"a.b" = {min = 2, max = 1, num = 3}', r"max \(1\.0\) is below min"),
+    ('scenario = "base.toml"', '[axes]\n"a.b" = {min = 1, max = 2}', r"needs 'num'"),
+    ('scenario = "base.toml"', '[axes]\n"a.b" = {min = 1, max = 2, num = 0}', r"num: must be an integer >= 1"),
+    ('scenario = "base.toml"\nmethod = "zip"', '[axes]\n"a.b" = [1, 2]\n"c.d" = [1, 2, 3]', r'axes\."c\.d": zip needs axes of equal length'),
+    ('scenario = "base.toml"', '[axes]\na.b = [1, 2]', r'quote dotted axis keys'),
+    ('scenario = "base.toml"', '[axes]\n"a.b" = = 1', r"s\.toml: line 4: malformed TOML"),
+    ('scenario = "base.toml"', '[axes]\n"a.b" = [1, 2', r"s\.toml: end of file: malformed TOML"),
+])
+def test_sweep_file_errors_are_one_line_and_name_file_and_key(tmp_path, sweep, body, match):
+    path = sweep_file(tmp_path, body, sweep)
+    with pytest.raises(InputError, match=match) as info:
+        sw.load_sweep(path, check_scenario=False)
+    text = str(info.value)
+    assert "\n" not in text and text.startswith(str(path))
+
+
+def test_grid_zip_plans(tmp_path):
+    path = sweep_file(tmp_path, '[axes]\n"a.b" = [1.0, 2.0]\n"c.d" = {min = 0.0, max = 1.0, num = 3}')
+    plan = sw.plan_runs(sw.load_sweep(path, check_scenario=False))
+    assert [p["run"] for p in plan] == [f"{i:04d}" for i in range(6)]
+    assert [tuple(p["values"].values()) for p in plan] == [
+        (1.0, 0.0), (1.0, 0.5), (1.0, 1.0), (2.0, 0.0), (2.0, 0.5), (2.0, 1.0)]
+    seeds = [c.generate_state(1, dtype=np.uint32)[0] for c in np.random.SeedSequence(0).spawn(6)]
+    assert [p["seed"] for p in plan] == [int(s) for s in seeds]
+    path = sweep_file(tmp_path, '[axes]\n"a.b" = [1.0, 2.0, 3.0]\n"c.d" = {min = 0.0, max = 1.0, num = 3}',
+                      'scenario = "base.toml"\nmethod = "zip"')
+    plan = sw.plan_runs(sw.load_sweep(path, check_scenario=False))
+    assert [tuple(p["values"].values()) for p in plan] == [(1.0, 0.0), (2.0, 0.5), (3.0, 1.0)]
+
+
+@pytest.mark.parametrize("method", ["random", "lhs"])
+def test_random_and_lhs_plans_are_deterministic_and_in_range(tmp_path, method):
+    path = sweep_file(tmp_path, '[axes]\n"a.b" = {min = 1.0, max = 3.0}\n'
+                      '"c.d" = {min = 0.01, max = 1.0, scale = "log"}\n"e.f" = ["x", "y"]',
+                      f'scenario = "base.toml"\nmethod = "{method}"\nsamples = 40\nseed = 5')
+    spec = sw.load_sweep(path, check_scenario=False)
+    plan, again = sw.plan_runs(spec), sw.plan_runs(spec)
+    assert plan == again and len(plan) == 40
+    a = np.array([p["values"]["a.b"] for p in plan])
+    c = np.array([p["values"]["c.d"] for p in plan])
+    assert a.min() >= 1.0 and a.max() <= 3.0 and c.min() >= 0.01 and c.max() <= 1.0
+    assert {p["values"]["e.f"] for p in plan} == {"x", "y"}
+    if method == "lhs":
+        # Latin hypercube: each of the 40 equal strata of each axis holds one point
+        strata = np.floor((a - 1.0) / 2.0 * 40).astype(int)
+        assert sorted(strata) == list(range(40))
+        log_strata = np.floor(np.log(c / 0.01) / np.log(100.0) * 40).astype(int)
+        assert sorted(log_strata) == list(range(40))
+    other = sw.plan_runs(sw.SweepSpec(**{**spec.__dict__, "seed": 6}))
+    assert [p["values"] for p in other] != [p["values"] for p in plan]
+
+
+# ----------------------------------------------------------------- executors
+
+def test_failing_task_is_recorded_and_sweep_goes_on(plumbing, tmp_path):
+    res = sw.run_sweep(plumbing, out_dir=tmp_path / "out", jobs=2, progress=False,
+                       task=arithmetic_task)
+    assert len(res.rows) == 12 and res.n_run == 12
+    failed = [r for r in res.rows if r["status"] == "error"]
+    assert [r["resistance.rolling"] for r in failed] == [0.003] * 3
+    assert all("RuntimeError: boom in the task" in r["error"] for r in failed)
+    columns, rows = sw.read_table(res.csv_path)
+    assert len(rows) == 12 and [r["run"] for r in rows] == sorted(r["run"] for r in rows)
+    assert "wall_s" not in columns
+    assert len((tmp_path / "out" / "runs.jsonl").read_text().splitlines()) == 12
+    text = sw.format_sweep_summary(res)
+    assert "error: 3 run(s)" in text and "stalled:" in text and "wheel lift events in 3" in text
+
+
+def test_existing_directory_needs_resume_or_overwrite(plumbing, tmp_path):
+    sw.run_sweep(plumbing, out_dir=tmp_path / "out", jobs=1, progress=False,
+                 task=arithmetic_task)
+    with pytest.raises(InputError, match="exists; pass --resume"):
+        sw.run_sweep(plumbing, out_dir=tmp_path / "out", jobs=1, progress=False,
+                     task=arithmetic_task)
+    res = sw.run_sweep(plumbing, out_dir=tmp_path / "out", jobs=1, progress=False,
+                       task=arithmetic_task, resume=True)
+    assert res.n_run == 0 and res.n_resumed == 12
+    plumbing.write_text(plumbing.read_text().replace("seed = 7", "seed = 8"))
+    with pytest.raises(InputError, match="no longer describes the runs"):
+        sw.run_sweep(plumbing, out_dir=tmp_path / "out", progress=False,
+                     task=arithmetic_task, resume=True)
+
+
+def test_dask_missing_names_install_command(plumbing, tmp_path, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name.split(".")[0] in ("distributed", "dask"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(InputError, match=r"pip install trackrider\[dask\]"):
+        sw.run_sweep(plumbing, out_dir=tmp_path / "out", scheduler="local",
+                     progress=False, task=arithmetic_task)
+    assert not (tmp_path / "out").exists()
+
+
+def test_same_table_from_process_pool_and_dask_local_cluster(plumbing, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    pool = sw.run_sweep(plumbing, out_dir=tmp_path / "pool", jobs=2, progress=False,
+                        task=arithmetic_task)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        dask = sw.run_sweep(plumbing, out_dir=tmp_path / "dask",
+                            scheduler=cluster.scheduler_address, progress=False,
+                            task=arithmetic_task)
+    assert dask.backend.startswith("Dask scheduler inproc://")
+    one = sw.run_sweep(plumbing, out_dir=tmp_path / "one", jobs=1, progress=False,
+                       task=arithmetic_task)
+    table = pool.csv_path.read_bytes()
+    assert len(table.splitlines()) == 13
+    assert dask.csv_path.read_bytes() == table
+    assert one.csv_path.read_bytes() == table
+
+
+def test_resume_after_interruption_reruns_nothing_that_finished(plumbing, tmp_path):
+    out = tmp_path / "out"
+
+    def stop_after_five(done, total, row):
+        if done == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sw.run_sweep(plumbing, out_dir=out, jobs=1, progress=stop_after_five,
+                     task=arithmetic_task)
+    logged = {json.loads(line)["run"] for line in (out / "runs.jsonl").read_text().splitlines()}
+    assert len(logged) == 5
+    _, partial = sw.read_table(out / "sweep.csv")
+    assert {r["run"] for r in partial} == logged
+    rerun = []
+    res = sw.run_sweep(plumbing, out_dir=out, jobs=2, resume=True,
+                       progress=lambda done, total, row: rerun.append(row["run"]),
+                       task=arithmetic_task)
+    assert res.n_resumed == 5 and res.n_run == 7
+    assert sorted(rerun) == sorted(set(res.run_ids) - logged)
+    full = sw.run_sweep(plumbing, out_dir=tmp_path / "full", jobs=2, progress=False,
+                        task=arithmetic_task)
+    assert res.csv_path.read_bytes() == full.csv_path.read_bytes()
