@@ -1,0 +1,330 @@
+"""The ``trackrider`` command line (typer): thin wrappers over library functions.
+
+Exit codes: 0 success (a ride that stalls or derails still succeeded), 2 bad
+input (one ``error:`` line on stderr, nothing written), 1 the simulation
+failed or an internal error. Heavy modules (numba kernels, matplotlib,
+pyvista) are imported inside the commands that need them; ``run`` never
+imports vtk/pyvista. Set ``TRACKRIDER_DEBUG=1`` to see tracebacks of
+unexpected errors.
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from trackrider import __version__
+from trackrider.errors import InputError, SimulationError
+
+app = typer.Typer(
+    name="trackrider",
+    help="Simulate trains and roller coasters on 3D spline tracks: G-forces, wheel loads, events, video.\n\n"
+         "Example: trackrider run scenarios/classic_coaster.toml",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _fail(message: str, code: int) -> None:
+    typer.echo(f"error: {_one_line(message)}", err=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _guard():
+    """Turn every failure into one ``error:`` line and an exit code (no tracebacks)."""
+    try:
+        yield
+    except (typer.Exit, typer.Abort):
+        raise
+    except InputError as exc:
+        _fail(str(exc), 2)
+    except SimulationError as exc:
+        where = []
+        if exc.t is not None:
+            where.append(f"t = {exc.t:.4f} s")
+        if exc.entity:
+            where.append(f"car {exc.entity}")
+        _fail(f"simulation failed{' at ' + ', '.join(where) if where else ''}: {exc}", 1)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
+        if os.environ.get("TRACKRIDER_DEBUG") == "1":
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (set TRACKRIDER_DEBUG=1 for a traceback)", 1)
+
+
+def _version(value: bool):
+    if value:
+        typer.echo(f"trackrider {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+):
+    """Simulate trains and roller coasters on 3D spline tracks.
+
+    Example: trackrider run scenarios/classic_coaster.toml
+    """
+
+
+# --------------------------------------------------------------------------- run
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _summary_table(summary: dict, wall_s: float, out_dir: Path | None):
+    from rich.table import Table
+
+    sim_s = float(summary.get("simulated_s", 0.0) or 0.0)
+    wall = float(summary.get("wall_s", wall_s) or wall_s)
+    events = summary.get("events", []) or []
+    kinds: dict = {}
+    for ev in events:
+        kinds[ev.get("kind", "?")] = kinds.get(ev.get("kind", "?"), 0) + 1
+    table = Table(title=f"trackrider: {summary.get('status', '?')}", show_header=True, header_style="bold")
+    table.add_column("train")
+    table.add_column("max speed", justify="right")
+    table.add_column("G vertical min / max", justify="right")
+    table.add_column("max |G lat|", justify="right")
+    table.add_column("max |G long|", justify="right")
+    table.add_column("airtime", justify="right")
+    for name, t in (summary.get("trains") or {}).items():
+        def f(key, fmt="{:.2f}"):
+            v = t.get(key)
+            return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+        vmax = t.get("max_speed")
+        speed = "—" if vmax is None else f"{vmax:.1f} m/s ({vmax * 3.6:.0f} km/h)"
+        table.add_row(str(name), speed, f"{f('min_g_vertical')} / {f('max_g_vertical')}",
+                      f("max_abs_g_lateral"), f("max_abs_g_longitudinal"), f("airtime_s", "{:.2f} s"))
+    ev_text = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())) or "none"
+    speedup = sim_s / wall if wall > 0 else float("inf")
+    lines = [
+        f"status: {summary.get('status', '?')}    events: {len(events)} ({ev_text})",
+        f"simulated {sim_s:.2f} s in {wall:.2f} s wall time ({speedup:.1f}× real time), "
+        f"{summary.get('steps', '?')} steps",
+    ]
+    if out_dir is not None:
+        lines.append(f"outputs: {out_dir / 'timeseries.csv'}, {out_dir / 'summary.json'}")
+    return table, lines
+
+
+@app.command()
+def run(
+    scenario: str = typer.Argument(..., metavar="SCENARIO.toml", help="The scenario file."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="DIR",
+                                      help="Output folder (default: results/<scenario stem>/)."),
+    duration: Optional[float] = typer.Option(None, "--duration", "-d", metavar="S",
+                                             help="Simulate S seconds instead of the scenario's duration."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the outputs in an existing DIR."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary table."),
+):
+    """Simulate a scenario; write DIR/timeseries.csv and DIR/summary.json.
+
+    Example: trackrider run scenarios/classic_coaster.toml --out results/classic --duration 20
+    """
+    with _guard():
+        from trackrider.scenario import load_scenario
+
+        sc = load_scenario(scenario)
+        if duration is not None:
+            if not (math.isfinite(duration) and duration > 0):
+                raise InputError(f"--duration must be a positive number of seconds, got {duration:g}")
+            steps = duration / sc.simulation.dt
+            if steps > 1e9:
+                raise InputError(f"--duration {duration:g} s at dt = {sc.simulation.dt:g} s would take "
+                                 f"{steps:.3g} steps (more than 1e+09)")
+        out_dir = Path(out) if out else Path("results") / sc.name
+        if out_dir.exists():
+            if not out_dir.is_dir():
+                raise InputError("exists and is not a directory", path=out_dir)
+            if not overwrite and any(out_dir.iterdir()):
+                raise InputError("output directory exists and is not empty; pass --overwrite to replace "
+                                 "its outputs or choose another --out", path=out_dir)
+        from trackrider.sim import simulate
+
+        t0 = time.perf_counter()
+        if _stderr_is_terminal() and not quiet:
+            result = _simulate_with_bar(simulate, sc, out_dir, duration, overwrite)
+        else:
+            result = simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=None)
+        wall = time.perf_counter() - t0
+        summary = getattr(result, "summary", None) or {}
+        if not quiet:
+            from rich.console import Console
+
+            table, lines = _summary_table(summary, wall, out_dir)
+            console = Console()
+            console.print(table)
+            for line in lines:
+                console.print(line, highlight=False)
+        if summary.get("status") == "diverged":
+            where = summary.get("diverged") or {}
+            _fail(f"simulation diverged{(' at t = ' + format(where['t'], '.4f') + ' s') if 't' in where else ''}; "
+                  f"outputs so far kept in {out_dir}", 1)
+
+
+def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    total = float(duration if duration is not None else sc.simulation.duration)
+    columns = (TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:.1f}/{task.total:.1f} s"),
+               TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("sim", total=total)
+
+        def progress(done, total_=None):
+            # simulate reports (simulated seconds so far, total seconds)
+            if total_:
+                bar.update(task, completed=float(done), total=float(total_))
+            else:
+                bar.update(task, completed=float(done))
+
+        return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress)
+
+
+# --------------------------------------------------------------------------- validate, curve
+
+
+@app.command()
+def validate(
+    scenario: str = typer.Argument(..., metavar="SCENARIO.toml", help="The scenario file."),
+):
+    """Check a scenario and every file it names, without simulating; prints ok.
+
+    Example: trackrider validate scenarios/funicular.toml
+    """
+    with _guard():
+        from trackrider.scenario import load_scenario
+
+        load_scenario(scenario)
+        typer.echo("ok")
+
+
+@app.command()
+def curve(
+    path: str = typer.Argument(..., metavar="CURVE_FILE", help="A curve file (points CSV, NL2 CSV, JSON)."),
+    format: str = typer.Option("auto", "--format", "-f", metavar="F", help="auto | points | nl2 | json."),
+):
+    """Print a curve's length, height range, minimum radius, largest curvature and torsion, closedness.
+
+    Example: trackrider curve curves/first_drop.csv --format points
+    """
+    with _guard():
+        formats = ("auto", "points", "nl2", "json")
+        if format not in formats:
+            raise InputError(f"--format must be one of {', '.join(formats)}, got {format!r}")
+        p = Path(path)
+        if not p.exists():
+            raise InputError("file not found", path=p)
+        if p.is_dir():
+            raise InputError("is a directory, not a curve file", path=p)
+        from trackrider.curves import curve_report, format_curve_report
+
+        typer.echo(format_curve_report(curve_report(p, format)))
+
+
+# --------------------------------------------------------------------------- plot, render
+
+
+@app.command()
+def plot(
+    results_dir: str = typer.Argument(..., metavar="RESULTS_DIR", help="A folder written by 'trackrider run'."),
+    out: str = typer.Option(..., "--out", "-o", metavar="FILE.png", help="The PNG to write."),
+    car: int = typer.Option(1, "--car", metavar="N", help="Car number in the train (1 = lead car)."),
+    train: Optional[str] = typer.Option(None, "--train", metavar="NAME",
+                                        help="Train (or body) name (default: the first in the file)."),
+):
+    """Plot G-forces and speed against time and against track position (PNG).
+
+    Example: trackrider plot results/classic_coaster --out ride.png --car 1
+    """
+    with _guard():
+        if not out.lower().endswith(".png"):
+            raise InputError(f"--out must name a .png file, got {out!r}")
+        from trackrider.plot import plot_results
+
+        written = plot_results(results_dir, out, car=car, train=train)
+        typer.echo(f"wrote {written}")
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    parts = text.lower().replace("×", "x").split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise InputError(f"--size must be WxH in pixels (e.g. 1280x720), got {text!r}")
+    w, h = (int(p) for p in parts)
+    if not (16 <= w <= 8192 and 16 <= h <= 8192):
+        raise InputError(f"--size {w}x{h} is out of range (16..8192 pixels each way)")
+    return w, h
+
+
+@app.command()
+def render(
+    source: str = typer.Argument(..., metavar="SCENARIO.toml|RESULTS_DIR",
+                                 help="A scenario (simulated first) or a results folder."),
+    out: str = typer.Option(..., "--out", "-o", metavar="FILE", help="FILE.mp4, FILE.gif or FILE.png (a still)."),
+    camera: str = typer.Option("chase", "--camera", help="onride | chase | overview."),
+    fps: int = typer.Option(30, "--fps", help="Frames per second."),
+    size: str = typer.Option("1280x720", "--size", metavar="WxH", help="Frame size in pixels."),
+    at_time: Optional[float] = typer.Option(None, "--time", metavar="S", help="Time of the still (png), s."),
+    speed: float = typer.Option(1.0, "--speed", help="Playback speed (2 = twice as fast)."),
+    quality: Optional[int] = typer.Option(None, "--quality", help="Video quality 1..10 (encoder default if unset)."),
+    duration: Optional[float] = typer.Option(None, "--duration", metavar="S", help="Render only the first S seconds."),
+):
+    """Render the ride off screen to a video (mp4, gif) or one still (png).
+
+    Example: trackrider render results/classic_coaster --out ride.mp4 --camera onride --fps 30
+    """
+    with _guard():
+        src = Path(source)
+        if not src.exists():
+            raise InputError("not found (give a scenario .toml or a results folder)", path=src)
+        suffix = Path(out).suffix.lower()
+        if suffix not in (".mp4", ".gif", ".png"):
+            raise InputError(f"--out must end in .mp4, .gif or .png, got {out!r}")
+        cameras = ("onride", "chase", "overview")
+        if camera not in cameras:
+            raise InputError(f"--camera must be one of {', '.join(cameras)}, got {camera!r}")
+        if not 1 <= fps <= 240:
+            raise InputError(f"--fps must be 1..240, got {fps}")
+        if not (math.isfinite(speed) and speed > 0):
+            raise InputError(f"--speed must be > 0, got {speed:g}")
+        if quality is not None and not 1 <= quality <= 10:
+            raise InputError(f"--quality must be 1..10, got {quality}")
+        if duration is not None and not (math.isfinite(duration) and duration > 0):
+            raise InputError(f"--duration must be > 0, got {duration:g}")
+        if at_time is not None and not (math.isfinite(at_time) and at_time >= 0):
+            raise InputError(f"--time must be ≥ 0, got {at_time:g}")
+        w, h = _parse_size(size)
+        from trackrider.render import render_ride
+
+        progress = None
+        written = render_ride(src, out, camera=camera, fps=fps, size=(w, h), time=at_time, speed=speed,
+                              quality=quality, duration=duration, progress=progress)
+        typer.echo(f"wrote {written or out}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()
