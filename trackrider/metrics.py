@@ -1,0 +1,827 @@
+"""Ride measurements: filtered G, wheel-load split, events, status and summary figures.
+
+Everything here consumes the recorded samples of ``World.run`` chunk by chunk
+(``samples`` of shape ``(m, n_entities, N_CHANNELS)``, columns named in
+``trackrider.physics.channels``) and keeps memory flat, however long the run.
+
+* ``ZeroPhaseLowpass`` — a streaming, zero-phase 4-pole Butterworth low-pass
+  that equals ``scipy.signal.sosfiltfilt`` of the whole series (odd padding,
+  scipy's default pad length) to within ~1e-12 of the signal's scale.
+* ``wheel_split`` — inner/outer rail loads and L/V from the track-joint forces.
+* ``RideMetrics`` — buffers the raw samples until their filtered G is final,
+  hands them back in order (``push``/``finish``) together with the filtered
+  values, and collects per-train figures and events for ``summary.json``.
+
+Definitions (also in ``docs/outputs.md``):
+
+* Filtered G: ``g_*_filtered`` = zero-phase Butterworth, order 4, cut-off
+  ``cutoff_hz`` (default 5 Hz) of the recorded raw G at ``record_hz``. When the
+  cut-off is not below the Nyquist frequency (``record_hz / 2``) the filter
+  cannot act and the filtered series equals the raw one (summary
+  ``filter.applied = false``).
+* Summary G extremes and airtime use the filtered series; ``raw_*`` figures
+  give the unfiltered extremes.
+* ``airtime_s``: time during which **any** car of the train has filtered
+  ``g_vertical < 0`` (samples × record interval). ``airtime_s_lead_car``: the
+  same for the lead car alone.
+* ``energy_drift``: over every pair of consecutive samples where no car (or
+  body) of the train's energy group has ``MOTOR_ACTIVE`` or ``RESISTANCE_ACTIVE``
+  set, the change of the group's kinetic + potential energy is summed; the sum
+  is divided by the group's largest kinetic energy in the run. ``None`` when
+  there was no such stretch or the group never moved. A group is the train
+  plus every train and body joined to it by a ``[[joint]]``.
+* Events (``t, train, car, kind``):
+  ``wheel_lift`` (railway trains only) when the inner wheel load
+  ``Q_inner = F2/2 − |M_T|/gauge`` falls below 0; re-armed once ``Q_inner``
+  is back above ``WHEEL_LIFT_REARM`` × ``F2/2``.
+  ``support_lost`` when a car's ``SUPPORT_CLAMPED`` flag rises.
+  ``ran_off_track`` when a car's ``RAN_OFF`` flag rises.
+  ``stalled`` when a train that has moved faster than ``STALL_MOVING_SPEED``
+  has every car slower than ``STALL_REST_SPEED`` for ``STALL_REST_TIME``
+  seconds while none of its cars is on a section (lift, launch, brake, trim,
+  booster — stations are brake sections); ``t`` is the instant it came to rest.
+  ``rolled_back`` (information only) when the lead car's speed turns from
+  above ``+STALL_REST_SPEED`` to below ``−STALL_REST_SPEED`` while no motor acts
+  on the train. ``diverged`` when the solver reports a non-finite state.
+* ``status`` precedence: ``diverged`` > ``ran_off_track`` > ``derailed``
+  (any ``wheel_lift`` or ``support_lost``) > ``stalled`` > ``completed``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from trackrider.physics import channels as ch
+
+#: a train counts as having moved once any car exceeded this speed, m/s
+STALL_MOVING_SPEED = 0.5
+#: below this speed (every car) a train is at rest, m/s
+STALL_REST_SPEED = 0.05
+#: a train at rest this long outside any section has stalled, s
+STALL_REST_TIME = 2.0
+#: a wheel_lift event re-arms when Q_inner > this fraction of F2/2
+WHEEL_LIFT_REARM = 0.05
+#: at most this many events are kept; the rest are only counted
+MAX_EVENTS = 1000
+
+#: extra CSV columns derived here, after the raw channels
+FILTERED_G = ("g_vertical_filtered", "g_lateral_filtered", "g_longitudinal_filtered")
+_G_CHANNELS = (ch.G_VERTICAL, ch.G_LATERAL, ch.G_LONGITUDINAL)
+
+STATUS_PRECEDENCE = ("diverged", "ran_off_track", "derailed", "stalled", "completed")
+
+
+# ----------------------------------------------------------------------------------
+# zero-phase low-pass filter, streamed
+# ----------------------------------------------------------------------------------
+
+def butterworth_sos(cutoff_hz: float, sample_hz: float, order: int = 4):
+    """Second-order sections of a Butterworth low-pass, or None if it cannot act.
+
+    cutoff_hz : Hz, > 0.  sample_hz : Hz.  The filter cannot act when the
+    cut-off is at or above the Nyquist frequency ``sample_hz / 2``.
+    """
+    from scipy.signal import butter
+
+    if not (cutoff_hz > 0.0) or cutoff_hz >= 0.5 * sample_hz:
+        return None
+    return butter(order, cutoff_hz, btype="low", fs=sample_hz, output="sos")
+
+
+def _default_padlen(sos) -> int:
+    """scipy.signal.sosfiltfilt's default pad length for these sections."""
+    n_sections = sos.shape[0]
+    ntaps = 2 * n_sections + 1
+    ntaps -= min(int((sos[:, 2] == 0).sum()), int((sos[:, 5] == 0).sum()))
+    return 3 * ntaps
+
+
+def filtfilt_reference(x, cutoff_hz: float, sample_hz: float, order: int = 4):
+    """Whole-series zero-phase filter that ``ZeroPhaseLowpass`` reproduces.
+
+    ``scipy.signal.sosfiltfilt`` along axis 0 with odd padding of scipy's default
+    length, shortened to ``len(x) − 1`` for very short series. Returns a copy of
+    ``x`` when the filter cannot act (cut-off ≥ Nyquist).
+    """
+    from scipy.signal import sosfiltfilt
+
+    x = np.asarray(x, dtype=float)
+    sos = butterworth_sos(cutoff_hz, sample_hz, order)
+    if sos is None or len(x) == 0:
+        return x.copy()
+    padlen = min(_default_padlen(sos), len(x) - 1)
+    return sosfiltfilt(sos, x, axis=0, padlen=padlen)
+
+
+class ZeroPhaseLowpass:
+    """Streaming ``sosfiltfilt`` of several columns (axis 0 is time).
+
+    The forward pass runs causally with its state carried from chunk to chunk.
+    The backward pass of each emitted block starts ``margin`` samples later,
+    from the steady state of the last forward value; the error this start leaves
+    decays like ``|p|^margin`` (``p`` the slowest pole), and ``margin`` is chosen
+    so that ``|p|^margin < tol``. The final block (``finish``) is exact, with
+    scipy's odd padding at the end. So the output equals ``filtfilt_reference``
+    to ~``tol`` × the signal's scale, lagging the input by at most
+    ``margin + block`` samples.
+
+    Parameters
+    ----------
+    cutoff_hz : float
+        Cut-off frequency, Hz.
+    sample_hz : float
+        Sample rate, Hz.
+    n_columns : int
+        Number of series filtered side by side.
+    order : int
+        Butterworth order (default 4).
+    tol : float
+        Relative size of the backward-start error (default 1e-14).
+    """
+
+    def __init__(self, cutoff_hz: float, sample_hz: float, n_columns: int,
+                 order: int = 4, tol: float = 1e-14):
+        from scipy.signal import sos2zpk, sosfilt_zi
+
+        self.n_columns = int(n_columns)
+        self.sos = butterworth_sos(cutoff_hz, sample_hz, order)
+        self.applied = self.sos is not None
+        self._raw = np.empty((0, self.n_columns))   # input not yet emitted
+        self._fwd = np.empty((0, self.n_columns))   # forward-pass output of those samples
+        self._zf = None                              # forward state
+        self._head = np.empty((0, self.n_columns))  # first samples, before the start
+        self._started = False
+        if not self.applied:
+            self.padlen = 0
+            self.margin = 0
+            return
+        self.padlen = _default_padlen(self.sos)
+        _, poles, _ = sos2zpk(self.sos)
+        rho = float(np.max(np.abs(poles)))
+        # envelope of a 4-pole cascade ~ n^3 |p|^n: add a safety factor of 1.5
+        self.margin = max(self.padlen + 1, int(math.ceil(1.5 * math.log(tol) / math.log(rho))))
+        self.block = max(self.margin, 256)
+        self._zi = sosfilt_zi(self.sos)[:, :, None]  # (n_sections, 2, 1)
+
+    # -- forward pass -------------------------------------------------------------
+    def _start(self, head):
+        """Begin the forward pass on the odd front extension of ``head``."""
+        from scipy.signal import sosfilt
+
+        p = self.padlen
+        front = 2.0 * head[0] - head[p:0:-1]
+        ext = np.concatenate([front, head])
+        y, self._zf = sosfilt(self.sos, ext, axis=0, zi=self._zi * ext[0])
+        self._raw = head.copy()
+        self._fwd = y[p:]
+        self._started = True
+
+    def _forward(self, x):
+        from scipy.signal import sosfilt
+
+        y, self._zf = sosfilt(self.sos, x, axis=0, zi=self._zf)
+        self._raw = np.concatenate([self._raw, x])
+        self._fwd = np.concatenate([self._fwd, y])
+
+    def _backward(self, fwd):
+        from scipy.signal import sosfilt
+
+        y, _ = sosfilt(self.sos, fwd[::-1], axis=0, zi=self._zi * fwd[-1])
+        return y[::-1]
+
+    # -- public -------------------------------------------------------------------
+    def push(self, x) -> np.ndarray:
+        """Feed ``x`` (m, n_columns); return the filtered samples now final (k, n_columns).
+
+        The returned rows continue, in order, those returned before.
+        """
+        x = np.asarray(x, dtype=float).reshape(-1, self.n_columns)
+        if not self.applied:
+            return x.copy()
+        if not self._started:
+            self._head = np.concatenate([self._head, x])
+            if len(self._head) <= self.padlen:
+                return np.empty((0, self.n_columns))
+            head, self._head = self._head, np.empty((0, self.n_columns))
+            self._start(head)
+        else:
+            self._forward(x)
+        n = len(self._raw)
+        if n < self.margin + self.block:
+            return np.empty((0, self.n_columns))
+        k = n - self.margin
+        out = self._backward(self._fwd)[:k]
+        self._raw = self._raw[k:]
+        self._fwd = self._fwd[k:]
+        return out
+
+    def finish(self) -> np.ndarray:
+        """Filter the rest exactly (odd padding at the end) and return it."""
+        if not self.applied:
+            return np.empty((0, self.n_columns))
+        from scipy.signal import sosfilt
+
+        if not self._started:
+            head = self._head
+            self._head = np.empty((0, self.n_columns))
+            if len(head) == 0:
+                return head
+            # a series this short: the whole-series filter with a shorter pad
+            return filtfilt_reference_sos(self.sos, head, min(self.padlen, len(head) - 1))
+        p = self.padlen
+        raw = self._raw
+        # the last p+1 raw samples are in the buffer: margin > padlen
+        back = 2.0 * raw[-1] - raw[-2:-p - 2:-1]
+        y_back, _ = sosfilt(self.sos, back, axis=0, zi=self._zf)
+        fwd = np.concatenate([self._fwd, y_back])
+        out = self._backward(fwd)[: len(raw)]
+        self._raw = np.empty((0, self.n_columns))
+        self._fwd = np.empty((0, self.n_columns))
+        return out
+
+
+def filtfilt_reference_sos(sos, x, padlen):
+    """``sosfiltfilt`` along axis 0 with odd padding ``padlen`` (0 allowed)."""
+    from scipy.signal import sosfiltfilt
+
+    if padlen <= 0:
+        from scipy.signal import sosfilt, sosfilt_zi
+
+        zi = sosfilt_zi(sos)[:, :, None]
+        y, _ = sosfilt(sos, x, axis=0, zi=zi * x[0])
+        y, _ = sosfilt(sos, y[::-1], axis=0, zi=zi * y[-1])
+        return y[::-1]
+    return sosfiltfilt(sos, x, axis=0, padlen=padlen)
+
+
+# ----------------------------------------------------------------------------------
+# wheel loads
+# ----------------------------------------------------------------------------------
+
+def wheel_split(samples, gauge):
+    """Inner and outer rail loads and L/V of every sample.
+
+    ``Q_outer, Q_inner = F2/2 ± |M_T|/gauge`` with ``F2`` the support force (row 2,
+    ``wheel_load``, N) and ``M_T`` the orientation rows' torque about the tangent
+    (``roll_torque``, N·m): the inner rail is the less loaded one (the inside of
+    a curve taken above its balance speed). ``L/V = |lateral_load| / wheel_load``
+    (NaN where ``wheel_load ≤ 0``).
+
+    samples : (..., N_CHANNELS) array.  gauge : m, scalar or broadcastable to
+    ``samples[..., 0]``. Returns ``(q_inner, q_outer, l_over_v)``, in N, N and 1.
+    """
+    f2 = samples[..., ch.WHEEL_LOAD]
+    mt = np.abs(samples[..., ch.ROLL_TORQUE]) / gauge
+    q_inner = 0.5 * f2 - mt
+    q_outer = 0.5 * f2 + mt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lv = np.where(f2 > 0.0, np.abs(samples[..., ch.LATERAL_LOAD]) / np.where(f2 > 0.0, f2, 1.0),
+                      np.nan)
+    return q_inner, q_outer, lv
+
+
+# ----------------------------------------------------------------------------------
+# ride metrics
+# ----------------------------------------------------------------------------------
+
+class _Extreme:
+    """Running maximum of a value with the time and car where it happened."""
+
+    __slots__ = ("value", "t", "car", "sign")
+
+    def __init__(self, sign=1.0):
+        self.value = None
+        self.t = None
+        self.car = None
+        self.sign = sign   # +1: maximum, −1: minimum
+
+    def update(self, t, values, cars):
+        """values (m, k) for cars (k,) at times t (m,); NaN ignored."""
+        if values.size == 0:
+            return
+        v = self.sign * values
+        if np.all(np.isnan(v)):
+            return
+        idx = int(np.nanargmax(v))
+        i, j = divmod(idx, v.shape[1])
+        cand = float(values[i, j])
+        if self.value is None or self.sign * cand > self.sign * self.value:
+            self.value = cand
+            self.t = float(t[i])
+            self.car = int(cars[j])
+
+
+@dataclass
+class Event:
+    """One event of a run: time s, train (or body) name, car (1 = lead), kind."""
+
+    t: float
+    train: str
+    car: int
+    kind: str
+
+    def as_dict(self):
+        return {"t": self.t, "train": self.train, "car": self.car, "kind": self.kind}
+
+
+class RideMetrics:
+    """Streaming measurements of a run: filtered G, events, per-train figures.
+
+    Feed it the chunks of ``World.run`` in order with ``push(t, samples)``; it
+    returns blocks ``(t, samples, filtered_g)`` whose filtered G (shape
+    ``(m, n_entities, 3)``: vertical, lateral, longitudinal, in g) is final, in
+    order, lagging the input by at most ``lag_samples``. ``finish()`` returns
+    the rest. Then ``summary()`` gives the figures of ``summary.json``.
+
+    Parameters
+    ----------
+    entity_labels : list of (name, car_no)
+        ``World.entity_labels``: cars (train order, lead car first) then bodies.
+    entity_train : (n_entities,) int
+        Train index of each entity, −1 for free bodies.
+    train_names : list of str
+        Names of the trains, by train index.
+    record_dt : float
+        Time between recorded samples, s.
+    cutoff_hz : float
+        Low-pass cut-off of the filtered G, Hz (default 5.0).
+    gauge_per_entity : array or float
+        Rail gauge of each entity's track, m (default 1.0).
+    railway_per_entity : array of bool, optional
+        True for the cars of ``wheels = "railway"`` trains (wheel_lift events).
+    energy_groups : list of lists of int, optional
+        For each train, the entities whose energy is summed for its drift
+        (default: its own cars). See ``energy_groups_from_joints``.
+    """
+
+    def __init__(self, entity_labels, entity_train, train_names, record_dt,
+                 cutoff_hz=5.0, gauge_per_entity=1.0, railway_per_entity=None,
+                 energy_groups=None):
+        self.labels = [(str(a), int(b)) for a, b in entity_labels]
+        self.entity_train = np.asarray(entity_train, dtype=int)
+        self.n_entities = len(self.labels)
+        self.train_names = [str(n) for n in train_names]
+        self.n_trains = len(self.train_names)
+        self.record_dt = float(record_dt)
+        self.cutoff_hz = float(cutoff_hz)
+        self.gauge = np.broadcast_to(np.asarray(gauge_per_entity, dtype=float),
+                                     (self.n_entities,)).copy()
+        if railway_per_entity is None:
+            railway_per_entity = np.zeros(self.n_entities, dtype=bool)
+        self.railway = np.asarray(railway_per_entity, dtype=bool)
+        self.train_cars = [np.flatnonzero(self.entity_train == k) for k in range(self.n_trains)]
+        self.bodies = np.flatnonzero(self.entity_train < 0)
+        self.car_no = np.array([b for _, b in self.labels], dtype=int)
+        if energy_groups is None:
+            energy_groups = [list(c) for c in self.train_cars]
+        self.energy_groups = [np.asarray(sorted(set(g)), dtype=int) for g in energy_groups]
+
+        self.filter = ZeroPhaseLowpass(self.cutoff_hz, 1.0 / self.record_dt, 3 * self.n_entities)
+        self.lag_samples = (self.filter.margin + self.filter.block) if self.filter.applied else 0
+        self._t_buf = np.empty(0)
+        self._s_buf = np.empty((0, self.n_entities, ch.N_CHANNELS))
+
+        self.samples = 0
+        self.t_last = None
+        self.events: list[Event] = []
+        self.events_dropped = 0
+        self.diverged = None
+        self._init_trackers()
+
+    # -- state --------------------------------------------------------------------
+    def _init_trackers(self):
+        nt, ne = self.n_trains, self.n_entities
+        self.x_speed_max = [_Extreme(+1) for _ in range(nt)]
+        self.x_speed_min = [_Extreme(-1) for _ in range(nt)]
+        self.x_gv_max = [_Extreme(+1) for _ in range(nt)]
+        self.x_gv_min = [_Extreme(-1) for _ in range(nt)]
+        self.x_glat = [_Extreme(+1) for _ in range(nt)]
+        self.x_glon = [_Extreme(+1) for _ in range(nt)]
+        self.x_raw_gv_max = [_Extreme(+1) for _ in range(nt)]
+        self.x_raw_gv_min = [_Extreme(-1) for _ in range(nt)]
+        self.x_raw_glat = [_Extreme(+1) for _ in range(nt)]
+        self.x_raw_glon = [_Extreme(+1) for _ in range(nt)]
+        self.x_wheel_max = [_Extreme(+1) for _ in range(nt)]
+        self.x_wheel_min = [_Extreme(-1) for _ in range(nt)]
+        self.x_inner_min = [_Extreme(-1) for _ in range(nt)]
+        self.x_lat_load = [_Extreme(+1) for _ in range(nt)]
+        self.x_lv = [_Extreme(+1) for _ in range(nt)]
+        self.x_motor_max = [_Extreme(+1) for _ in range(nt)]
+        self.x_motor_min = [_Extreme(-1) for _ in range(nt)]
+        self.x_crest = [_Extreme(-1) for _ in range(nt)]
+        self.airtime_any = np.zeros(nt, dtype=np.int64)
+        self.airtime_lead = np.zeros(nt, dtype=np.int64)
+        # edge detectors (per entity)
+        self.prev_flags = np.zeros(ne, dtype=np.int64)
+        self.lift_armed = np.ones(ne, dtype=bool)
+        # crest detection: previous two z and |speed| per entity
+        self.prev_z = np.full((2, ne), np.nan)
+        self.prev_speed = np.full(ne, np.nan)
+        # stall detection per train
+        self.moved = np.zeros(nt, dtype=bool)
+        self.rest_since = [None] * nt
+        self.stalled_reported = np.zeros(nt, dtype=bool)
+        self.lead_dir = np.zeros(nt, dtype=int)   # +1 forwards, −1 backwards, 0 unknown
+        # energy per group
+        ng = len(self.energy_groups)
+        self.e_prev = np.full(ng, np.nan)
+        self.e_quiet_prev = np.zeros(ng, dtype=bool)
+        self.e_drift = np.zeros(ng)
+        self.e_stretch_start = np.full(ng, np.nan)
+        self.e_excursion = np.zeros(ng)
+        self.e_quiet_samples = np.zeros(ng, dtype=np.int64)
+        self.ke_max = np.zeros(ng)
+        # bodies
+        self.body_speed_max = np.full(len(self.bodies), np.nan)
+        self.body_z_min = np.full(len(self.bodies), np.nan)
+        self.body_z_max = np.full(len(self.bodies), np.nan)
+
+    # -- events -------------------------------------------------------------------
+    def _event(self, t, entity, kind):
+        if len(self.events) >= MAX_EVENTS:
+            self.events_dropped += 1
+            return
+        name, car = self.labels[entity]
+        self.events.append(Event(float(t), name, int(car), kind))
+
+    def _train_event(self, t, k, kind, entity=None):
+        if entity is None:
+            entity = int(self.train_cars[k][0])
+        self._event(t, entity, kind)
+
+    def mark_diverged(self, t, entity=None):
+        """Record that the solver diverged at ``t`` s (on ``entity``, if known)."""
+        self.diverged = float(t)
+        if entity is None or not (0 <= int(entity) < self.n_entities):
+            if len(self.events) < MAX_EVENTS:
+                self.events.append(Event(float(t), "", 0, "diverged"))
+        else:
+            self._event(t, int(entity), "diverged")
+
+    # -- raw-sample measurements (run as soon as a chunk arrives) -------------------
+    def _measure_raw(self, t, smp):
+        m = len(t)
+        if m == 0:
+            return
+        flags = np.nan_to_num(smp[:, :, ch.FLAGS], nan=0.0).astype(np.int64)
+        speed = smp[:, :, ch.SPEED]
+        q_inner, _, lv = wheel_split(smp, self.gauge[None, :])
+
+        # flag edges: ran_off_track, support_lost (per car)
+        prev = np.concatenate([self.prev_flags[None, :], flags[:-1]], axis=0)
+        for bit, kind in ((ch.RAN_OFF, "ran_off_track"), (ch.SUPPORT_CLAMPED, "support_lost")):
+            rising = ((flags & bit) != 0) & ((prev & bit) == 0)
+            for i, e in zip(*np.nonzero(rising)):
+                self._event(t[i], e, kind)
+        self.prev_flags = flags[-1].copy()
+
+        # wheel lift (railway cars): hysteresis on the inner load
+        rail = np.flatnonzero(self.railway)
+        if rail.size:
+            half = 0.5 * smp[:, rail, ch.WHEEL_LOAD]
+            qi = q_inner[:, rail]
+            for j, e in enumerate(rail):
+                armed = self.lift_armed[e]
+                col = qi[:, j]
+                if not np.any(col < 0.0) and armed:
+                    continue
+                for i in range(m):
+                    if armed and col[i] < 0.0:
+                        self._event(t[i], e, "wheel_lift")
+                        armed = False
+                    elif not armed and col[i] > WHEEL_LIFT_REARM * half[i, j]:
+                        armed = True
+                self.lift_armed[e] = armed
+
+        # per-train figures from raw values
+        for k, cars in enumerate(self.train_cars):
+            if cars.size == 0:
+                continue
+            sp = speed[:, cars]
+            self.x_speed_max[k].update(t, sp, self.car_no[cars])
+            self.x_speed_min[k].update(t, sp, self.car_no[cars])
+            gv = smp[:, cars, ch.G_VERTICAL]
+            self.x_raw_gv_max[k].update(t, gv, self.car_no[cars])
+            self.x_raw_gv_min[k].update(t, gv, self.car_no[cars])
+            self.x_raw_glat[k].update(t, np.abs(smp[:, cars, ch.G_LATERAL]), self.car_no[cars])
+            self.x_raw_glon[k].update(t, np.abs(smp[:, cars, ch.G_LONGITUDINAL]), self.car_no[cars])
+            wl = smp[:, cars, ch.WHEEL_LOAD]
+            self.x_wheel_max[k].update(t, wl, self.car_no[cars])
+            self.x_wheel_min[k].update(t, wl, self.car_no[cars])
+            self.x_inner_min[k].update(t, q_inner[:, cars], self.car_no[cars])
+            self.x_lat_load[k].update(t, np.abs(smp[:, cars, ch.LATERAL_LOAD]), self.car_no[cars])
+            self.x_lv[k].update(t, lv[:, cars], self.car_no[cars])
+            mf = smp[:, cars, ch.MOTOR_FORCE]
+            self.x_motor_max[k].update(t, mf, self.car_no[cars])
+            self.x_motor_min[k].update(t, mf, self.car_no[cars])
+            self._stall_and_rollback(k, t, sp, flags[:, cars], smp[:, cars, ch.SECTION])
+
+        # crests: local maxima of z (strict rise, then no rise), speed at the crest
+        z = smp[:, :, ch.Z]
+        zz = np.concatenate([self.prev_z, z], axis=0)            # (m+2, ne)
+        sp_all = np.concatenate([self.prev_speed[None, :], speed], axis=0)  # (m+1, ne)
+        crest = (zz[1:-1] > zz[:-2]) & (zz[1:-1] >= zz[2:])      # at rows −1 .. m−2
+        on = (flags & ch.ON_TRACK) != 0
+        on_prev = np.concatenate([np.ones((1, self.n_entities), bool), on[:-1]], axis=0)
+        crest &= on_prev
+        t_prev = np.concatenate([[t[0] - self.record_dt], t[:-1]])
+        for k, cars in enumerate(self.train_cars):
+            if cars.size == 0:
+                continue
+            c = crest[:, cars]
+            if np.any(c):
+                vals = np.where(c, np.abs(sp_all[:-1][:, cars]), np.nan)
+                self.x_crest[k].update(t_prev, vals, self.car_no[cars])
+        self.prev_z = zz[-2:].copy()
+        self.prev_speed = speed[-1].copy()
+
+        # energy drift per group
+        energy = smp[:, :, ch.KINETIC_ENERGY] + smp[:, :, ch.POTENTIAL_ENERGY]
+        busy = (flags & (ch.MOTOR_ACTIVE | ch.RESISTANCE_ACTIVE)) != 0
+        for g, members in enumerate(self.energy_groups):
+            if members.size == 0:
+                continue
+            e = energy[:, members].sum(axis=1)
+            ke = smp[:, members, ch.KINETIC_ENERGY].sum(axis=1)
+            if np.any(np.isfinite(ke)):
+                self.ke_max[g] = max(self.ke_max[g], float(np.nanmax(ke)))
+            quiet = ~busy[:, members].any(axis=1) & np.isfinite(e)
+            e_all = np.concatenate([[self.e_prev[g]], e])
+            q_all = np.concatenate([[self.e_quiet_prev[g]], quiet])
+            both = q_all[1:] & q_all[:-1]
+            de = np.where(both, np.diff(e_all), 0.0)
+            self.e_drift[g] += float(de.sum())
+            self.e_quiet_samples[g] += int(both.sum())
+            # excursion within each quiet stretch: |E − E(stretch start)|
+            start = self.e_stretch_start[g]
+            for i in np.flatnonzero(quiet):
+                if not q_all[i]:          # the stretch starts here
+                    start = e[i]
+                else:
+                    if np.isnan(start):
+                        start = e_all[i]
+                    self.e_excursion[g] = max(self.e_excursion[g], abs(e[i] - start))
+            if not quiet[-1]:
+                start = np.nan
+            self.e_stretch_start[g] = start
+            self.e_prev[g] = e[-1]
+            self.e_quiet_prev[g] = quiet[-1]
+
+        # free bodies
+        if self.bodies.size:
+            b = smp[:, self.bodies, :]
+            v = np.sqrt(b[:, :, ch.VX] ** 2 + b[:, :, ch.VY] ** 2 + b[:, :, ch.VZ] ** 2)
+            self.body_speed_max = np.fmax(self.body_speed_max, np.nanmax(v, axis=0))
+            self.body_z_min = np.fmin(self.body_z_min, np.nanmin(b[:, :, ch.Z], axis=0))
+            self.body_z_max = np.fmax(self.body_z_max, np.nanmax(b[:, :, ch.Z], axis=0))
+
+    def _stall_and_rollback(self, k, t, sp, flags, section):
+        """Stall (valley) and roll-back detection of train ``k`` over one chunk."""
+        absmax = np.max(np.abs(np.nan_to_num(sp, nan=0.0)), axis=1)     # (m,)
+        in_section = np.any(np.nan_to_num(section, nan=-1.0) >= 0.0, axis=1)
+        motor = np.any((flags & ch.MOTOR_ACTIVE) != 0, axis=1)
+        off = np.any((flags & ch.RAN_OFF) != 0, axis=1)
+        lead = np.nan_to_num(sp[:, 0], nan=0.0)
+        rest = (absmax < STALL_REST_SPEED) & ~in_section & ~off
+        moving_now = absmax > STALL_MOVING_SPEED
+        for i in range(len(t)):
+            if moving_now[i]:
+                self.moved[k] = True
+            if rest[i] and self.moved[k]:
+                if self.rest_since[k] is None:
+                    self.rest_since[k] = float(t[i])
+                elif (not self.stalled_reported[k]
+                      and t[i] - self.rest_since[k] >= STALL_REST_TIME - 1e-9):
+                    self._train_event(self.rest_since[k], k, "stalled")
+                    self.stalled_reported[k] = True
+            else:
+                self.rest_since[k] = None
+                if not rest[i] and moving_now[i]:
+                    self.stalled_reported[k] = False
+            # roll back: the lead car turns from forwards to backwards, no motor
+            if lead[i] > STALL_REST_SPEED:
+                self.lead_dir[k] = 1
+            elif lead[i] < -STALL_REST_SPEED:
+                if self.lead_dir[k] == 1 and not motor[i]:
+                    self._train_event(t[i], k, "rolled_back")
+                self.lead_dir[k] = -1
+
+    # -- filtered measurements (run when a block is final) --------------------------
+    def _measure_filtered(self, t, fg):
+        if len(t) == 0:
+            return
+        gv = fg[:, :, 0]
+        for k, cars in enumerate(self.train_cars):
+            if cars.size == 0:
+                continue
+            cn = self.car_no[cars]
+            self.x_gv_max[k].update(t, gv[:, cars], cn)
+            self.x_gv_min[k].update(t, gv[:, cars], cn)
+            self.x_glat[k].update(t, np.abs(fg[:, cars, 1]), cn)
+            self.x_glon[k].update(t, np.abs(fg[:, cars, 2]), cn)
+            air = gv[:, cars] < 0.0
+            self.airtime_any[k] += int(np.any(air, axis=1).sum())
+            self.airtime_lead[k] += int(air[:, 0].sum())
+
+    def _emit(self, filtered):
+        """Pair the filtered rows with the oldest buffered raw samples."""
+        n = len(filtered)
+        if n == 0:
+            return []
+        t = self._t_buf[:n]
+        smp = self._s_buf[:n]
+        self._t_buf = self._t_buf[n:]
+        self._s_buf = self._s_buf[n:]
+        fg = filtered.reshape(n, self.n_entities, 3)
+        self._measure_filtered(t, fg)
+        return [(t, smp, fg)]
+
+    # -- public -------------------------------------------------------------------
+    def push(self, t, samples):
+        """Consume one chunk: t (m,) s, samples (m, n_entities, N_CHANNELS).
+
+        Returns a list of blocks ``(t, samples, filtered_g)`` now final.
+        """
+        t = np.asarray(t, dtype=float).reshape(-1)
+        smp = np.asarray(samples, dtype=float).reshape(len(t), self.n_entities, ch.N_CHANNELS)
+        if len(t) == 0:
+            return []
+        self.samples += len(t)
+        self.t_last = float(t[-1])
+        self._measure_raw(t, smp)
+        self._t_buf = np.concatenate([self._t_buf, t])
+        self._s_buf = np.concatenate([self._s_buf, smp])
+        g = smp[:, :, list(_G_CHANNELS)].reshape(len(t), 3 * self.n_entities)
+        return self._emit(self.filter.push(g))
+
+    def finish(self):
+        """Flush: returns the remaining blocks (the end of the series is exact)."""
+        out = self._emit(self.filter.finish())
+        if len(self._t_buf):   # filter not applied and nothing pending cannot happen; be safe
+            out += self._emit(self._s_buf[:, :, list(_G_CHANNELS)].reshape(len(self._t_buf), -1))
+        return out
+
+    # -- results ------------------------------------------------------------------
+    def status(self) -> str:
+        """``diverged`` > ``ran_off_track`` > ``derailed`` > ``stalled`` > ``completed``."""
+        kinds = {e.kind for e in self.events}
+        if self.diverged is not None or "diverged" in kinds:
+            return "diverged"
+        if "ran_off_track" in kinds:
+            return "ran_off_track"
+        if "wheel_lift" in kinds or "support_lost" in kinds:
+            return "derailed"
+        if "stalled" in kinds:
+            return "stalled"
+        return "completed"
+
+    def energy_group_of_train(self, k):
+        """Index of the energy group of train ``k``."""
+        return k
+
+    def train_summary(self, k) -> dict:
+        """Figures of train ``k`` (see the module docstring for definitions)."""
+        def val(x):
+            return None if x.value is None or not math.isfinite(x.value) else x.value
+
+        def where(x):
+            return None if x.value is None else {"t": x.t, "car": x.car}
+
+        g = self.energy_group_of_train(k)
+        ke = self.ke_max[g]
+        quiet = int(self.e_quiet_samples[g])
+        if quiet > 0 and ke > 0.0:
+            drift = float(self.e_drift[g] / ke)
+            drift_abs = float(self.e_excursion[g] / ke)
+        else:
+            drift = drift_abs = None
+        members = self.energy_groups[g]
+        group_trains = sorted({self.train_names[self.entity_train[e]] for e in members
+                               if self.entity_train[e] >= 0})
+        group_bodies = [self.labels[e][0] for e in members if self.entity_train[e] < 0]
+        cars = self.train_cars[k]
+        return {
+            "cars": int(cars.size),
+            "wheels": "railway" if cars.size and bool(self.railway[cars[0]]) else "coaster",
+            "max_speed": val(self.x_speed_max[k]),
+            "min_speed": val(self.x_speed_min[k]),
+            "max_g_vertical": val(self.x_gv_max[k]),
+            "min_g_vertical": val(self.x_gv_min[k]),
+            "max_abs_g_lateral": val(self.x_glat[k]),
+            "max_abs_g_longitudinal": val(self.x_glon[k]),
+            "airtime_s": float(self.airtime_any[k] * self.record_dt),
+            "energy_drift": drift,
+            # extras
+            "airtime_s_lead_car": float(self.airtime_lead[k] * self.record_dt),
+            "energy_drift_max_abs": drift_abs,
+            "energy_quiet_s": float(quiet * self.record_dt),
+            "energy_group": {"trains": group_trains, "bodies": group_bodies},
+            "max_kinetic_energy": float(ke),
+            "raw_max_g_vertical": val(self.x_raw_gv_max[k]),
+            "raw_min_g_vertical": val(self.x_raw_gv_min[k]),
+            "raw_max_abs_g_lateral": val(self.x_raw_glat[k]),
+            "raw_max_abs_g_longitudinal": val(self.x_raw_glon[k]),
+            "min_crest_speed": val(self.x_crest[k]),
+            "max_wheel_load": val(self.x_wheel_max[k]),
+            "min_wheel_load": val(self.x_wheel_min[k]),
+            "min_inner_wheel_load": val(self.x_inner_min[k]),
+            "max_abs_lateral_load": val(self.x_lat_load[k]),
+            "max_l_over_v": val(self.x_lv[k]),
+            "max_motor_force": val(self.x_motor_max[k]),
+            "min_motor_force": val(self.x_motor_min[k]),
+            "at": {
+                "max_speed": where(self.x_speed_max[k]),
+                "min_speed": where(self.x_speed_min[k]),
+                "max_g_vertical": where(self.x_gv_max[k]),
+                "min_g_vertical": where(self.x_gv_min[k]),
+                "max_abs_g_lateral": where(self.x_glat[k]),
+                "max_abs_g_longitudinal": where(self.x_glon[k]),
+                "min_crest_speed": where(self.x_crest[k]),
+                "max_l_over_v": where(self.x_lv[k]),
+            },
+        }
+
+    def summary(self) -> dict:
+        """The measured part of ``summary.json``: status, events, trains, bodies, filter."""
+        events = sorted(self.events, key=lambda e: (e.t, self._entity_order(e)))
+        bodies = {}
+        for j, e in enumerate(self.bodies):
+            def f(x):
+                x = float(x)
+                return x if math.isfinite(x) else None
+            bodies[self.labels[e][0]] = {"max_speed": f(self.body_speed_max[j]),
+                                         "min_z": f(self.body_z_min[j]),
+                                         "max_z": f(self.body_z_max[j])}
+        return {
+            "status": self.status(),
+            "events": [e.as_dict() for e in events],
+            "events_dropped": int(self.events_dropped),
+            "trains": {name: self.train_summary(k) for k, name in enumerate(self.train_names)},
+            "bodies": bodies,
+            "filter": {"type": "butterworth", "order": 4, "zero_phase": True,
+                       "cutoff_hz": self.cutoff_hz, "applied": bool(self.filter.applied)},
+        }
+
+    def _entity_order(self, e: Event):
+        try:
+            return self.labels.index((e.train, e.car))
+        except ValueError:
+            return -1
+
+
+def energy_groups_from_joints(entity_train, n_trains, joint_ends, body_entity0=None):
+    """Energy groups per train: the train plus everything joined to it.
+
+    entity_train : (n_entities,) int (−1 for bodies; bodies follow the cars).
+    joint_ends : iterable of (end_a, end_b) with ends ``("car", train, car0)``,
+    ``("body", body_index)`` or ``"world"`` (as ``World.add_joint`` takes them).
+    Returns a list (one per train) of entity index lists.
+    """
+    entity_train = np.asarray(entity_train, dtype=int)
+    n_ent = len(entity_train)
+    if body_entity0 is None:
+        body_entity0 = int(np.sum(entity_train >= 0))
+    parent = list(range(n_ent))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i, j):
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+
+    cars_of = [np.flatnonzero(entity_train == k) for k in range(n_trains)]
+    for cars in cars_of:
+        for e in cars[1:]:
+            union(int(cars[0]), int(e))
+
+    def entity(end):
+        if isinstance(end, str) or end is None:
+            return None
+        end = tuple(end)
+        if end[0] == "car":
+            cars = cars_of[int(end[1])]
+            return int(cars[int(end[2])]) if int(end[2]) < len(cars) else None
+        if end[0] == "body":
+            e = body_entity0 + int(end[1])
+            return e if e < n_ent else None
+        return None
+
+    for a, b in joint_ends:
+        ea, eb = entity(a), entity(b)
+        if ea is not None and eb is not None:
+            union(ea, eb)
+    groups = []
+    for cars in cars_of:
+        if cars.size == 0:
+            groups.append([])
+            continue
+        root = find(int(cars[0]))
+        groups.append([e for e in range(n_ent) if find(e) == root])
+    return groups

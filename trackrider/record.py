@@ -1,0 +1,318 @@
+"""Writing (and reading back) the outputs users keep: ``timeseries.csv`` and ``summary.json``.
+
+``timeseries.csv`` has one row per entity (cars in train order, lead car first,
+then free bodies) per recorded instant, with ``COLUMNS`` as header. Numbers are
+written with fixed formats so that identical runs give byte-identical files:
+``t`` with ``TIME_FORMAT`` (``%.10g``), every other number with ``FLOAT_FORMAT``
+(``%.7g``: seven significant digits, e.g. 0.1 mm at 1 km). NaN (a free body's
+track columns, an undefined L/V) is written as an empty field. Train names are
+quoted as the csv module quotes them (only when they contain ``,``, ``"`` or a
+line break).
+
+Both files are written under a temporary name in the target directory
+(``timeseries.csv.part``, ``summary.json.part``) and renamed when complete, so a
+file called ``timeseries.csv`` is always whole. The CSV streams to disk chunk
+by chunk: memory does not grow with the length of the run.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from trackrider.errors import InputError
+from trackrider.metrics import FILTERED_G, wheel_split
+from trackrider.physics import channels as ch
+
+#: the columns INTERFACE.md fixes, in order
+BASE_COLUMNS = (
+    "t", "train", "car", "s", "x", "y", "z", "speed", "accel",
+    "g_vertical", "g_lateral", "g_longitudinal", "wheel_load", "lateral_load",
+    "motor_force", "kinetic_energy", "potential_energy",
+)
+#: orientation, body to world
+QUATERNION_COLUMNS = ("qw", "qx", "qy", "qz")
+#: extras after them
+EXTRA_COLUMNS = FILTERED_G + (
+    "wheel_load_inner", "wheel_load_outer", "l_over_v", "roll_torque", "resistance_force",
+    "vx", "vy", "vz", "wx", "wy", "wz", "section", "flags",
+)
+COLUMNS = BASE_COLUMNS + QUATERNION_COLUMNS + EXTRA_COLUMNS
+#: the numeric columns (all but ``train``), in CSV order
+NUMERIC_COLUMNS = tuple(c for c in COLUMNS if c != "train")
+
+TIME_FORMAT = "%.10g"
+FLOAT_FORMAT = "%.7g"
+
+CSV_NAME = "timeseries.csv"
+SUMMARY_NAME = "summary.json"
+PART_SUFFIX = ".part"
+
+# numeric columns taken straight from the recorded channels
+_DIRECT = {name: ch.INDEX[name] for name in NUMERIC_COLUMNS if name in ch.INDEX}
+
+
+def block_table(t, samples, filtered_g, gauge_per_entity=1.0):
+    """The numeric CSV columns of one block, rows per instant then per entity.
+
+    t (m,) s; samples (m, n_entities, N_CHANNELS); filtered_g (m, n_entities, 3) in g;
+    gauge_per_entity m. Returns a float array (m * n_entities, len(NUMERIC_COLUMNS));
+    the ``car`` column is filled by the caller's labels (NaN here).
+    """
+    t = np.asarray(t, dtype=float)
+    m, ne, _ = samples.shape
+    gauge = np.broadcast_to(np.asarray(gauge_per_entity, dtype=float), (ne,))
+    table = np.empty((m, ne, len(NUMERIC_COLUMNS)))
+    q_inner, q_outer, lv = wheel_split(samples, gauge[None, :])
+    derived = {"wheel_load_inner": q_inner, "wheel_load_outer": q_outer, "l_over_v": lv}
+    for j, name in enumerate(NUMERIC_COLUMNS):
+        if name == "t":
+            table[:, :, j] = t[:, None]
+        elif name == "car":
+            table[:, :, j] = np.nan
+        elif name in _DIRECT:
+            table[:, :, j] = samples[:, :, _DIRECT[name]]
+        elif name in FILTERED_G:
+            table[:, :, j] = filtered_g[:, :, FILTERED_G.index(name)]
+        else:
+            table[:, :, j] = derived[name]
+    # free bodies: the track-only derived columns are undefined too
+    free = np.isnan(samples[:, :, ch.S])
+    for name in ("wheel_load_inner", "wheel_load_outer", "l_over_v"):
+        j = NUMERIC_COLUMNS.index(name)
+        table[:, :, j] = np.where(free, np.nan, table[:, :, j])
+    return table.reshape(m * ne, len(NUMERIC_COLUMNS))
+
+
+def _quote(name: str) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow([name])
+    return buf.getvalue()
+
+
+class TimeseriesWriter:
+    """Streams ``timeseries.csv`` into ``directory``, atomically.
+
+    Rows go to ``timeseries.csv.part``; ``close()`` flushes, syncs and renames it
+    to ``timeseries.csv``. ``abort()`` leaves the ``.part`` file (what was
+    recorded, under a name that does not look whole) and no ``timeseries.csv``.
+    Usable as a context manager: an exception aborts.
+
+    Parameters
+    ----------
+    directory : path
+        An existing directory.
+    entity_labels : list of (name, car_no)
+        One label per entity, in entity order.
+    gauge_per_entity : float or array
+        Rail gauge per entity, m (for the inner/outer wheel loads; default 1.0).
+    """
+
+    def __init__(self, directory, entity_labels, gauge_per_entity=1.0):
+        self.directory = Path(directory)
+        self.path = self.directory / CSV_NAME
+        self.part = self.directory / (CSV_NAME + PART_SUFFIX)
+        self.labels = [(str(a), int(b)) for a, b in entity_labels]
+        self.gauge = gauge_per_entity
+        self.rows = 0
+        j_car = NUMERIC_COLUMNS.index("car")
+        # one format per entity, its label and car number literal
+        self._formats = []
+        for name, car in self.labels:
+            parts = []
+            for j, col in enumerate(NUMERIC_COLUMNS):
+                if col == "t":
+                    parts.append(TIME_FORMAT)
+                    parts.append(_quote(name).replace("%", "%%"))
+                elif j == j_car:
+                    parts.append(str(car))
+                else:
+                    parts.append(FLOAT_FORMAT)
+            self._formats.append(",".join(parts) + "\n")
+        self._value_cols = [j for j, c in enumerate(NUMERIC_COLUMNS) if c != "car"]
+        self._file = open(self.part, "w", encoding="utf-8", newline="")
+        self._file.write(",".join(COLUMNS) + "\n")
+        self.closed = False
+
+    def write(self, t, samples, filtered_g):
+        """Append one block (as ``RideMetrics`` hands it out)."""
+        m, ne, _ = samples.shape
+        if m == 0:
+            return
+        table = block_table(t, samples, filtered_g, self.gauge)[:, self._value_cols]
+        has_nan = np.isnan(table).any(axis=1)
+        rows = table.tolist()
+        formats = self._formats
+        lines = []
+        for r, row in enumerate(rows):
+            e = r % ne
+            if has_nan[r]:
+                lines.append(self._format_nan_row(e, row))
+            else:
+                lines.append(formats[e] % tuple(row))
+        self._file.write("".join(lines))
+        self.rows += len(rows)
+
+    def _format_nan_row(self, e, row):
+        name, car = self.labels[e]
+        fields = [TIME_FORMAT % row[0], _quote(name), str(car)]
+        for v in row[1:]:
+            fields.append("" if v != v else FLOAT_FORMAT % v)
+        return ",".join(fields) + "\n"
+
+    def close(self):
+        """Finish: flush, sync and rename to ``timeseries.csv``. Returns its path."""
+        if self.closed:
+            return self.path
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        os.replace(self.part, self.path)
+        self.closed = True
+        return self.path
+
+    def abort(self):
+        """Stop writing; keep the ``.part`` file, never a ``timeseries.csv``."""
+        if self.closed:
+            return
+        try:
+            self._file.flush()
+        finally:
+            self._file.close()
+            self.closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+        return False
+
+
+def _json_clean(value):
+    """Replace NaN/inf by None and numpy scalars by Python ones, recursively."""
+    if isinstance(value, dict):
+        return {str(k): _json_clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_clean(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def write_summary(directory, summary: dict) -> Path:
+    """Write ``summary.json`` into ``directory`` atomically; returns its path.
+
+    NaN and infinities become ``null``; keys keep the dict's order; 2-space indent.
+    """
+    directory = Path(directory)
+    path = directory / SUMMARY_NAME
+    part = directory / (SUMMARY_NAME + PART_SUFFIX)
+    text = json.dumps(_json_clean(summary), indent=2, allow_nan=False) + "\n"
+    with open(part, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(part, path)
+    return path
+
+
+def check_out_dir(out_dir, overwrite: bool = False) -> Path:
+    """Refuse an output directory that would be overwritten; create nothing.
+
+    An existing, non-empty directory needs ``overwrite=True``; a path that is a
+    file is always refused. Raises ``InputError`` (exit 2). Returns the path.
+    """
+    out = Path(out_dir)
+    if out.exists() or out.is_symlink():
+        if not out.is_dir():
+            raise InputError("exists and is not a directory", path=out, where="--out")
+        if not overwrite and any(out.iterdir()):
+            raise InputError("output directory exists and is not empty; "
+                             "use --overwrite (overwrite=True) to replace its results",
+                             path=out, where="--out")
+    return out
+
+
+def prepare_out_dir(out_dir, overwrite: bool = False) -> Path:
+    """Check (as ``check_out_dir``), create the directory, and remove old results.
+
+    With ``overwrite``, a previous ``timeseries.csv``/``summary.json`` (and
+    ``.part`` files) are removed first, so an interrupted rerun never leaves the
+    old summary beside new data. Other files in the directory are left alone.
+    """
+    out = check_out_dir(out_dir, overwrite)
+    out.mkdir(parents=True, exist_ok=True)
+    if overwrite:
+        for name in (SUMMARY_NAME, CSV_NAME, SUMMARY_NAME + PART_SUFFIX, CSV_NAME + PART_SUFFIX):
+            p = out / name
+            if p.is_file() or p.is_symlink():
+                p.unlink()
+    return out
+
+
+def read_timeseries(path) -> dict:
+    """Read a ``timeseries.csv`` (or a results directory) into column → numpy array.
+
+    ``train`` is an array of str, ``car`` of int, every other column float (empty
+    fields are NaN). Unknown extra columns are read as floats too.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / CSV_NAME
+    if not path.is_file():
+        raise InputError("no such file", path=path)
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise InputError("empty file, expected a header line", path=path, where="line 1")
+        cols = [[] for _ in header]
+        for lineno, row in enumerate(reader, start=2):
+            if len(row) != len(header):
+                raise InputError(f"expected {len(header)} fields, got {len(row)}",
+                                 path=path, where=f"line {lineno}")
+            for j, v in enumerate(row):
+                cols[j].append(v)
+    out = {}
+    for name, values in zip(header, cols):
+        if name == "train":
+            out[name] = np.array(values, dtype=str)
+        elif name == "car":
+            out[name] = np.array([int(v) for v in values], dtype=int)
+        else:
+            try:
+                out[name] = np.array([float(v) if v else np.nan for v in values], dtype=float)
+            except ValueError as exc:
+                raise InputError(f"column {name!r}: not a number ({exc})", path=path)
+    return out
+
+
+def read_summary(path) -> dict:
+    """Read a ``summary.json`` (or a results directory's)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / SUMMARY_NAME
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise InputError("no such file", path=path)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON ({exc})", path=path)

@@ -1,0 +1,349 @@
+"""Running a world and keeping its results: ``simulate`` and ``run_world``.
+
+``simulate(scenario)`` builds the world of a loaded scenario and runs it;
+``run_world(world, ...)`` runs a world built by hand. Both stream the recorded
+samples through ``RideMetrics`` (filtered G, events, summary figures) and, when
+an output directory is given, into ``timeseries.csv`` chunk by chunk (memory
+stays flat however long the run) and finally ``summary.json``.
+
+A run whose solver diverges is not an exception here: what was recorded is
+kept, ``summary.json`` and ``Result.status`` say ``"diverged"`` and
+``Result.message`` names the time and car (the command line exits with 1).
+Bad input (an output directory that exists without ``overwrite``, an absurd
+step count) raises ``InputError`` before anything is created.
+"""
+from __future__ import annotations
+
+import math
+import time as _time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from trackrider.errors import InputError, SimulationError
+from trackrider.physics import channels as ch
+
+#: a run of more steps than this is refused
+MAX_STEPS = 10**9
+#: recorded rows (instants × entities) per chunk handed to World.run
+CHUNK_ROWS = 50_000
+#: at most this many recorded instants per chunk
+CHUNK_RECORDS = 2_000
+
+
+@dataclass
+class Result:
+    """What a run produced.
+
+    Attributes
+    ----------
+    summary : dict
+        The content of ``summary.json``.
+    timeseries : dict or None
+        Column name → numpy array, rows as in ``timeseries.csv`` (per instant,
+        entities in order); only when the run had no ``out_dir`` (None otherwise:
+        read the CSV with ``trackrider.record.read_timeseries``).
+    status : str
+        ``completed | derailed | ran_off_track | stalled | diverged``.
+    out_dir : Path or None
+        The results directory, if any.
+    message : str
+        Empty, or what went wrong (``diverged``: time and car).
+    """
+
+    summary: dict
+    timeseries: dict | None = None
+    status: str = "completed"
+    out_dir: Path | None = None
+    message: str = ""
+    wall_s: float = 0.0
+    events: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """False only for a diverged run (the others are results, not failures)."""
+        return self.status != "diverged"
+
+    def raise_for_status(self):
+        """Raise ``SimulationError`` if the run diverged (outputs are kept)."""
+        if self.status == "diverged":
+            d = self.summary.get("diverged") or {}
+            raise SimulationError(self.message or "simulation diverged", t=d.get("t"),
+                                  entity=d.get("entity"))
+        return self
+
+
+def _train_names(labels, entity_train):
+    n_trains = int(max([-1] + [int(k) for k in entity_train])) + 1
+    names = [f"train{k}" for k in range(n_trains)]
+    for (name, _), k in zip(labels, entity_train):
+        if k >= 0:
+            names[int(k)] = name
+    return names
+
+
+def _run_status(status):
+    """(diverged?, t, entity, message) from World.run's return value."""
+    if status is None:
+        return False, None, None, ""
+    if isinstance(status, str):
+        return status == "diverged", None, None, ""
+    diverged = getattr(status, "diverged", None)
+    if diverged is None:
+        ok = getattr(status, "ok", True)
+        diverged = not ok
+    if callable(diverged):
+        diverged = diverged()
+    t = getattr(status, "t", None)
+    entity = getattr(status, "entity", None)
+    message = str(getattr(status, "message", "") or "")
+    return bool(diverged), t, entity, message
+
+
+def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_hz=5.0,
+              progress=None, meta=None, *, trains=None, joints=None) -> Result:
+    """Run a built ``World`` for ``duration`` s and measure (and write) the ride.
+
+    Parameters
+    ----------
+    world : trackrider.physics.World
+        A built world (its ``dt`` is the time step).
+    duration : float
+        Simulated time, s (rounded to whole steps).
+    record_hz : float
+        Samples per second in the outputs; the world records every
+        ``round(1 / (record_hz · dt))`` steps (at least every step).
+    out_dir : path, optional
+        Results directory for ``timeseries.csv`` and ``summary.json``. Without
+        it, the timeseries is returned in memory (``Result.timeseries``).
+    overwrite : bool
+        Replace the results in an existing non-empty ``out_dir`` (default False:
+        ``InputError``, nothing touched).
+    filter_hz : float
+        Cut-off of the zero-phase low-pass of the filtered G, Hz (default 5).
+    progress : callable, optional
+        ``progress(steps_done, steps_total)`` after every chunk.
+    meta : dict, optional
+        Extra top-level entries of ``summary.json`` (``scenario``: the scenario's path).
+    trains : list of dict, optional
+        Per train index: ``{"gauge": m, "wheels": "coaster"|"railway"}`` (default
+        gauge 1.0, coaster wheels).
+    joints : list of (end_a, end_b), optional
+        The world's extra joints (ends as ``World.add_joint`` takes them), to
+        group joined trains and bodies for the energy drift.
+    """
+    from trackrider.metrics import RideMetrics, energy_groups_from_joints
+    from trackrider.record import (COLUMNS, FLOAT_FORMAT, NUMERIC_COLUMNS, TIME_FORMAT,
+                                   TimeseriesWriter, block_table, prepare_out_dir,
+                                   write_summary, check_out_dir)
+
+    if out_dir is not None:
+        check_out_dir(out_dir, overwrite)
+    dt = float(world.dt)
+    duration = float(duration)
+    record_hz = float(record_hz)
+    if not (math.isfinite(duration) and duration > 0):
+        raise InputError(f"duration must be a positive number of seconds, got {duration!r}",
+                         where="duration")
+    if not (math.isfinite(record_hz) and record_hz > 0):
+        raise InputError(f"record_hz must be > 0, got {record_hz!r}", where="record_hz")
+    n_steps = max(1, int(round(duration / dt)))
+    if n_steps > MAX_STEPS:
+        raise InputError(f"{n_steps} steps (duration {duration} s / dt {dt} s) is more than "
+                         f"{MAX_STEPS}", where="duration")
+    record_every = max(1, int(round(1.0 / (record_hz * dt))))
+    record_dt = record_every * dt
+
+    labels = [(str(a), int(b)) for a, b in world.entity_labels]
+    entity_train = np.asarray(world.entity_train, dtype=int)
+    n_ent = len(labels)
+    names = _train_names(labels, entity_train)
+    n_trains = len(names)
+    trains = list(trains or [])
+    gauge = np.ones(n_ent)
+    railway = np.zeros(n_ent, dtype=bool)
+    for k in range(n_trains):
+        info = trains[k] if k < len(trains) else {}
+        sel = entity_train == k
+        gauge[sel] = float(info.get("gauge", 1.0))
+        railway[sel] = info.get("wheels", "coaster") == "railway"
+    groups = energy_groups_from_joints(entity_train, n_trains, joints or [])
+
+    metrics = RideMetrics(labels, entity_train, names, record_dt, cutoff_hz=filter_hz,
+                          gauge_per_entity=gauge, railway_per_entity=railway,
+                          energy_groups=groups)
+    writer = None
+    out = None
+    tables = [] if out_dir is None else None
+    if out_dir is not None:
+        out = prepare_out_dir(out_dir, overwrite)
+        writer = TimeseriesWriter(out, labels, gauge)
+
+    def consume(blocks):
+        for t, smp, fg in blocks:
+            if writer is not None:
+                writer.write(t, smp, fg)
+            else:
+                tables.append(block_table(t, smp, fg, gauge))
+
+    last_t = [-math.inf]
+
+    def sink(t, samples):
+        t = np.asarray(t, dtype=float).reshape(-1)
+        samples = np.asarray(samples, dtype=float)
+        keep = t > last_t[0] + 0.25 * record_dt   # never record an instant twice
+        if not np.all(keep):
+            t, samples = t[keep], samples[keep]
+        if len(t) == 0:
+            return
+        last_t[0] = float(t[-1])
+        consume(metrics.push(t, samples.copy()))
+
+    chunk_records = max(1, min(CHUNK_RECORDS, CHUNK_ROWS // max(1, n_ent)))
+    chunk_steps = chunk_records * record_every
+    start_steps = int(getattr(world, "step_count", 0) or 0)
+    done = 0
+    diverged = False
+    div_t = div_entity = None
+    message = ""
+    wall0 = _time.perf_counter()
+    try:
+        while done < n_steps:
+            n = min(chunk_steps, n_steps - done)
+            try:
+                status = world.run(n, record_every, sink)
+            except SimulationError as exc:
+                diverged, div_t, div_entity, message = True, exc.t, exc.entity, str(exc)
+            else:
+                diverged, div_t, div_entity, message = _run_status(status)
+            done += n
+            if progress is not None:
+                progress(min(done, n_steps), n_steps)
+            if diverged:
+                break
+        if diverged:
+            entity_index = None
+            if isinstance(div_entity, (int, np.integer)) and 0 <= int(div_entity) < n_ent:
+                entity_index = int(div_entity)
+            if div_t is None:
+                div_t = float(getattr(world, "time", last_t[0]))
+            metrics.mark_diverged(div_t, entity_index)
+            who = ""
+            if entity_index is not None:
+                who = f" ({labels[entity_index][0]} car {labels[entity_index][1]})"
+            elif div_entity is not None:
+                who = f" ({div_entity})"
+            message = f"simulation diverged at t = {float(div_t):.6g} s{who}" + (
+                f": {message}" if message else "")
+        consume(metrics.finish())
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    wall_s = _time.perf_counter() - wall0
+    steps = int(getattr(world, "step_count", start_steps + done) or 0) - start_steps
+    if steps <= 0:
+        steps = done
+
+    measured = metrics.summary()
+    summary = {"status": measured["status"]}
+    if diverged:
+        summary["message"] = message
+        summary["diverged"] = {"t": float(div_t), "entity": div_entity if isinstance(
+            div_entity, (str, type(None))) else int(div_entity)}
+    summary.update({
+        "simulated_s": steps * dt,
+        "steps": steps,
+        "wall_s": wall_s,
+        "dt": dt,
+        "record_hz": record_hz,
+        "record_dt": record_dt,
+        "samples": metrics.samples,
+    })
+    for key, value in (meta or {}).items():
+        summary[key] = value
+    summary.update({
+        "events": measured["events"],
+        "events_dropped": measured["events_dropped"],
+        "trains": measured["trains"],
+        "bodies": measured["bodies"],
+        "filter": measured["filter"],
+        "columns": list(COLUMNS),
+        "float_format": {"t": TIME_FORMAT, "other": FLOAT_FORMAT},
+    })
+    try:
+        from trackrider import __version__
+        summary["trackrider_version"] = __version__
+    except ImportError:   # pragma: no cover
+        pass
+
+    timeseries = None
+    if writer is not None:
+        writer.close()
+        write_summary(out, summary)
+    else:
+        table = (np.concatenate(tables) if tables
+                 else np.empty((0, len(NUMERIC_COLUMNS))))
+        m = len(table) // max(1, n_ent)
+        timeseries = {}
+        for name in COLUMNS:
+            if name == "train":
+                timeseries[name] = np.tile(np.array([a for a, _ in labels], dtype=str), m)
+            elif name == "car":
+                timeseries[name] = np.tile(np.array([b for _, b in labels], dtype=int), m)
+            else:
+                timeseries[name] = table[:, NUMERIC_COLUMNS.index(name)].copy()
+    return Result(summary=summary, timeseries=timeseries, status=summary["status"],
+                  out_dir=out, message=message, wall_s=wall_s, events=summary["events"])
+
+
+def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=None) -> Result:
+    """Build the world of a loaded scenario and run it (see ``run_world``).
+
+    Parameters
+    ----------
+    scenario : trackrider.scenario.Scenario or path
+        A scenario from ``load_scenario`` (a path is loaded first).
+    out_dir : path, optional
+        Results directory (checked before anything is built or created).
+    duration : float, optional
+        Simulated time, s (default: the scenario's ``simulation.duration``).
+    overwrite : bool
+        Replace results in an existing ``out_dir`` (default False).
+    progress : callable, optional
+        ``progress(steps_done, steps_total)`` after every chunk.
+
+    Examples
+    --------
+    >>> import trackrider as tr                                  # doctest: +SKIP
+    >>> result = tr.simulate(tr.load_scenario("scenarios/classic_coaster.toml"))  # doctest: +SKIP
+    >>> result.summary["trains"]["red"]["max_speed"]             # doctest: +SKIP
+    """
+    from trackrider.record import check_out_dir
+    from trackrider.scenario import build_world, load_scenario
+
+    if out_dir is not None:
+        check_out_dir(out_dir, overwrite)
+    if isinstance(scenario, (str, Path)):
+        scenario = load_scenario(scenario)
+    sim = scenario.simulation
+    if duration is None:
+        duration = sim.duration
+    world = build_world(scenario)
+    trains = []
+    for tr in scenario.trains:
+        gauge = 1.0
+        try:
+            gauge = float(scenario.tracks[tr.track_index].gauge)
+        except (AttributeError, IndexError, TypeError):
+            pass
+        trains.append({"gauge": gauge, "wheels": tr.wheels})
+    joints = [(j.end_a, j.end_b) for j in getattr(scenario, "joints", [])]
+    meta = {"scenario": str(Path(scenario.path).resolve()) if getattr(scenario, "path", None)
+            else None}
+    if getattr(scenario, "title", ""):
+        meta["title"] = scenario.title
+    return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
+                     filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
+                     trains=trains, joints=joints)
