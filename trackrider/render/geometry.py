@@ -1,0 +1,165 @@
+"""The static scene as plain arrays: rails, cross-ties, support columns and a
+ground plane, merged into one set of quads with a colour per quad (so the
+renderer draws all of it with a single actor). No VTK here.
+
+Track frame (INTERFACE.md): ``tangent`` T, ``normal`` N_w (the rider's left),
+``binormal`` B_w (up). The two rails run at ``±gauge/2`` along N_w and sit under
+the track curve by ``rail_depth`` along −B_w, so that a car's box (centred on its
+centre of mass, ``cg_height`` above the curve) rests on them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+# colours, RGB 0..255 (rails: a saturated yellow, unlike any train colour)
+RAIL_COLOUR = (250, 200, 20)
+TIE_COLOUR = (70, 70, 75)
+SUPPORT_COLOUR = (225, 225, 220)
+GROUND_COLOURS = ((96, 140, 72), (106, 150, 80))
+SKY_BOTTOM = (205, 225, 242)
+SKY_TOP = (70, 130, 205)
+
+
+@dataclass
+class Quads:
+    """Points (n, 3) float, quads (m, 4) int (counter-clockwise seen from outside), colours (m, 3) uint8."""
+
+    points: np.ndarray
+    quads: np.ndarray
+    colours: np.ndarray
+
+    @staticmethod
+    def merge(parts: list["Quads"]) -> "Quads":
+        parts = [p for p in parts if len(p.quads)]
+        if not parts:
+            return Quads(np.zeros((0, 3)), np.zeros((0, 4), dtype=np.int64), np.zeros((0, 3), dtype=np.uint8))
+        offsets = np.cumsum([0] + [len(p.points) for p in parts[:-1]])
+        return Quads(
+            np.concatenate([p.points for p in parts]),
+            np.concatenate([p.quads + o for p, o in zip(parts, offsets)]),
+            np.concatenate([p.colours for p in parts]),
+        )
+
+
+def tube(centres: np.ndarray, side: np.ndarray, up: np.ndarray, radius: float, sides: int, colour) -> Quads:
+    """A tube of ``sides`` flat faces around a polyline (n, 3), its cross-section
+    spanned by the unit vectors ``side`` and ``up`` (n, 3) of the track frame
+    (so it never twists the way a parallel-transport tube would)."""
+    n = len(centres)
+    ang = 2.0 * math.pi * (np.arange(sides) + 0.5) / sides
+    ring = np.cos(ang)[None, :, None] * side[:, None, :] + np.sin(ang)[None, :, None] * up[:, None, :]
+    pts = (centres[:, None, :] + radius * ring).reshape(n * sides, 3)
+    i = np.arange(n - 1)[:, None] * sides
+    k = np.arange(sides)[None, :]
+    k1 = (k + 1) % sides
+    quads = np.stack([i + k, i + sides + k, i + sides + k1, i + k1], axis=-1).reshape(-1, 4)
+    return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)))
+
+
+_BOX_CORNERS = np.array(
+    [[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1], [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], dtype=float
+)
+_BOX_FACES = np.array([[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [2, 3, 7, 6], [1, 2, 6, 5], [0, 4, 7, 3]])
+
+
+def boxes(centres, ax, ay, az, colour, skip_bottom: bool = False) -> Quads:
+    """Oriented boxes: centres (n, 3); ``ax, ay, az`` (n, 3) half-extent vectors
+    (each axis direction times its half length)."""
+    centres = np.asarray(centres, dtype=float)
+    n = len(centres)
+    if n == 0:
+        return Quads(np.zeros((0, 3)), np.zeros((0, 4), dtype=np.int64), np.zeros((0, 3), dtype=np.uint8))
+    c = _BOX_CORNERS
+    pts = centres[:, None, :] + c[None, :, 0:1] * ax[:, None, :] + c[None, :, 1:2] * ay[:, None, :] + c[None, :, 2:3] * az[:, None, :]
+    faces = _BOX_FACES[1:] if skip_bottom else _BOX_FACES
+    quads = (np.arange(n)[:, None, None] * 8 + faces[None, :, :]).reshape(-1, 4)
+    return Quads(pts.reshape(-1, 3), quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)))
+
+
+@dataclass
+class TrackLayout:
+    """Dimensions of one track's structure, m."""
+
+    gauge: float = 1.0
+    rail_depth: float = 0.5  # rail tops this far under the track curve (along −B_w)
+    rail_radius: float = 0.07
+    rail_sides: int = 6
+    sample_spacing: float = 0.5  # rail polyline spacing along s
+    tie_spacing: float = 1.2
+    tie_width: float = 0.16  # along T
+    tie_height: float = 0.12  # along B
+    support_spacing: float = 12.0
+    support_width: float = 0.35
+
+
+def track_structure(geometry, layout: TrackLayout) -> tuple[Quads, float]:
+    """Rails, ties and supports of one track; returns the quads and the lowest
+    z of the structure (m) — the supports are drawn later, down to the ground."""
+    length = float(geometry.length)
+    n = max(int(math.ceil(length / layout.sample_spacing)) + 1, 2)
+    s = np.linspace(0.0, length, n)
+    f = geometry.frames(s)
+    P, N, B = (np.asarray(a, dtype=float) for a in (f.position, f.normal, f.binormal))
+    T = np.asarray(f.tangent, dtype=float)
+    r = layout.rail_radius
+    depth = layout.rail_depth + r
+    parts = []
+    for side in (+1.0, -1.0):
+        centre = P + side * 0.5 * layout.gauge * N - depth * B
+        parts.append(tube(centre, N, B, r, layout.rail_sides, RAIL_COLOUR))
+    # cross-ties under the rails
+    nt = max(int(length // layout.tie_spacing), 1)
+    st = (np.arange(nt) + 0.5) * (length / nt)
+    ft = geometry.frames(st)
+    Pt, Tt, Nt, Bt = (np.asarray(a, dtype=float) for a in (ft.position, ft.tangent, ft.normal, ft.binormal))
+    tie_depth = layout.rail_depth + 2 * r + 0.5 * layout.tie_height - 0.3 * r
+    tie_c = Pt - tie_depth * Bt
+    parts.append(
+        boxes(tie_c, 0.5 * layout.tie_width * Tt, (0.5 * layout.gauge + 2.5 * r) * Nt, 0.5 * layout.tie_height * Bt, TIE_COLOUR)
+    )
+    z_low = float(min(np.min((P - depth * B)[:, 2]) - r, np.min(tie_c[:, 2]) - layout.tie_height))
+    return Quads.merge(parts), z_low
+
+
+def supports(geometry, layout: TrackLayout, z_ground: float) -> Quads:
+    """Vertical columns from under the ties down to the ground, every
+    ``support_spacing`` m where the track is upright and above the ground."""
+    length = float(geometry.length)
+    ns = max(int(length // layout.support_spacing), 1)
+    s = (np.arange(ns) + 0.5) * (length / ns)
+    f = geometry.frames(s)
+    P, B = np.asarray(f.position, dtype=float), np.asarray(f.binormal, dtype=float)
+    top = P - (layout.rail_depth + 2 * layout.rail_radius + layout.tie_height) * B
+    keep = (B[:, 2] > 0.5) & (top[:, 2] - z_ground > 0.5)
+    top = top[keep]
+    if len(top) == 0:
+        return Quads.merge([])
+    h = 0.5 * (top[:, 2] - z_ground)
+    centre = top.copy()
+    centre[:, 2] = z_ground + h
+    w = 0.5 * layout.support_width
+    ex = np.tile([w, 0.0, 0.0], (len(top), 1))
+    ey = np.tile([0.0, w, 0.0], (len(top), 1))
+    ez = np.zeros((len(top), 3))
+    ez[:, 2] = h
+    return boxes(centre, ex, ey, ez, SUPPORT_COLOUR, skip_bottom=True)
+
+
+def ground(xmin, xmax, ymin, ymax, z, cell: float = 10.0, max_cells: int = 120) -> Quads:
+    """A checkered ground plane over the rectangle, at height ``z`` (m)."""
+    nx = int(min(max(math.ceil((xmax - xmin) / cell), 1), max_cells))
+    ny = int(min(max(math.ceil((ymax - ymin) / cell), 1), max_cells))
+    xs = np.linspace(xmin, xmax, nx + 1)
+    ys = np.linspace(ymin, ymax, ny + 1)
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    pts = np.column_stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)])
+    i, j = np.meshgrid(np.arange(nx), np.arange(ny), indexing="ij")
+    i, j = i.ravel(), j.ravel()
+    a = i * (ny + 1) + j
+    quads = np.stack([a, a + (ny + 1), a + (ny + 1) + 1, a + 1], axis=-1)
+    checker = ((i + j) % 2).astype(int)
+    colours = np.asarray(GROUND_COLOURS, dtype=np.uint8)[checker]
+    return Quads(pts, quads, colours)

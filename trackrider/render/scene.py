@@ -1,0 +1,126 @@
+"""The pyvista scene of a ride: built once, then only car transforms and the
+camera change from frame to frame.
+
+Imports pyvista/vtk: import this module only from inside ``render_ride`` (after
+``configure_offscreen``), never from ``trackrider`` itself.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.render.probe import configure_offscreen
+
+configure_offscreen()
+
+import pyvista as pv  # noqa: E402
+from vtkmodules.vtkCommonCore import vtkUnsignedCharArray  # noqa: E402
+
+from trackrider.render import geometry as geo  # noqa: E402
+from trackrider.render.cameras import CameraPath  # noqa: E402
+from trackrider.render.quality import Quality  # noqa: E402
+
+
+def _polydata(q: geo.Quads) -> pv.PolyData:
+    faces = np.hstack([np.full((len(q.quads), 1), 4, dtype=np.int64), q.quads.astype(np.int64)]).ravel()
+    mesh = pv.PolyData(np.ascontiguousarray(q.points, dtype=np.float32), faces)
+    mesh.cell_data["rgb"] = q.colours
+    return mesh
+
+
+def _rgb(c) -> tuple:
+    return tuple(v / 255.0 for v in c)
+
+
+class RideScene:
+    """An off-screen plotter holding the static structure (one merged actor) and
+    one box actor per recorded entity.
+
+    spec : ``SceneSpec``; labels : recorded entity labels; extra_bounds : (2, 3)
+    box the ground must also cover (the recorded positions), m; size : (w, h) px.
+    """
+
+    def __init__(self, spec, labels, extra_bounds, size, quality: Quality):
+        self.size = (int(size[0]), int(size[1]))
+        theme = pv.themes.Theme()
+        theme.multi_samples = int(quality.multi_samples)
+        theme.anti_aliasing = "msaa" if quality.multi_samples else None
+        self.plotter = pl = pv.Plotter(off_screen=True, window_size=list(self.size), lighting="none", theme=theme)
+        pl.ren_win.SetMultiSamples(int(quality.multi_samples))
+
+        parts, z_low = [], []
+        layouts = []
+        for k, tr in enumerate(spec.tracks):
+            on = [t for t in spec.trains if t.track_index == k]
+            depth = max([t.height / 2.0 - t.cg_height for t in on], default=0.5)
+            layout = geo.TrackLayout(
+                gauge=tr.gauge,
+                rail_depth=max(depth, 0.0),
+                rail_radius=float(np.clip(0.07 * tr.gauge, 0.03, 0.1)),
+                rail_sides=quality.rail_sides,
+                sample_spacing=quality.sample_spacing,
+                tie_spacing=quality.tie_spacing,
+            )
+            q, zl = geo.track_structure(tr.geometry, layout)
+            parts.append(q)
+            z_low.append(zl)
+            layouts.append(layout)
+        structure = geo.Quads.merge(parts)
+        pts = [structure.points] if len(structure.points) else []
+        pts.append(np.asarray(extra_bounds, dtype=float))
+        allp = np.concatenate(pts)
+        lo, hi = allp.min(axis=0), allp.max(axis=0)
+        z_ground = (min(z_low) if z_low else lo[2]) - 0.3
+        for tr, layout in zip(spec.tracks, layouts):
+            parts.append(geo.supports(tr.geometry, layout, z_ground))
+        span = max(float(np.max(hi[:2] - lo[:2])), 20.0)
+        margin = max(2.0 * span, 200.0)
+        parts.append(geo.ground(lo[0] - margin, hi[0] + margin, lo[1] - margin, hi[1] + margin, z_ground))
+        self.bounds = np.array([[lo[0], lo[1], z_ground], hi])
+        static = _polydata(geo.Quads.merge(parts))
+        pl.add_mesh(static, scalars="rgb", rgb=True, ambient=0.35, diffuse=0.7, specular=0.0, smooth_shading=False)
+
+        # a sun and a weaker fill light from the other side; no light kit (cost)
+        pl.add_light(pv.Light(position=(0.4, -0.6, 1.0), focal_point=(0, 0, 0), intensity=0.85, light_type="scene light"))
+        pl.add_light(pv.Light(position=(-0.5, 0.6, 0.3), focal_point=(0, 0, 0), intensity=0.3, light_type="scene light"))
+        pl.set_background(_rgb(geo.SKY_BOTTOM), top=_rgb(geo.SKY_TOP))
+
+        self.actors = []
+        for label in labels:
+            box = spec.box_of(label)
+            if box is None:  # recorded but unknown to the scene: a small grey box
+                size3, colour = (0.5, 0.5, 0.5), (150, 150, 150)
+            else:
+                size3, colour = box[0], box[1]
+            mesh = pv.Cube(center=(0.0, 0.0, 0.0), x_length=size3[0], y_length=size3[1], z_length=size3[2])
+            actor = pl.add_mesh(mesh, color=_rgb(colour), ambient=0.35, diffuse=0.7, specular=0.2, smooth_shading=False)
+            self.actors.append(actor)
+        self._matrix = np.eye(4)
+        self._pixels = vtkUnsignedCharArray()
+        self.camera = pl.renderer.GetActiveCamera()
+
+    def show(self, positions: np.ndarray, rotations: np.ndarray, camera: CameraPath, i: int) -> None:
+        """Place every car (positions (ne, 3), rotations (ne, 3, 3)) and the camera (frame ``i`` of its path)."""
+        m = self._matrix
+        for actor, p, r in zip(self.actors, positions, rotations):
+            m[:3, :3] = r
+            m[:3, 3] = p
+            actor.user_matrix = m
+        cam = self.camera
+        cam.SetPosition(*camera.position[i])
+        cam.SetFocalPoint(*camera.focal_point[i])
+        cam.SetViewUp(*camera.up[i])
+        cam.OrthogonalizeViewUp()
+        cam.SetViewAngle(camera.view_angle)
+        cam.SetClippingRange(camera.near, camera.far)
+
+    def grab(self) -> np.ndarray:
+        """Render and read back the frame: (h, w, 3) uint8, top row first."""
+        rw = self.plotter.ren_win
+        rw.Render()  # a screenshot alone would not re-render
+        w, h = self.size
+        rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._pixels, 0)
+        img = np.frombuffer(memoryview(self._pixels), dtype=np.uint8)  # noqa: F841 (view)
+        return img.reshape(h, w, 3)[::-1]
+
+    def close(self) -> None:
+        self.plotter.close()

@@ -1,0 +1,377 @@
+"""``render_ride``: a scenario (simulated first) or a results directory (replayed)
+to an MP4, a GIF or a PNG still, off screen.
+
+VTK is imported only inside ``render_frames`` (via ``trackrider.render.scene``),
+after the off-screen window has been selected and a subprocess probe has shown
+that rendering works.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tempfile
+import time as _time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from trackrider.errors import InputError
+from trackrider.render.cameras import CAMERAS, Follow, camera_path
+from trackrider.render.probe import check_rendering
+from trackrider.render.quality import Quality, quality_preset
+from trackrider.render.recording import Recording, quat_to_matrix
+from trackrider.render.spec import SceneSpec, scene_from_scenario
+
+FORMATS = (".mp4", ".gif", ".png")
+#: defaults when ``fps``/``size`` are None: video, GIF
+DEFAULT_FPS = {".mp4": 30.0, ".gif": 20.0, ".png": 30.0}
+DEFAULT_SIZE = {".mp4": (1280, 720), ".gif": (480, 270), ".png": (1280, 720)}
+MAX_SIZE = 7680
+
+
+@dataclass
+class RenderStats:
+    """Timings of one render, s: building the scene, rendering + reading back
+    frames, encoding (time spent handing frames to the encoder and closing it)."""
+
+    frames: int = 0
+    build_s: float = 0.0
+    render_s: float = 0.0
+    encode_s: float = 0.0
+    total_s: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def parse_size(size, out=None) -> tuple[int, int]:
+    """``(w, h)`` or ``"WxH"`` → a pair of positive ints (px)."""
+    if isinstance(size, str):
+        parts = size.lower().replace("×", "x").split("x")
+        try:
+            size = tuple(int(p) for p in parts)
+        except ValueError:
+            size = None
+    try:
+        w, h = (int(v) for v in size)
+        if float(w) != float(size[0]) or float(h) != float(size[1]):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise InputError(f"size must be WxH in pixels (e.g. 1280x720), got {size!r}", where="--size") from None
+    if not (16 <= w <= MAX_SIZE and 16 <= h <= MAX_SIZE):
+        raise InputError(f"size must be 16..{MAX_SIZE} pixels each way, got {w}x{h}", where="--size")
+    return w, h
+
+
+def _follow_for(spec: SceneSpec, labels) -> Follow:
+    """Follow the first train that was recorded, else the first entity."""
+    for tr in spec.trains:
+        idx = [i for i, (name, _car) in enumerate(labels) if name == tr.name]
+        if idx:
+            return Follow(
+                lead=idx[0],
+                last=idx[-1],
+                car_length=tr.length,
+                car_height=tr.height,
+                rider_above_cg=tr.rider_height - tr.cg_height,
+            )
+    return Follow(lead=0, last=0)
+
+
+def _scene_bounds(recording: Recording, spec: SceneSpec) -> np.ndarray:
+    pts = [recording.positions.reshape(-1, 3)]
+    for tr in spec.tracks:
+        s = np.linspace(0.0, float(tr.geometry.length), 200)
+        pts.append(np.asarray(tr.geometry.frames(s).position, dtype=float))
+    allp = np.concatenate(pts)
+    allp = allp[np.all(np.isfinite(allp), axis=1)]
+    return np.array([allp.min(axis=0), allp.max(axis=0)])
+
+
+def frame_times(t_start: float, t_end: float, fps: float, speed: float) -> np.ndarray:
+    """Simulated time of each video frame: ``t_start + i * speed / fps`` up to ``t_end`` (s)."""
+    step = speed / fps
+    n = int(math.floor((t_end - t_start) / step + 1e-9)) + 1
+    return t_start + step * np.arange(max(n, 1))
+
+
+def render_frames(recording, spec, times, camera, size, fps, speed, quality, consume, progress=None, stats=None):
+    """Render the recording at ``times`` (s) and hand each (h, w, 3) uint8 frame to
+    ``consume(frame)``. ``progress(done, total)`` is called after every frame."""
+    from trackrider.render import scene as scene_mod
+
+    stats = stats if stats is not None else RenderStats()
+    t0 = _time.perf_counter()
+    q = quality if isinstance(quality, Quality) else quality_preset(quality)
+    bounds = _scene_bounds(recording, spec)
+    scene = scene_mod.RideScene(spec, recording.labels, bounds, size, q)
+    try:
+        follow = _follow_for(spec, recording.labels)
+        # pad the camera path so that smoothing near the ends sees the real motion
+        pad = int(math.ceil(2.5 * 1.0 * fps / max(speed, 1e-9))) if len(times) > 1 else int(math.ceil(2.5 * fps))
+        step = speed / fps
+        padded = np.concatenate([times[0] - step * np.arange(pad, 0, -1), times, times[-1] + step * np.arange(1, pad + 1)])
+        pos_all, quat_all = recording.poses_at(padded)
+        rot_all = quat_to_matrix(quat_all)
+        cam = camera_path(camera, pos_all, rot_all, follow, scene.bounds, fps, speed)
+        stats.build_s += _time.perf_counter() - t0
+        total = len(times)
+        for i in range(total):
+            j = i + pad
+            t1 = _time.perf_counter()
+            scene.show(pos_all[j], rot_all[j], cam, j)
+            img = scene.grab()
+            t2 = _time.perf_counter()
+            consume(img)
+            stats.render_s += t2 - t1
+            stats.encode_s += _time.perf_counter() - t2
+            stats.frames += 1
+            if progress is not None:
+                progress(i + 1, total)
+    finally:
+        scene.close()
+    return stats
+
+
+class _Mp4Writer:
+    def __init__(self, path, fps, quality):
+        import imageio.v2 as iio
+
+        self.w = iio.get_writer(
+            str(path), format="FFMPEG", mode="I", fps=fps, codec="libx264", quality=quality,
+            pixelformat="yuv420p", macro_block_size=1, ffmpeg_log_level="error",
+            ffmpeg_params=["-preset", "veryfast", "-tune", "animation"],
+        )
+
+    def __call__(self, img):
+        self.w.append_data(img)
+
+    def close(self):
+        self.w.close()
+
+
+class _GifWriter:
+    """Frames quantised to a palette as they come (1 byte per pixel kept in memory)."""
+
+    def __init__(self, path, fps):
+        self.path, self.fps, self.frames = path, fps, []
+
+    def __call__(self, img):
+        from PIL import Image
+
+        self.frames.append(Image.fromarray(img).quantize(colors=255, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE))
+
+    def close(self):
+        if self.frames:
+            self.frames[0].save(
+                self.path, format="GIF", save_all=True, append_images=self.frames[1:],
+                duration=int(round(1000.0 / self.fps)), loop=0, optimize=False, disposal=1,
+            )
+
+
+class _PngWriter:
+    def __init__(self, path):
+        self.path, self.img = path, None
+
+    def __call__(self, img):
+        self.img = np.array(img)
+
+    def close(self):
+        import imageio.v3 as iio3
+
+        iio3.imwrite(self.path, self.img, extension=".png")
+
+
+def _load_scenario(path):
+    from trackrider.scenario import load_scenario
+
+    return load_scenario(path)
+
+
+def _read_results(results: Path):
+    """(Recording, scenario path) of a results directory."""
+    csv_path, summary_path = results / "timeseries.csv", results / "summary.json"
+    for p in (csv_path, summary_path):
+        if not p.is_file():
+            raise InputError("not a results directory (no timeseries.csv and summary.json)", path=p)
+    try:
+        summary = json.loads(summary_path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read ({exc})", path=summary_path) from None
+    scen = summary.get("scenario") if isinstance(summary, dict) else None
+    if not scen:
+        raise InputError("no scenario recorded: cannot rebuild the track", path=summary_path, where="scenario")
+    scen_path = Path(scen)
+    if not scen_path.is_absolute():
+        scen_path = (results / scen_path).resolve()
+    if not scen_path.is_file():
+        raise InputError(f"the scenario {scen_path} no longer exists", path=summary_path, where="scenario")
+    return Recording.from_csv(csv_path), scen_path
+
+
+def _progress_bar(enabled):
+    """A callable(done, total) drawing a rich progress bar on stderr, and its closer."""
+    if enabled is None or enabled is False:
+        return None, lambda: None
+    if callable(enabled):
+        return enabled, lambda: None
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("rendering"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"), TimeRemainingColumn(), transient=True)
+    bar.start()
+    task = [None]
+
+    def update(done, total):
+        if task[0] is None:
+            task[0] = bar.add_task("render", total=total)
+        bar.update(task[0], completed=done)
+
+    return update, bar.stop
+
+
+def render_ride(
+    source,
+    out,
+    camera: str = "chase",
+    fps: float | None = None,
+    size=None,
+    time: float | None = None,
+    speed: float = 1.0,
+    quality=None,
+    duration: float | None = None,
+    progress=None,
+    *,
+    recording: Recording | None = None,
+    scene: SceneSpec | None = None,
+    stats: RenderStats | None = None,
+) -> Path:
+    """Render a ride to ``out`` (.mp4 H.264, .gif, or .png one still), off screen.
+
+    Parameters
+    ----------
+    source : path
+        A scenario ``.toml`` (simulated first, into a temporary directory, then
+        replayed from its outputs) or a results directory (``timeseries.csv`` +
+        ``summary.json``, whose ``"scenario"`` names the scenario that rebuilds
+        the track). May be None when ``recording`` and ``scene`` are given.
+    out : path
+        Output file; its extension picks the format. Written atomically.
+    camera : {"chase", "onride", "overview"}, default "chase"
+    fps : frames per second, default 30 (MP4) / 20 (GIF).
+    size : (w, h) or "WxH" px, default 1280x720 (MP4, PNG) / 480x270 (GIF).
+        MP4 sizes are rounded down to even numbers (H.264 needs them).
+    time : s. PNG: the instant of the still (default: the middle of the
+        recording). Video: the start time (default: the start).
+    speed : playback rate, simulated seconds per video second, default 1.0.
+    quality : "draft", "normal" (default), "high" (4× MSAA, finer geometry) or
+        a number 0..10 (the encoder's quality, default 7).
+    duration : s. Simulate this long (scenario) / replay at most this long.
+    progress : None, True (a progress bar on a terminal) or callable(done, total).
+    recording, scene : render this recording with this scene instead of ``source``.
+    stats : a ``RenderStats`` to fill with timings.
+
+    Returns the output path. Raises ``InputError`` on bad input or when off-screen
+    rendering is impossible on this machine (naming the missing system libraries).
+    """
+    out = Path(out)
+    ext = out.suffix.lower()
+    if ext not in FORMATS:
+        raise InputError(f"output must end in .mp4, .gif or .png, got {out.name!r}", path=out, where="--out")
+    if camera not in CAMERAS:
+        raise InputError(f"camera must be one of {', '.join(CAMERAS)}, got {camera!r}", where="--camera")
+    fps = DEFAULT_FPS[ext] if fps is None else fps
+    try:
+        fps = float(fps)
+        speed = float(speed)
+    except (TypeError, ValueError):
+        raise InputError(f"fps and speed must be numbers, got {fps!r}, {speed!r}", where="--fps/--speed") from None
+    if not (math.isfinite(fps) and 0 < fps <= 240):
+        raise InputError(f"fps must be in (0, 240], got {fps:g}", where="--fps")
+    if not (math.isfinite(speed) and speed > 0):
+        raise InputError(f"speed must be > 0, got {speed:g}", where="--speed")
+    w, h = parse_size(DEFAULT_SIZE[ext] if size is None else size)
+    if ext == ".mp4":
+        w, h = w - w % 2, h - h % 2
+    if duration is not None and not (math.isfinite(float(duration)) and float(duration) > 0):
+        raise InputError(f"duration must be > 0, got {duration!r}", where="--duration")
+    if time is not None and not math.isfinite(float(time)):
+        raise InputError(f"time must be a number of seconds, got {time!r}", where="--time")
+    q = quality_preset(quality)
+    if not out.parent.exists():
+        raise InputError("the output's folder does not exist", path=out, where="--out")
+
+    src = None if source is None else Path(source)
+    if recording is None or scene is None:
+        if src is None:
+            raise InputError("nothing to render: give a scenario or a results directory")
+        if not src.exists():
+            raise InputError("no such file or directory", path=src)
+        if not (src.is_dir() or src.suffix.lower() == ".toml"):
+            raise InputError("expected a scenario .toml or a results directory", path=src)
+
+    problem = check_rendering()
+    if problem is not None:
+        raise InputError(problem)
+
+    with tempfile.TemporaryDirectory(prefix="trackrider-render-") as tmp:
+        if recording is None or scene is None:
+            if src.is_dir():
+                rec, scen_path = _read_results(src)
+                spec = scene_from_scenario(_load_scenario(scen_path))
+            else:
+                from trackrider.sim import simulate
+
+                scenario = _load_scenario(src)
+                run_dir = Path(tmp) / "run"
+                simulate(scenario, out_dir=run_dir, duration=duration)
+                rec, _ = _read_results(run_dir)
+                spec = scene_from_scenario(scenario)
+            recording = recording or rec
+            scene = scene or spec
+        t_start, t_end = recording.t_start, recording.t_end
+        if duration is not None:
+            t_end = min(t_end, t_start + float(duration))
+        if ext == ".png":
+            t_still = 0.5 * (t_start + t_end) if time is None else float(time)
+            if not (t_start - 1e-9 <= t_still <= recording.t_end + 1e-9):
+                raise InputError(f"time must be within the recording, {t_start:g}..{recording.t_end:g} s, got {t_still:g}", where="--time")
+            times = np.array([t_still])
+        else:
+            t0 = t_start if time is None else float(time)
+            if not (t_start - 1e-9 <= t0 < t_end):
+                raise InputError(f"time must be within the recording, {t_start:g}..{t_end:g} s, got {t0:g}", where="--time")
+            times = frame_times(t0, t_end, fps, speed)
+
+        tmp_out = Path(tmp) / ("frames" + ext)
+        if ext == ".mp4":
+            writer = _Mp4Writer(tmp_out, fps, q.encoder_quality)
+        elif ext == ".gif":
+            writer = _GifWriter(tmp_out, fps)
+        else:
+            writer = _PngWriter(tmp_out)
+        stats = stats if stats is not None else RenderStats()
+        t_begin = _time.perf_counter()
+        bar, close_bar = _progress_bar(progress)
+        try:
+            render_frames(recording, scene, times, camera, (w, h), fps, speed, q, writer, bar, stats)
+        finally:
+            close_bar()
+            t_close = _time.perf_counter()
+            writer.close()
+            stats.encode_s += _time.perf_counter() - t_close
+        stats.total_s = _time.perf_counter() - t_begin
+        # atomic: the output appears complete or not at all
+        tmp_final = out.with_name(f".{out.name}.tmp{os.getpid()}")
+        try:
+            with open(tmp_out, "rb") as src_fh, open(tmp_final, "wb") as dst:
+                while chunk := src_fh.read(1 << 20):
+                    dst.write(chunk)
+            os.replace(tmp_final, out)
+        finally:
+            if tmp_final.exists():
+                tmp_final.unlink()
+    return out
+
