@@ -1,0 +1,179 @@
+"""numba kernels behind the geometry: piecewise-quintic evaluation, arc length, RMF.
+
+All kernels are module-level ``@njit(cache=True)`` functions over flat
+contiguous float64 arrays. Units: metres for positions and arc lengths; the
+spline parameter ``u`` is in metres too (it is made close to arc length).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# 8-point Gauss–Legendre rule on [0, 1]: exact for polynomials of degree 15.
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
+GL_NODES = np.ascontiguousarray(0.5 * (_GL_X + 1.0))
+GL_WEIGHTS = np.ascontiguousarray(0.5 * _GL_W)
+
+
+@njit(cache=True)
+def find_span(breaks, u):
+    """Index ``i`` with ``breaks[i] <= u < breaks[i+1]``, clamped to the valid spans."""
+    n = breaks.shape[0] - 1
+    lo = 0
+    hi = n
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if breaks[mid] <= u:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def ppoly_eval(breaks, coef, u, out):
+    """Evaluate a piecewise polynomial curve and its first three derivatives.
+
+    ``coef[i, k, d]`` is the coefficient of ``(u - breaks[i])**(deg - k)`` of
+    coordinate ``d`` on span ``i`` (scipy PPoly order). ``out`` is (n, 4, 3):
+    position, d/du, d2/du2, d3/du3.
+    """
+    deg = coef.shape[1] - 1
+    for j in range(u.shape[0]):
+        i = find_span(breaks, u[j])
+        x = u[j] - breaks[i]
+        for d in range(3):
+            p0 = coef[i, 0, d]
+            p1 = 0.0
+            p2 = 0.0
+            p3 = 0.0
+            for k in range(1, deg + 1):
+                # Horner for the value and its derivatives (p2 = p''/2, p3 = p'''/6)
+                p3 = p3 * x + p2
+                p2 = p2 * x + p1
+                p1 = p1 * x + p0
+                p0 = p0 * x + coef[i, k, d]
+            out[j, 0, d] = p0
+            out[j, 1, d] = p1
+            out[j, 2, d] = 2.0 * p2
+            out[j, 3, d] = 6.0 * p3
+
+
+@njit(cache=True)
+def _speed(breaks, coef, i, x):
+    deg = coef.shape[1] - 1
+    sq = 0.0
+    for d in range(3):
+        p0 = coef[i, 0, d]
+        p1 = 0.0
+        for k in range(1, deg + 1):
+            p1 = p1 * x + p0
+            p0 = p0 * x + coef[i, k, d]
+        sq += p1 * p1
+    return np.sqrt(sq)
+
+
+@njit(cache=True)
+def span_arc_lengths(breaks, coef, sub_u, gl_x, gl_w, out):
+    """Arc length between consecutive parameters ``sub_u`` (which must not straddle a break).
+
+    ``out[j] = ∫_{sub_u[j]}^{sub_u[j+1]} |P_u| du`` by 8-point Gauss–Legendre.
+    """
+    for j in range(sub_u.shape[0] - 1):
+        a = sub_u[j]
+        h = sub_u[j + 1] - a
+        i = find_span(breaks, a + 0.5 * h)
+        acc = 0.0
+        for q in range(gl_x.shape[0]):
+            acc += gl_w[q] * _speed(breaks, coef, i, a + h * gl_x[q] - breaks[i])
+        out[j] = acc * h
+
+
+@njit(cache=True)
+def invert_arc_length(breaks, coef, sub_u, sub_s, gl_x, gl_w, s, u_out, tol):
+    """Spline parameter ``u`` with arc length ``s`` (Newton on ``s(u) - s``).
+
+    ``sub_u``/``sub_s`` is a table of parameters and their arc lengths; between
+    table rows ``s(u)`` is integrated by Gauss–Legendre. Returns the number of
+    queries that did not converge to ``tol`` (m).
+    """
+    bad = 0
+    n = sub_s.shape[0]
+    for j in range(s.shape[0]):
+        sj = s[j]
+        lo = find_span(sub_s, sj)
+        if lo > n - 2:
+            lo = n - 2
+        ua = sub_u[lo]
+        ub = sub_u[lo + 1]
+        sa = sub_s[lo]
+        sb = sub_s[lo + 1]
+        u = ua + (ub - ua) * (sj - sa) / (sb - sa)
+        i = find_span(breaks, 0.5 * (ua + ub))
+        ok = False
+        for it in range(30):
+            h = u - ua
+            acc = 0.0
+            for q in range(gl_x.shape[0]):
+                acc += gl_w[q] * _speed(breaks, coef, i, ua + h * gl_x[q] - breaks[i])
+            f = sa + acc * h - sj
+            v = _speed(breaks, coef, i, u - breaks[i])
+            du = f / v
+            u -= du
+            if u < ua:
+                u = ua
+            elif u > ub:
+                u = ub
+            if abs(f) < tol:
+                ok = True
+                break
+        if not ok:
+            bad += 1
+        u_out[j] = u
+    return bad
+
+
+@njit(cache=True)
+def rmf_double_reflection(P, T, n0, out):
+    """Rotation-minimising frame by the double-reflection method (Wang et al., ACM TOG 2008).
+
+    ``P``, ``T`` (n, 3): positions and unit tangents at increasing arc lengths;
+    ``n0`` (3,): the first frame's left axis (unit, ⊥ T[0]). Writes the left
+    axis at every sample into ``out`` (n, 3), re-orthonormalised against ``T``.
+    """
+    for d in range(3):
+        out[0, d] = n0[d]
+    for i in range(P.shape[0] - 1):
+        v1x = P[i + 1, 0] - P[i, 0]
+        v1y = P[i + 1, 1] - P[i, 1]
+        v1z = P[i + 1, 2] - P[i, 2]
+        c1 = v1x * v1x + v1y * v1y + v1z * v1z
+        rx, ry, rz = out[i, 0], out[i, 1], out[i, 2]
+        tx, ty, tz = T[i, 0], T[i, 1], T[i, 2]
+        if c1 > 0.0:
+            a = 2.0 / c1 * (v1x * rx + v1y * ry + v1z * rz)
+            rx -= a * v1x
+            ry -= a * v1y
+            rz -= a * v1z
+            b = 2.0 / c1 * (v1x * tx + v1y * ty + v1z * tz)
+            tx -= b * v1x
+            ty -= b * v1y
+            tz -= b * v1z
+        v2x = T[i + 1, 0] - tx
+        v2y = T[i + 1, 1] - ty
+        v2z = T[i + 1, 2] - tz
+        c2 = v2x * v2x + v2y * v2y + v2z * v2z
+        if c2 > 1e-300:
+            a = 2.0 / c2 * (v2x * rx + v2y * ry + v2z * rz)
+            rx -= a * v2x
+            ry -= a * v2y
+            rz -= a * v2z
+        # re-orthonormalise against the exact tangent
+        d = rx * T[i + 1, 0] + ry * T[i + 1, 1] + rz * T[i + 1, 2]
+        rx -= d * T[i + 1, 0]
+        ry -= d * T[i + 1, 1]
+        rz -= d * T[i + 1, 2]
+        nn = 1.0 / np.sqrt(rx * rx + ry * ry + rz * rz)
+        out[i + 1, 0] = rx * nn
+        out[i + 1, 1] = ry * nn
+        out[i + 1, 2] = rz * nn

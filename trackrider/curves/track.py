@@ -1,0 +1,542 @@
+"""Tracks: a curve parametrised by arc length with a rider's frame (PHYSICS.md §1).
+
+The frame at ``s`` is the rotation-minimising frame (RMF) turned about the
+tangent ``T`` by an angle ``θ(s) = θ_base(s) + φ_user(s)``:
+
+* ``N_w = cos θ N_rmf + sin θ B_rmf`` (rider's left), ``B_w = T × N_w`` (rider's up);
+* ``θ_base`` chooses the frame kind: ``up`` (zero bank against the vertical,
+  carried by the RMF across stretches steeper than 20° from vertical),
+  ``minimal`` (0, plus the closing angle spread evenly on closed tracks),
+  ``frenet`` (the principal normal as left axis), or an imported frame (the up
+  vectors of an NL2 file at its points);
+* ``φ_user`` are the roll knots (degrees in, C2 cubic spline), positive = a
+  right-hand turn about ``T`` (right rail lower).
+
+The Darboux vector is then exactly ``Ω = T × P'' + θ'(s) T``: the RMF turns
+with ``T × P''`` (no twist) and the frame turns by ``θ'`` about ``T`` on top.
+The RMF is computed by double reflection on nodes at most 0.25 m apart and
+evaluated between nodes by cubic Hermite interpolation of ``N_rmf`` with its
+exact derivative ``N_rmf' = −(P''·N_rmf) T``, then re-orthonormalised.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.interpolate import CubicSpline
+
+from ..errors import InputError
+from . import _kernels as K
+from .compact import CompactTrack, build_table
+from .spline import MIN_POINTS, SplineCurve
+
+FRAME_KINDS = ("up", "minimal", "frenet")
+STEEP_COS = math.cos(math.radians(20.0))  # |T·up| above this: the `up` frame is carried by the RMF
+FRENET_MIN_CURVATURE = 1e-5  # 1/m: below it the principal normal is undefined
+Z = np.array([0.0, 0.0, 1.0])
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The track frame at one arc length.
+
+    Attributes
+    ----------
+    s : float
+        Arc length, m (wrapped on closed tracks, clamped on open ones).
+    position : (3,) ndarray
+        P(s), m.
+    tangent, normal, binormal : (3,) ndarray
+        Unit axes ``T``, ``N_w`` (rider's left) and ``B_w`` (rider's up).
+    curvature, torsion : float
+        The curve's Frenet curvature and torsion, 1/m.
+    roll : float
+        Bank against the vertical, degrees, positive = right rail lower.
+    darboux : (3,) ndarray
+        Angular rate of the frame per metre of track, 1/m.
+    """
+
+    s: float
+    position: np.ndarray
+    tangent: np.ndarray
+    normal: np.ndarray
+    binormal: np.ndarray
+    curvature: float
+    torsion: float
+    roll: float
+    darboux: np.ndarray
+
+
+@dataclass(frozen=True)
+class Frames:
+    """Frames at many arc lengths: the fields of :class:`Frame` as arrays ((n,) or (n, 3))."""
+
+    s: np.ndarray
+    position: np.ndarray
+    tangent: np.ndarray
+    normal: np.ndarray
+    binormal: np.ndarray
+    curvature: np.ndarray
+    torsion: np.ndarray
+    roll: np.ndarray
+    darboux: np.ndarray
+
+    def __len__(self):
+        return len(self.s)
+
+    def __getitem__(self, i) -> Frame:
+        return Frame(float(self.s[i]), self.position[i], self.tangent[i], self.normal[i], self.binormal[i],
+                     float(self.curvature[i]), float(self.torsion[i]), float(self.roll[i]), self.darboux[i])
+
+
+def _wrap_pi(a):
+    return (np.asarray(a) + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def _unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def _hermite(x, xs, y, dy):
+    """Cubic Hermite interpolation on nodes ``xs`` of values ``y`` and slopes ``dy``.
+
+    Returns the value and its derivative at ``x``; ``y``/``dy`` may be (n,) or (n, k).
+    """
+    j = np.clip(np.searchsorted(xs, x, side="right") - 1, 0, len(xs) - 2)
+    h = xs[j + 1] - xs[j]
+    u = (x - xs[j]) / h
+    u2 = u * u
+    u3 = u2 * u
+    h00 = 2 * u3 - 3 * u2 + 1
+    h10 = u3 - 2 * u2 + u
+    h01 = -2 * u3 + 3 * u2
+    h11 = u3 - u2
+    d00 = (6 * u2 - 6 * u) / h
+    d10 = 3 * u2 - 4 * u + 1
+    d01 = (-6 * u2 + 6 * u) / h
+    d11 = 3 * u2 - 2 * u
+    if y.ndim == 2:
+        h00, h10, h01, h11, d00, d10, d01, d11, h = (a[:, None] for a in (h00, h10, h01, h11, d00, d10, d01, d11, h))
+    val = h00 * y[j] + h10 * h * dy[j] + h01 * y[j + 1] + h11 * h * dy[j + 1]
+    der = d00 * y[j] + d10 * dy[j] + d01 * y[j + 1] + d11 * dy[j + 1]
+    return val, der
+
+
+def _angle_about(T, a, b):
+    """Signed angle (rad) from unit vectors ``a`` to ``b`` about ``T`` (all (n, 3), ⊥ T)."""
+    return np.arctan2(np.sum(np.cross(a, b) * T, axis=1), np.sum(a * b, axis=1))
+
+
+class Track:
+    """A track: curve by arc length plus the rider's frame. Build with a classmethod.
+
+    Use :meth:`from_points`, :meth:`from_segments` or :func:`trackrider.curves.load_curve`.
+
+    Attributes
+    ----------
+    length : float
+        Arc length, m.
+    closed : bool
+        Whether ``s`` wraps modulo ``length``.
+    points : (n, 3) ndarray or None
+        The input points (after dropping exact repeats), m.
+    point_s : (n,) ndarray or None
+        Arc length of each input point, m.
+    frame_kind : str
+        ``up``, ``minimal``, ``frenet`` or ``file``.
+    roll_knots : (k, 2) ndarray
+        Roll knots ``(s m, degrees)`` added on top of the frame.
+    """
+
+    def __init__(self, curve, frame: str = "up", roll=None, up_vectors=None, points=None, source=None):
+        self._curve = curve
+        self.length = float(curve.length)
+        self.closed = bool(curve.closed)
+        self.points = points
+        self.point_s = getattr(curve, "point_s", None)
+        self.source = source
+        if frame not in FRAME_KINDS + ("file",):
+            raise InputError(f"unknown frame {frame!r}; expected one of up, minimal, frenet", path=source, where="frame")
+        self.frame_kind = frame
+        self._build_nodes()
+        self._build_up_angle()
+        if frame == "up":
+            self._theta, self._dtheta = self._psi, self._dpsi
+        elif frame == "minimal":
+            self._theta, self._dtheta = self._minimal_angle()
+        elif frame == "frenet":
+            self._theta, self._dtheta = self._frenet_angle()
+        else:
+            if up_vectors is None:
+                raise InputError("frame 'file' needs up vectors from the file", path=source, where="frame")
+            self._theta, self._dtheta = self._file_angle(np.asarray(up_vectors, dtype=np.float64))
+        self.roll_knots = np.zeros((0, 2))
+        self._roll_spline = None
+        if roll is not None:
+            self._set_roll(roll)
+        self._kdtree = None
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_points(cls, points, frame: str = "up", closed: bool = False, roll=None, *,
+                    source=None, lines=None, point_roll=None, up_vectors=None) -> "Track":
+        """A track through ``points`` ((n, 3), m): quintic spline, re-parametrised by arc length.
+
+        Parameters
+        ----------
+        points : array_like (n, 3)
+            At least 6 points, m, z up. Exact repeats of the previous point are
+            dropped with a warning; reversals (a turn of more than 120° at one
+            point) are refused.
+        frame : {"up", "minimal", "frenet"}
+            How the rider's up is chosen (default ``up``: zero bank).
+        closed : bool
+            Periodic spline, ``s`` wraps (default False). A last point within half
+            the mean spacing of the first is taken as the closing repeat and dropped.
+        roll : sequence of (s, degrees), optional
+            Bank knots added on top of the frame.
+        source, lines, point_roll, up_vectors
+            Used by the file loaders: file path and line numbers for error
+            messages, per-point roll (degrees) and per-point up vectors (``frame='file'``).
+        """
+        pts = np.asarray(points, dtype=np.float64) if not isinstance(points, np.ndarray) else points.astype(np.float64)
+        lines = None if lines is None else np.asarray(lines)
+
+        def where(i):
+            return f"line {lines[i]}" if lines is not None else f"points[{i}]"
+
+        if pts.ndim != 2 or pts.shape[1] != 3:
+            raise InputError(f"points must be an (n, 3) array, got shape {pts.shape}", path=source, where="points")
+        bad = ~np.all(np.isfinite(pts), axis=1)
+        if bad.any():
+            raise InputError("non-finite coordinate (NaN or inf)", path=source, where=where(int(np.argmax(bad))))
+        keep = np.ones(len(pts), bool)
+        if len(pts) > 1:
+            rep = np.all(pts[1:] == pts[:-1], axis=1)
+            keep[1:] = ~rep
+            if rep.any():
+                i = int(np.argmax(rep)) + 1
+                warnings.warn(f"{source or 'points'}: {where(i)}: dropped {int(rep.sum())} exact repeat(s) of the "
+                              f"previous point", UserWarning, stacklevel=2)
+        idx = np.nonzero(keep)[0]
+        pts = pts[idx]
+        extra = {}
+        if point_roll is not None:
+            extra["roll"] = np.asarray(point_roll, dtype=np.float64)[idx]
+        if up_vectors is not None:
+            extra["up"] = np.asarray(up_vectors, dtype=np.float64)[idx]
+        if lines is not None:
+            lines = lines[idx]
+        if closed and len(pts) > 2:
+            gap = np.linalg.norm(pts[-1] - pts[0])
+            mean = np.mean(np.linalg.norm(np.diff(pts, axis=0), axis=1))
+            if gap < 0.5 * mean:
+                pts = pts[:-1]
+                extra = {k: v[:-1] for k, v in extra.items()}
+                if lines is not None:
+                    lines = lines[:-1]
+        if len(pts) < MIN_POINTS:
+            raise InputError(f"a track needs at least {MIN_POINTS} distinct points (quintic spline), got {len(pts)}",
+                             path=source, where="points")
+        seq = np.vstack([pts, pts[:1]]) if closed else pts
+        d = np.diff(seq, axis=0)
+        du = _unit(d)
+        cosang = np.sum(du[1:] * du[:-1], axis=1)
+        if closed:
+            cosang = np.append(cosang, np.dot(du[-1], du[0]))
+        if (cosang < -0.5).any():
+            i = (int(np.argmax(cosang < -0.5)) + 1) % len(pts)
+            raise InputError("the curve reverses direction here (a cusp: turn of more than 120° at one point)",
+                             path=source, where=where(i))
+        curve = SplineCurve(pts, closed)
+        if frame is None:
+            frame = "file" if "up" in extra else "up"
+        track = cls(curve, frame=frame, roll=None, up_vectors=extra.get("up"), points=pts, source=source)
+        if roll is None and "roll" in extra and np.any(extra["roll"] != 0):
+            knots = np.column_stack([curve.point_s[: len(pts)], extra["roll"]])
+            track._set_roll(knots)
+        elif roll is not None:
+            track._set_roll(roll)
+        return track
+
+    @classmethod
+    def from_segments(cls, segments, frame: str = "up", roll=None, closed: bool = False, *, source=None) -> "Track":
+        """A track from INTERFACE.md's ``segments`` (see :mod:`trackrider.curves.segments`)."""
+        from .segments import build_segment_curve
+
+        curve = build_segment_curve(segments, closed=closed, source=source)
+        return cls(curve, frame=frame, roll=roll, source=source)
+
+    def _build_nodes(self):
+        c = self._curve
+        self._node_s = np.ascontiguousarray(c.node_s, dtype=np.float64)
+        P, T, Kv, tau = c.eval(self._node_s, nodes=True)
+        self._nP, self._nT, self._nK = P, T, Kv
+        self._nkappa = np.linalg.norm(Kv, axis=1)
+        self._ntau = tau
+        t0 = T[0]
+        w = Z - t0[2] * t0
+        if np.linalg.norm(w) < 1e-6:
+            w = np.array([-1.0, 0.0, 0.0]) - t0[0] * t0
+        n0 = np.cross(w / np.linalg.norm(w), t0)
+        N = np.empty_like(P)
+        K.rmf_double_reflection(np.ascontiguousarray(P), np.ascontiguousarray(T), np.ascontiguousarray(n0), N)
+        self._nN = N
+        self._nB = np.cross(T, N)
+        self._ndN = -np.sum(Kv * N, axis=1)[:, None] * T
+
+    def _up_candidate(self, T, Kv, N, B):
+        """Angle of the upright `up` frame relative to the RMF, its rate, and the steepness mask."""
+        tz = T[:, 2]
+        wn = np.sqrt(np.maximum(1.0 - tz * tz, 0.0))
+        safe = np.where(wn > 1e-12, wn, 1.0)
+        what = (Z[None, :] - tz[:, None] * T) / safe[:, None]
+        n_up = np.cross(what, T)
+        ang = np.arctan2(np.sum(n_up * B, axis=1), np.sum(n_up * N, axis=1))
+        # ρ_up = (up·T)(P''·(ŵ × T)) / |up − (up·T)T|   (twist rate of the up frame)
+        rho = tz * np.sum(Kv * n_up, axis=1) / safe
+        steep = np.abs(tz) > STEEP_COS
+        return ang, rho, steep
+
+    def _build_up_angle(self):
+        s = self._node_s
+        ang, rho, steep = self._up_candidate(self._nT, self._nK, self._nN, self._nB)
+        n = len(s)
+        psi = np.zeros(n)
+        dpsi = np.zeros(n)
+        ok = ~steep
+        if not ok.any():
+            self._psi, self._dpsi = psi, dpsi
+            return
+        edges = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
+        starts = np.nonzero(edges == 1)[0]
+        ends = np.nonzero(edges == -1)[0] - 1
+        prev = None  # (index, psi, dpsi) at the end of the previous upright-defined run
+        for a, b in zip(starts, ends):
+            raw = ang[a : b + 1].copy()
+            if prev is None:
+                target = 0.0
+            else:
+                target = prev[1]  # the RMF carries the frame: angle stays at prev psi
+            # choose the sign (upright or inverted) nearer to the carried frame
+            c_up = target + _wrap_pi(raw[0] - target)
+            c_inv = target + _wrap_pi(raw[0] + np.pi - target)
+            if prev is None or abs(c_up - target) <= abs(c_inv - target):
+                start_val, offset = c_up, 0.0
+            else:
+                start_val, offset = c_inv, np.pi
+            run = np.unwrap(raw + offset)
+            run += start_val - run[0]
+            psi[a : b + 1] = run
+            dpsi[a : b + 1] = rho[a : b + 1]
+            if prev is None and a > 0:
+                self._extend(psi, dpsi, s, a, a, 0, backwards=True)
+            elif prev is not None:
+                i0 = prev[0]
+                v, d = _hermite(s[i0 + 1 : a], np.array([s[i0], s[a]]), np.array([psi[i0], psi[a]]),
+                                np.array([dpsi[i0], dpsi[a]]))
+                psi[i0 + 1 : a] = v
+                dpsi[i0 + 1 : a] = d
+            prev = (b, psi[b], dpsi[b])
+        if prev[0] < n - 1:
+            self._extend(psi, dpsi, s, prev[0], prev[0] + 1, n - 1, backwards=False)
+        self._psi, self._dpsi = psi, dpsi
+
+    @staticmethod
+    def _extend(psi, dpsi, s, i_ref, i_from, i_to, backwards):
+        """Carry the angle from node ``i_ref`` over a steep end stretch, its rate fading linearly to 0."""
+        lo, hi = (i_to, i_from) if backwards else (i_from, i_to)
+        idx = np.arange(lo, hi + 1) if hi >= lo else np.arange(lo, lo)
+        D = abs(s[i_to] - s[i_ref])
+        if D <= 0 or len(idx) == 0:
+            return
+        x = np.abs(s[idx] - s[i_ref])
+        r0 = dpsi[i_ref]
+        sign = -1.0 if backwards else 1.0
+        psi[idx] = psi[i_ref] + sign * r0 * (x - x * x / (2 * D))
+        dpsi[idx] = r0 * (1 - x / D)
+
+    def _minimal_angle(self):
+        s = self._node_s
+        theta = np.zeros(len(s))
+        dtheta = np.zeros(len(s))
+        if self.closed:
+            # transported frame at s = L against the frame at s = 0 (same point): spread the gap
+            gap = _angle_about(self._nT[:1], self._nN[-1:], self._nN[:1])[0]
+            theta = gap * s / self.length
+            dtheta[:] = gap / self.length
+        return theta, dtheta
+
+    def _frenet_angle(self):
+        kappa = self._nkappa
+        low = kappa < FRENET_MIN_CURVATURE
+        if low.any():
+            i = int(np.argmax(low))
+            raise InputError(f"the frenet frame is undefined at s = {self._node_s[i]:.2f} m where the curvature is "
+                             f"~0 (a straight or an inflection); use frame 'up' or 'minimal'",
+                             path=self.source, where="frame")
+        nf = self._nK / kappa[:, None]
+        ang = np.arctan2(np.sum(nf * self._nB, axis=1), np.sum(nf * self._nN, axis=1))
+        step = np.abs(_wrap_pi(np.diff(ang)))
+        if (step > np.pi / 2).any():
+            i = int(np.argmax(step > np.pi / 2))
+            raise InputError(f"the frenet frame flips at s = {self._node_s[i]:.2f} m (an inflection: the principal "
+                             f"normal reverses); use frame 'up' or 'minimal'", path=self.source, where="frame")
+        return np.unwrap(ang), self._ntau.copy()
+
+    def _file_angle(self, up):
+        ps = self._curve.point_s[: len(up)]
+        j = np.searchsorted(self._node_s, ps)
+        T, N, B = self._nT[j], self._nN[j], self._nB[j]
+        u = up - np.sum(up * T, axis=1)[:, None] * T
+        norm = np.linalg.norm(u, axis=1)
+        if (norm < 1e-6).any():
+            i = int(np.argmax(norm < 1e-6))
+            raise InputError("the file's up vector is parallel to the track tangent", path=self.source,
+                             where=f"point {i}")
+        nfile = np.cross(u / norm[:, None], T)
+        ang = np.unwrap(np.arctan2(np.sum(nfile * B, axis=1), np.sum(nfile * N, axis=1)))
+        if self.closed:
+            a_end = _angle_about(self._nT[-1:], self._nN[-1:], nfile[:1])[0]
+            a_end = ang[-1] + _wrap_pi(a_end - ang[-1])
+            xs = np.append(ps, self.length)
+            ys = np.append(ang, a_end)
+            slope = (ys[-1] - ys[0]) / self.length
+            spl = CubicSpline(xs, ys - slope * xs, bc_type="periodic")
+            return spl(self._node_s) + slope * self._node_s, spl(self._node_s, 1) + slope
+        spl = CubicSpline(ps, ang, bc_type="not-a-knot") if len(ps) > 3 else CubicSpline(ps, ang)
+        return spl(self._node_s), spl(self._node_s, 1)
+
+    def _set_roll(self, roll):
+        where = "roll"
+        try:
+            k = np.asarray(roll, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("roll must be a list of [s, degrees] pairs", path=self.source, where=where) from None
+        if k.ndim != 2 or k.shape[1] != 2 or len(k) == 0:
+            raise InputError(f"roll must be a list of [s, degrees] pairs, got shape {k.shape}", path=self.source,
+                             where=where)
+        if not np.all(np.isfinite(k)):
+            raise InputError("roll knots must be finite", path=self.source, where=where)
+        tol = 1e-6 * max(1.0, self.length)
+        if (k[:, 0] < -tol).any() or (k[:, 0] > self.length + tol).any():
+            i = int(np.argmax((k[:, 0] < -tol) | (k[:, 0] > self.length + tol)))
+            raise InputError(f"roll knot s = {k[i, 0]} m is outside the track [0, {self.length:.3f}]",
+                             path=self.source, where=f"{where}[{i}]")
+        if (np.diff(k[:, 0]) <= 0).any():
+            i = int(np.argmax(np.diff(k[:, 0]) <= 0)) + 1
+            raise InputError("roll knots must have strictly increasing s", path=self.source, where=f"{where}[{i}]")
+        self.roll_knots = k
+        x, y = k[:, 0], np.radians(k[:, 1])
+        if len(k) == 1:
+            self._roll_spline = ("const", y[0])
+        elif self.closed:
+            if x[-1] >= x[0] + self.length - tol:
+                x, y = x[:-1], y[:-1]
+            xs = np.append(x, x[0] + self.length)
+            ys = np.append(y, y[0])
+            if len(xs) == 2:
+                self._roll_spline = ("const", y[0])
+            else:
+                self._roll_spline = ("periodic", CubicSpline(xs, ys, bc_type="periodic"), x[0])
+        else:
+            self._roll_spline = ("open", CubicSpline(x, y, bc_type="clamped"), x[0], x[-1])
+
+    def _roll(self, s):
+        """User roll (rad) and its rate (rad/m) at ``s``."""
+        r = self._roll_spline
+        if r is None:
+            return np.zeros_like(s), np.zeros_like(s)
+        if r[0] == "const":
+            return np.full_like(s, r[1]), np.zeros_like(s)
+        if r[0] == "periodic":
+            x = (s - r[2]) % self.length + r[2]
+            return r[1](x), r[1](x, 1)
+        x = np.clip(s, r[2], r[3])
+        inside = (s >= r[2]) & (s <= r[3])
+        return r[1](x), np.where(inside, r[1](x, 1), 0.0)
+
+    # ------------------------------------------------------------------ evaluation
+    def wrap(self, s):
+        """``s`` modulo the length on a closed track, clamped to [0, length] on an open one (m)."""
+        s = np.asarray(s, dtype=np.float64)
+        if self.closed:
+            return s % self.length
+        return np.clip(s, 0.0, self.length)
+
+    def frames(self, s_array) -> Frames:
+        """Frames at arc lengths ``s_array`` (m), vectorised. See :class:`Frames`."""
+        s = np.atleast_1d(self.wrap(s_array)).astype(np.float64)
+        P, T, Kv, tau = self._curve.eval(s)
+        ns = self._node_s
+        Nr, _ = _hermite(s, ns, self._nN, self._ndN)
+        Nr = _unit(Nr - np.sum(Nr * T, axis=1)[:, None] * T)
+        Br = np.cross(T, Nr)
+        th, dth = _hermite(s, ns, self._theta, self._dtheta)
+        psi, _ = _hermite(s, ns, self._psi, self._dpsi)
+        ur, dur = self._roll(s)
+        theta = th + ur
+        c, sn = np.cos(theta)[:, None], np.sin(theta)[:, None]
+        N = c * Nr + sn * Br
+        B = np.cross(T, N)
+        omega = np.cross(T, Kv) + (dth + dur)[:, None] * T
+        roll = np.degrees(_wrap_pi(theta - psi))
+        return Frames(s, P, T, N, B, np.linalg.norm(Kv, axis=1), tau, roll, omega)
+
+    def frame(self, s: float) -> Frame:
+        """The frame at arc length ``s`` (m). See :class:`Frame`."""
+        return self.frames(np.array([float(s)]))[0]
+
+    def second_derivative(self, s_array):
+        """``P''(s) = dT/ds`` (n, 3), 1/m: the curvature vector."""
+        s = np.atleast_1d(self.wrap(s_array)).astype(np.float64)
+        return self._curve.eval(s)[2]
+
+    def compact(self, ds: float | None = None) -> CompactTrack:
+        """Tabulate the exact spline and frame at equal spacing for numba kernels.
+
+        Parameters
+        ----------
+        ds : float, optional
+            Largest row spacing, m (default 0.1 m). The actual spacing is
+            ``length / (n - 1)`` with ``n`` the smallest row count that meets it.
+        """
+        ds = 0.1 if ds is None else float(ds)
+        if not ds > 0:
+            raise InputError(f"compact spacing must be > 0, got {ds}", where="ds")
+        n = max(2, int(math.ceil(self.length / ds - 1e-9)) + 1)
+        s = np.linspace(0.0, self.length, n)
+        f = self.frames(s)
+        if self.closed:
+            f = self.frames(np.where(np.arange(n) == n - 1, 0.0, s))
+        dT = self.second_derivative(f.s)
+        return build_table(f.position, f.tangent, f.normal, f.binormal, f.darboux, f.curvature, dT, f.roll,
+                           self.length, self.closed)
+
+    def closest_s(self, xyz):
+        """Arc length (m) of the track point nearest to ``xyz`` ((3,) or (n, 3), m)."""
+        from scipy.spatial import cKDTree
+
+        X = np.asarray(xyz, dtype=np.float64)
+        single = X.ndim == 1
+        X = np.atleast_2d(X)
+        if self._kdtree is None:
+            self._kdtree = cKDTree(self._nP)
+        _, j = self._kdtree.query(X)
+        s = self._node_s[j].astype(np.float64)
+        for _ in range(8):
+            P, T, Kv, _t = self._curve.eval(self.wrap(s))
+            d = X - P
+            f = np.sum(d * T, axis=1)
+            fp = 1.0 - np.sum(d * Kv, axis=1)
+            step = np.where(fp > 0.1, f / np.maximum(fp, 0.1), f)
+            s = self.wrap(s + np.clip(step, -1.0, 1.0))
+            if np.max(np.abs(step)) < 1e-10:
+                break
+        return float(s[0]) if single else s
+
+    def __repr__(self):
+        return (f"Track(length={self.length:.3f} m, closed={self.closed}, frame={self.frame_kind!r}, "
+                f"roll_knots={len(self.roll_knots)})")
