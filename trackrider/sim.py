@@ -123,7 +123,7 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     filter_hz : float
         Cut-off of the zero-phase low-pass of the filtered G, Hz (default 5).
     progress : callable, optional
-        ``progress(steps_done, steps_total)`` after every chunk.
+        ``progress(simulated_s, total_s)`` after every chunk (seconds).
     meta : dict, optional
         Extra top-level entries of ``summary.json`` (``scenario``: the scenario's path).
     trains : list of dict, optional
@@ -219,7 +219,7 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
                 diverged, div_t, div_entity, message = _run_status(status)
             done += n
             if progress is not None:
-                progress(min(done, n_steps), n_steps)
+                progress(min(done, n_steps) * dt, n_steps * dt)
             if diverged:
                 break
         if diverged:
@@ -312,7 +312,7 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     overwrite : bool
         Replace results in an existing ``out_dir`` (default False).
     progress : callable, optional
-        ``progress(steps_done, steps_total)`` after every chunk.
+        ``progress(simulated_s, total_s)`` after every chunk (seconds).
 
     Examples
     --------
