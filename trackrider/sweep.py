@@ -75,10 +75,13 @@ TRAIN_FIGURES = {
     "max_abs_g_lateral": max,
     "max_abs_g_longitudinal": max,
     "airtime_s": max,
+    "min_inner_wheel_load": min,
+    "max_l_over_v": max,
     "energy_drift": lambda xs: max(xs, key=abs),
 }
-#: event kinds counted into ``n_<kind>`` columns (others go to ``n_other_events``)
-EVENT_KINDS = ("wheel_lift", "stall", "rollback", "ran_off", "derail", "flange_climb")
+#: event kinds (trackrider.metrics) counted into ``n_<kind>`` columns; others
+#: go to ``n_other_events``
+EVENT_KINDS = ("stalled", "rolled_back", "wheel_lift", "support_lost", "ran_off_track")
 
 #: headline figures of the summary and the plot: (column, "min" | "max", label)
 HEADLINES = (
@@ -89,7 +92,7 @@ HEADLINES = (
     ("max_abs_g_lateral", "max", "largest lateral G"),
     ("max_abs_g_longitudinal", "max", "largest longitudinal G"),
 )
-#: statuses and event counts reported in the summary as "any ..."
+#: statuses reported in the summary run by run
 BAD_STATUSES = ("stalled", "derailed", "ran_off_track", "diverged", "error")
 
 
@@ -112,10 +115,18 @@ class Axis:
     scale: str = "linear"
 
     def extremes(self) -> list:
-        """The values checked up front against the base scenario."""
-        if self.values is not None:
-            return list(self.values)
-        return [self.low, self.high]
+        """The values checked up front against the base scenario: a range's ends,
+        a list's smallest and largest number and each of its other values."""
+        if self.values is None:
+            return [self.low, self.high]
+        numbers = [v for v in self.values
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        others = [v for v in self.values if v not in numbers]
+        picked = [min(numbers), max(numbers)] if numbers else []
+        for v in others:
+            if v not in picked:
+                picked.append(v)
+        return list(dict.fromkeys(picked))
 
 
 @dataclass
@@ -439,6 +450,12 @@ def summary_row(summary: dict) -> dict:
     for kind in EVENT_KINDS:
         row[f"n_{kind}"] = counts[kind]
     row["n_other_events"] = other
+    # valleyed: the train failed a hill. A train that rolls back (no motor
+    # acting) oscillates in the valley for minutes before it comes to rest and
+    # the run reports ``stalled``; either counts.
+    row["valleyed"] = (None if row["status"] in FAILED + ("",) else
+                       bool(row["status"] == "stalled" or counts["stalled"]
+                            or counts["rolled_back"]))
     return row
 
 
@@ -522,6 +539,16 @@ def run_one(task: dict) -> dict:
     return row
 
 
+def echo_task(task: dict) -> dict:
+    """A task that simulates nothing: the run's row with status ``completed`` and
+    no figures. Measures the executor's own per-task overhead (bench/sweep.py)."""
+    row = {"run": str(task["run"]), "seed": task.get("seed"), **task["values"]}
+    row.update(summary_row({"status": "completed"}))
+    row["error"] = ""
+    row["wall_s"] = 0.0
+    return row
+
+
 def _simulate_into(task: dict, out: Path) -> tuple[dict, str]:
     """Load the scenario with the run's overrides, simulate into ``out``."""
     from .scenario import load_scenario
@@ -537,10 +564,12 @@ def _simulate_into(task: dict, out: Path) -> tuple[dict, str]:
             result = simulate(scenario, out_dir=out, duration=task.get("duration"),
                               overwrite=True, progress=None)
             summary = result.summary
+            error = _one_line(getattr(result, "message", "") or "")
         else:
             result = simulate(scenario, out_dir=None, duration=task.get("duration"),
                               progress=None)
             summary = result.summary
+            error = _one_line(getattr(result, "message", "") or "")
             _write_json_atomic(out / "summary.json", summary)
     except Exception as exc:  # SimulationError and anything unexpected
         summary = _read_json(out / "summary.json") or {"status": "error"}
@@ -615,6 +644,8 @@ def read_table(path) -> tuple[list[str], list[dict]]:
                     row[c] = None
                 elif c in ("run", "status", "error"):
                     row[c] = v
+                elif v in ("true", "false"):
+                    row[c] = v == "true"
                 else:
                     try:
                         row[c] = float(v)
@@ -982,7 +1013,13 @@ def format_sweep_summary(result, worst: int = 3) -> str:
                 lines.append(f"  run {r['run']}  {_describe(r, axes)}{extra}")
             if len(bad) > max(worst, 10):
                 lines.append(f"  … and {len(bad) - max(worst, 10)} more")
-    for kind in ("wheel_lift", "ran_off", "derail"):
+    valley = [r for r in rows if r.get("valleyed") is True]
+    lines.append(f"valleyed (rolled back or stalled): {len(valley)} of {len(rows)} run(s)")
+    for r in valley[:max(worst, 10)]:
+        lines.append(f"  run {r['run']}  {_describe(r, axes)}  [{r.get('status')}]")
+    if len(valley) > max(worst, 10):
+        lines.append(f"  … and {len(valley) - max(worst, 10)} more")
+    for kind in ("wheel_lift", "support_lost", "ran_off_track"):
         hit = [r for r in rows if (r.get(f"n_{kind}") or 0) > 0]
         if hit:
             lines.append(f"{kind.replace('_', ' ')} events in {len(hit)} run(s): "
@@ -1025,7 +1062,7 @@ def plot_sweep(sweep_dir, out_png, headlines=None) -> Path:
     nr, nc = len(headlines), len(axes)
     fig, grid = plt.subplots(nr, nc, figsize=(3.2 * nc + 0.8, 2.4 * nr + 0.6),
                              squeeze=False, constrained_layout=True)
-    bad = [r.get("status") in BAD_STATUSES for r in rows]
+    bad = [r.get("status") in BAD_STATUSES or r.get("valleyed") is True for r in rows]
     for i, col in enumerate(headlines):
         for j, ax_key in enumerate(axes):
             ax = grid[i][j]
@@ -1039,7 +1076,7 @@ def plot_sweep(sweep_dir, out_png, headlines=None) -> Path:
                 ax.scatter(*zip(*good), s=12, color="tab:blue", label="ok")
             if worse:
                 ax.scatter(*zip(*worse), s=24, color="tab:red", marker="x",
-                           label="stalled / failed")
+                           label="valleyed / stalled / failed")
             if i == nr - 1:
                 ax.set_xlabel(ax_key, fontsize=8)
             if j == 0:
