@@ -1,0 +1,191 @@
+"""The CSV and JSON writers: columns, formats, atomic renames, output directories."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from trackrider.errors import InputError
+from trackrider.physics import channels as ch
+from trackrider.record import (COLUMNS, CSV_NAME, FLOAT_FORMAT, SUMMARY_NAME, TimeseriesWriter,
+                               check_out_dir, prepare_out_dir, read_summary, read_timeseries,
+                               write_summary)
+
+#: INTERFACE.md: these columns first, in this order, then at least the quaternion
+INTERFACE_COLUMNS = ["t", "train", "car", "s", "x", "y", "z", "speed", "accel", "g_vertical",
+                     "g_lateral", "g_longitudinal", "wheel_load", "lateral_load", "motor_force",
+                     "kinetic_energy", "potential_energy"]
+
+
+def block(m, labels, seed=0, t0=0.0):
+    rng = np.random.default_rng(seed)
+    n = len(labels)
+    t = t0 + 0.01 * np.arange(1, m + 1)
+    s = rng.normal(size=(m, n, ch.N_CHANNELS)) * 100.0
+    s[:, :, ch.SECTION] = -1
+    s[:, :, ch.FLAGS] = ch.ON_TRACK
+    s[:, :, ch.WHEEL_LOAD] = np.abs(s[:, :, ch.WHEEL_LOAD]) + 1.0
+    for j, (name, _) in enumerate(labels):
+        if name == "bob":   # a free body
+            s[:, j, list(ch.TRACK_CHANNELS)] = np.nan
+            s[:, j, ch.FLAGS] = ch.FREE_BODY
+    fg = rng.normal(size=(m, n, 3))
+    return t, s, fg
+
+
+LABELS = [("red", 1), ("red", 2), ("bob", 1)]
+
+
+def test_header_is_the_interface_columns_then_quaternion_then_extras(tmp_path):
+    w = TimeseriesWriter(tmp_path, LABELS)
+    w.write(*block(3, LABELS))
+    w.close()
+    header = (tmp_path / CSV_NAME).read_text().splitlines()[0].split(",")
+    assert header[:17] == INTERFACE_COLUMNS
+    assert header[17:21] == ["qw", "qx", "qy", "qz"]
+    assert header == list(COLUMNS)
+    for extra in ("g_vertical_filtered", "g_lateral_filtered", "g_longitudinal_filtered",
+                  "wheel_load_inner", "wheel_load_outer", "l_over_v"):
+        assert extra in header
+
+
+def test_rows_round_trip_at_the_stated_precision(tmp_path):
+    t, s, fg = block(50, LABELS, seed=3)
+    w = TimeseriesWriter(tmp_path, LABELS, gauge_per_entity=1.5)
+    w.write(t[:20], s[:20], fg[:20])
+    w.write(t[20:], s[20:], fg[20:])
+    w.close()
+    d = read_timeseries(tmp_path)
+    assert len(d["t"]) == 150 == w.rows
+    assert list(d["train"][:3]) == ["red", "red", "bob"] and list(d["car"][:3]) == [1, 2, 1]
+    assert np.allclose(d["t"], np.repeat(t, 3), rtol=1e-10)
+    for name in ("x", "speed", "g_vertical", "qw", "wheel_load", "flags"):
+        ref = s[:, :, ch.INDEX[name]].reshape(-1)
+        ok = ~np.isnan(ref)
+        assert np.allclose(d[name][ok], ref[ok], rtol=1e-6, atol=0), name
+    assert np.allclose(d["g_vertical_filtered"], fg[:, :, 0].reshape(-1), rtol=1e-6)
+    # free body: track columns empty
+    bob = d["train"] == "bob"
+    for name in ("s", "speed", "wheel_load", "lateral_load", "motor_force", "wheel_load_inner"):
+        assert np.all(np.isnan(d[name][bob])), name
+    assert np.all(np.isfinite(d["x"][bob]))
+    # inner/outer split: F2/2 ∓ |M_T|/gauge
+    red = ~bob
+    f2 = s[:, :2, ch.WHEEL_LOAD].reshape(-1)
+    mt = np.abs(s[:, :2, ch.ROLL_TORQUE].reshape(-1)) / 1.5
+    assert np.allclose(d["wheel_load_inner"][red], f2 / 2 - mt, rtol=1e-5, atol=1e-3)
+    assert np.allclose(d["wheel_load_outer"][red], f2 / 2 + mt, rtol=1e-5, atol=1e-3)
+
+
+def test_free_body_row_has_empty_track_fields(tmp_path):
+    w = TimeseriesWriter(tmp_path, LABELS)
+    w.write(*block(1, LABELS))
+    w.close()
+    rows = (tmp_path / CSV_NAME).read_text().splitlines()
+    bob = rows[3].split(",")
+    assert bob[1] == "bob" and bob[2] == "1"
+    for name in ("s", "speed", "wheel_load", "lateral_load", "motor_force"):
+        assert bob[COLUMNS.index(name)] == "", name
+    assert "nan" not in (tmp_path / CSV_NAME).read_text()
+
+
+def test_awkward_train_names_are_quoted(tmp_path):
+    labels = [("a,b", 1), ('say "hi" 100%', 1)]
+    w = TimeseriesWriter(tmp_path, labels)
+    w.write(*block(2, labels))
+    w.close()
+    d = read_timeseries(tmp_path / CSV_NAME)
+    assert list(d["train"]) == ["a,b", 'say "hi" 100%'] * 2
+
+
+def test_csv_is_only_named_timeseries_csv_when_complete(tmp_path):
+    w = TimeseriesWriter(tmp_path, LABELS)
+    w.write(*block(10, LABELS))
+    assert not (tmp_path / CSV_NAME).exists()
+    assert (tmp_path / (CSV_NAME + ".part")).exists()
+    w.close()
+    assert (tmp_path / CSV_NAME).exists() and not (tmp_path / (CSV_NAME + ".part")).exists()
+
+
+def test_an_exception_aborts_and_leaves_no_timeseries_csv(tmp_path):
+    with pytest.raises(RuntimeError):
+        with TimeseriesWriter(tmp_path, LABELS) as w:
+            w.write(*block(10, LABELS))
+            raise RuntimeError("interrupted")
+    assert not (tmp_path / CSV_NAME).exists()
+    assert (tmp_path / (CSV_NAME + ".part")).exists()   # what was recorded, not looking whole
+
+
+def test_identical_input_gives_identical_bytes(tmp_path):
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        w = TimeseriesWriter(tmp_path / d, LABELS)
+        w.write(*block(40, LABELS, seed=9))
+        w.close()
+    a = (tmp_path / "a" / CSV_NAME).read_bytes()
+    assert a == (tmp_path / "b" / CSV_NAME).read_bytes()
+    # the stated format: seven significant digits
+    assert FLOAT_FORMAT == "%.7g"
+    x = a.decode().splitlines()[1].split(",")[COLUMNS.index("x")]
+    assert len(x.replace("-", "").replace(".", "").split("e")[0].lstrip("0")) <= 7
+
+
+def test_summary_json_is_strict_json_with_nulls(tmp_path):
+    p = write_summary(tmp_path, {"status": "completed", "a": math.nan, "b": [np.float64(1.5), math.inf],
+                                 "n": np.int64(3), "ok": np.bool_(True)})
+    assert p.name == SUMMARY_NAME and not (tmp_path / (SUMMARY_NAME + ".part")).exists()
+    text = p.read_text()
+    d = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON {c}"))
+    assert d == {"status": "completed", "a": None, "b": [1.5, None], "n": 3, "ok": True}
+    assert read_summary(tmp_path) == d
+
+
+def test_existing_directory_is_refused_without_overwrite(tmp_path):
+    out = tmp_path / "res"
+    out.mkdir()
+    (out / SUMMARY_NAME).write_text("{}")
+    before = sorted(p.name for p in out.iterdir())
+    with pytest.raises(InputError, match="overwrite"):
+        check_out_dir(out)
+    with pytest.raises(InputError, match="overwrite"):
+        prepare_out_dir(out)
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert (out / SUMMARY_NAME).read_text() == "{}"
+
+
+def test_a_file_is_not_an_output_directory(tmp_path):
+    f = tmp_path / "x"
+    f.write_text("hello")
+    with pytest.raises(InputError, match="not a directory"):
+        check_out_dir(f, overwrite=True)
+
+
+def test_check_creates_nothing_and_prepare_creates_parents(tmp_path):
+    out = tmp_path / "a" / "b"
+    assert check_out_dir(out) == out
+    assert not (tmp_path / "a").exists()
+    prepare_out_dir(out)
+    assert out.is_dir()
+    prepare_out_dir(tmp_path / "a" / "b")     # an empty directory may be used as it is
+
+
+def test_overwrite_removes_old_results_only(tmp_path):
+    out = tmp_path / "res"
+    out.mkdir()
+    for name in (CSV_NAME, SUMMARY_NAME, CSV_NAME + ".part", "notes.txt"):
+        (out / name).write_text("old")
+    prepare_out_dir(out, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_read_errors_are_input_errors(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        read_timeseries(tmp_path)
+    (tmp_path / CSV_NAME).write_text("t,train,car\n1,a\n")
+    with pytest.raises(InputError, match="line 2"):
+        read_timeseries(tmp_path)
+    (tmp_path / SUMMARY_NAME).write_text("{not json")
+    with pytest.raises(InputError, match="JSON"):
+        read_summary(tmp_path)
