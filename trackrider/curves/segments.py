@@ -1,0 +1,328 @@
+"""Tracks built from segments: straights, arcs, helices, clothoids and loops.
+
+Every piece turns the tangent about a fixed axis ``k`` by an angle ``θ(σ)``
+(σ: arc length within the piece): constant rate for straights, arcs, helices
+and loops, linear rate for clothoids. With ``t = t∥ + t⊥`` split along ``k``:
+
+    T(σ) = t∥ + cos θ t⊥ + sin θ (k × t⊥),   P'' = θ' k × T,   P''' = θ'' k × T + θ' k × P''
+
+and the position is the exact integral (closed form for constant rate,
+Gauss–Legendre on 0.5 m panels for clothoids). Pieces join with continuous
+position and tangent; curvature may jump where a straight meets an arc (use a
+clothoid between them for a smooth ride).
+
+Conventions: ``heading`` is measured from +x towards +y (degrees), ``pitch``
+up from the horizontal; a positive ``yaw`` angle or radius turns left, a
+positive ``pitch`` angle or radius turns up; a helix with positive ``turns``
+turns left and climbs ``pitch`` metres per turn.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError
+from . import _kernels as K
+
+NODE_SPACING = 0.25  # m
+Z = np.array([0.0, 0.0, 1.0])
+
+
+# --------------------------------------------------------------------------- builders
+def straight(length: float) -> dict:
+    """A straight of ``length`` m."""
+    return {"type": "straight", "length": float(length)}
+
+
+def arc(radius: float, angle: float, axis: str = "yaw") -> dict:
+    """A circular arc of ``radius`` m through ``angle`` degrees.
+
+    ``axis="yaw"``: turns about the vertical keeping the grade (radius measured
+    horizontally; positive angle = left). ``axis="pitch"``: turns in the
+    vertical plane (positive angle = nose up).
+    """
+    return {"type": "arc", "radius": float(radius), "angle": float(angle), "axis": axis}
+
+
+def helix(radius: float, pitch: float, turns: float) -> dict:
+    """A helix of ``radius`` m climbing ``pitch`` m per turn, ``turns`` turns (positive = left).
+
+    Its axis is vertical when it is entered at its own grade ``atan(pitch / (2π radius))``;
+    otherwise the axis tilts so that the tangent stays continuous.
+    """
+    return {"type": "helix", "radius": float(radius), "pitch": float(pitch), "turns": float(turns)}
+
+
+def clothoid(length: float, end_radius: float | None = None, axis: str = "yaw",
+             start_radius: float | None = None) -> dict:
+    """A transition of ``length`` m whose curvature changes linearly from 1/start_radius to 1/end_radius.
+
+    A radius left out (None) means straight (curvature 0). Signs as for :func:`arc`.
+    """
+    d = {"type": "clothoid", "length": float(length), "axis": axis}
+    if end_radius is not None:
+        d["end_radius"] = float(end_radius)
+    if start_radius is not None:
+        d["start_radius"] = float(start_radius)
+    return d
+
+
+def loop(radius: float, offset: float | None = None, side: str = "left") -> dict:
+    """A vertical loop of ``radius`` m that exits beside its entry.
+
+    The loop is one turn of a helix about a horizontal axis: it exits with the
+    entry's tangent, displaced ``offset`` m (default 0.3 × radius) to ``side``
+    (and slightly forward).
+    """
+    d = {"type": "loop", "radius": float(radius), "side": side}
+    if offset is not None:
+        d["offset"] = float(offset)
+    return d
+
+
+def start(position=(0.0, 0.0, 0.0), heading: float = 0.0, pitch: float = 0.0) -> dict:
+    """Where the track begins (m) and which way it points (degrees)."""
+    return {"type": "start", "position": [float(x) for x in position], "heading": float(heading),
+            "pitch": float(pitch)}
+
+
+# --------------------------------------------------------------------------- pieces
+class _Piece:
+    """One piece: start state, axis ``k`` and angle law ``θ(σ) = w0 σ + ½ (w1 − w0) σ² / L``."""
+
+    def __init__(self, P0, t0, k, w0, w1, length):
+        self.P0 = np.asarray(P0, float)
+        self.t0 = np.asarray(t0, float)
+        self.k = np.asarray(k, float)
+        self.w0, self.w1, self.length = float(w0), float(w1), float(length)
+        self.tpar = np.dot(self.t0, self.k) * self.k
+        self.tperp = self.t0 - self.tpar
+        self.kxt = np.cross(self.k, self.tperp)
+        self.const = abs(self.w1 - self.w0) < 1e-15
+        if not self.const:  # clothoid: tabulate C = ∫cos θ, S = ∫sin θ on panels
+            n = max(1, int(math.ceil(self.length / 0.5)))
+            self._px = np.linspace(0.0, self.length, n + 1)
+            a, h = self._px[:-1], np.diff(self._px)
+            x = a[:, None] + h[:, None] * K.GL_NODES[None, :]
+            th = self.theta(x)
+            c = np.sum(np.cos(th) * K.GL_WEIGHTS, axis=1) * h
+            s = np.sum(np.sin(th) * K.GL_WEIGHTS, axis=1) * h
+            self._pc = np.concatenate([[0.0], np.cumsum(c)])
+            self._ps = np.concatenate([[0.0], np.cumsum(s)])
+
+    def theta(self, x):
+        return self.w0 * x + 0.5 * (self.w1 - self.w0) * x * x / self.length
+
+    def dtheta(self, x):
+        return self.w0 + (self.w1 - self.w0) * x / self.length
+
+    def integrals(self, x):
+        """∫_0^x cos θ and ∫_0^x sin θ."""
+        if self.const:
+            w = self.w0
+            if abs(w) < 1e-12:
+                return x.copy(), 0.5 * w * x * x
+            return np.sin(w * x) / w, (1.0 - np.cos(w * x)) / w
+        j = np.clip(np.searchsorted(self._px, x, side="right") - 1, 0, len(self._px) - 2)
+        a = self._px[j]
+        h = x - a
+        q = a[:, None] + h[:, None] * K.GL_NODES[None, :]
+        th = self.theta(q)
+        c = self._pc[j] + np.sum(np.cos(th) * K.GL_WEIGHTS, axis=1) * h
+        s = self._ps[j] + np.sum(np.sin(th) * K.GL_WEIGHTS, axis=1) * h
+        return c, s
+
+    def eval(self, x):
+        th = self.theta(x)
+        c, s = np.cos(th)[:, None], np.sin(th)[:, None]
+        T = self.tpar + c * self.tperp + s * self.kxt
+        ci, si = self.integrals(x)
+        P = self.P0 + x[:, None] * self.tpar + ci[:, None] * self.tperp + si[:, None] * self.kxt
+        d1 = self.dtheta(x)[:, None]
+        kxT = np.cross(self.k, T)
+        P2 = d1 * kxT
+        d2 = (self.w1 - self.w0) / self.length
+        P3 = d2 * kxT + d1 * np.cross(self.k, P2)
+        return P, T, P2, P3
+
+    def end_state(self):
+        P, T, _, _ = self.eval(np.array([self.length]))
+        return P[0], T[0] / np.linalg.norm(T[0]), self.theta(self.length)
+
+
+def _rotate(v, k, angle):
+    """Rodrigues rotation of ``v`` about unit ``k`` by ``angle`` (rad)."""
+    return v * math.cos(angle) + np.cross(k, v) * math.sin(angle) + k * np.dot(k, v) * (1 - math.cos(angle))
+
+
+class SegmentCurve:
+    """A curve made of pieces, parametrised by arc length exactly (see module docstring)."""
+
+    def __init__(self, pieces, closed: bool):
+        self.pieces = pieces
+        self.closed = bool(closed)
+        self.s0 = np.concatenate([[0.0], np.cumsum([p.length for p in pieces])])
+        self.length = float(self.s0[-1])
+        nodes = [np.linspace(a, b, max(2, int(math.ceil((b - a) / NODE_SPACING))) + 1)[:-1]
+                 for a, b in zip(self.s0[:-1], self.s0[1:])]
+        self.node_s = np.concatenate(nodes + [[self.length]])
+        self.point_s = None
+
+    def eval(self, s, nodes: bool = False):
+        """Position, unit tangent, P'' (1/m) and torsion (1/m) at arc lengths ``s``."""
+        s = np.asarray(s, dtype=np.float64)
+        j = np.clip(np.searchsorted(self.s0, s, side="right") - 1, 0, len(self.pieces) - 1)
+        P = np.empty((len(s), 3))
+        T = np.empty_like(P)
+        P2 = np.empty_like(P)
+        P3 = np.empty_like(P)
+        for i in np.unique(j):
+            m = j == i
+            P[m], T[m], P2[m], P3[m] = self.pieces[i].eval(s[m] - self.s0[i])
+        c = np.cross(T, P2)
+        k2 = np.sum(P2 * P2, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = np.where(k2 > 1e-14, np.sum(c * P3, axis=1) / np.where(k2 > 0, k2, 1.0), 0.0)
+        return P, T, P2, tau
+
+
+# --------------------------------------------------------------------------- parsing
+_KEYS = {
+    "start": {"position", "heading", "pitch"},
+    "straight": {"length"},
+    "arc": {"radius", "angle", "axis"},
+    "helix": {"radius", "pitch", "turns"},
+    "clothoid": {"length", "end_radius", "start_radius", "axis"},
+    "loop": {"radius", "offset", "side"},
+}
+
+
+def _num(seg, key, i, source, default=None, positive=False, nonzero=False):
+    if key not in seg:
+        if default is None:
+            raise InputError(f"missing required key {key!r}", path=source, where=f"segments[{i}].{key}")
+        return default
+    v = seg[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"must be a number, got {v!r}", path=source, where=f"segments[{i}].{key}")
+    v = float(v)
+    if not math.isfinite(v) and not (key.endswith("radius") and math.isinf(v)):
+        raise InputError(f"must be finite, got {v}", path=source, where=f"segments[{i}].{key}")
+    if positive and not v > 0:
+        raise InputError(f"must be > 0, got {v}", path=source, where=f"segments[{i}].{key}")
+    if nonzero and v == 0:
+        raise InputError("must not be 0", path=source, where=f"segments[{i}].{key}")
+    return v
+
+
+def _choice(seg, key, i, source, options, default):
+    v = seg.get(key, default)
+    if v not in options:
+        raise InputError(f"must be one of {', '.join(options)}, got {v!r}", path=source, where=f"segments[{i}].{key}")
+    return v
+
+
+def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentCurve:
+    """Turn INTERFACE.md's ``segments`` (list of dicts) into a :class:`SegmentCurve`."""
+    if not isinstance(segments, (list, tuple)) or len(segments) == 0:
+        raise InputError("segments must be a non-empty list of tables", path=source, where="segments")
+    P = np.zeros(3)
+    t = np.array([1.0, 0.0, 0.0])
+    left = np.array([0.0, 1.0, 0.0])
+    pieces = []
+    for i, seg in enumerate(segments):
+        if not isinstance(seg, dict):
+            raise InputError(f"must be a table, got {type(seg).__name__}", path=source, where=f"segments[{i}]")
+        kind = seg.get("type")
+        if kind not in _KEYS:
+            raise InputError(f"unknown segment type {kind!r}; expected one of {', '.join(_KEYS)}", path=source,
+                             where=f"segments[{i}].type")
+        unknown = set(seg) - _KEYS[kind] - {"type"}
+        if unknown:
+            k = sorted(unknown)[0]
+            raise InputError(f"unknown key for a {kind} segment", path=source, where=f"segments[{i}].{k}")
+        up = np.cross(t, left)
+        if kind == "start":
+            if i != 0:
+                raise InputError("a start segment must come first", path=source, where=f"segments[{i}].type")
+            pos = seg.get("position", [0.0, 0.0, 0.0])
+            if (not isinstance(pos, (list, tuple)) or len(pos) != 3
+                    or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                               for x in pos)):
+                raise InputError(f"must be [x, y, z] in m, got {pos!r}", path=source,
+                                 where=f"segments[{i}].position")
+            h = math.radians(_num(seg, "heading", i, source, default=0.0))
+            p = math.radians(_num(seg, "pitch", i, source, default=0.0))
+            if abs(p) > math.pi / 2:
+                raise InputError("must be within [-90, 90] degrees", path=source, where=f"segments[{i}].pitch")
+            P = np.array(pos, dtype=float)
+            t = np.array([math.cos(p) * math.cos(h), math.cos(p) * math.sin(h), math.sin(p)])
+            left = np.array([-math.sin(h), math.cos(h), 0.0])
+            continue
+        if kind == "straight":
+            piece = _Piece(P, t, left, 0.0, 0.0, _num(seg, "length", i, source, positive=True))
+        elif kind in ("arc", "clothoid"):
+            axis = _choice(seg, "axis", i, source, ("yaw", "pitch"), "yaw")
+            if kind == "arc":
+                R = _num(seg, "radius", i, source, positive=True)
+                ang = math.radians(_num(seg, "angle", i, source, nonzero=True))
+            else:
+                L = _num(seg, "length", i, source, positive=True)
+                r0 = _num(seg, "start_radius", i, source, default=math.inf, nonzero=True)
+                r1 = _num(seg, "end_radius", i, source, default=math.inf, nonzero=True)
+                if math.isinf(r0) and math.isinf(r1):
+                    raise InputError("a clothoid needs start_radius or end_radius", path=source,
+                                     where=f"segments[{i}].end_radius")
+            if axis == "pitch":
+                k, scale = -left, 1.0
+            else:
+                cos_grade = math.sqrt(max(0.0, 1.0 - t[2] ** 2))
+                if cos_grade < 1e-6:
+                    raise InputError("a yaw turn is undefined on a vertical tangent", path=source,
+                                     where=f"segments[{i}].axis")
+                k, scale = Z, cos_grade
+            if kind == "arc":
+                w = math.copysign(scale / R, ang)
+                piece = _Piece(P, t, k, w, w, abs(ang) / abs(w))
+            else:
+                piece = _Piece(P, t, k, scale / r0, scale / r1, L)
+        elif kind == "helix":
+            r = _num(seg, "radius", i, source, positive=True)
+            pitch = _num(seg, "pitch", i, source, default=0.0)
+            turns = _num(seg, "turns", i, source, nonzero=True)
+            c = pitch / (2 * math.pi)
+            alpha = math.atan2(c, r)
+            a = math.sin(alpha) * t + math.cos(alpha) * up
+            w = math.copysign(math.cos(alpha) / r, turns)
+            piece = _Piece(P, t, a, w, w, 2 * math.pi * abs(turns) / abs(w))
+        else:  # loop
+            R = _num(seg, "radius", i, source, positive=True)
+            off = _num(seg, "offset", i, source, default=0.3 * R)
+            if off < 0:
+                raise InputError(f"must be >= 0, got {off}", path=source, where=f"segments[{i}].offset")
+            side = _choice(seg, "side", i, source, ("left", "right"), "left")
+            alpha = math.atan2(off / (2 * math.pi), R)
+            sgn = 1.0 if side == "left" else -1.0
+            a = math.sin(alpha) * t + sgn * math.cos(alpha) * left
+            w = -sgn * math.cos(alpha) / R
+            piece = _Piece(P, t, a, w, w, 2 * math.pi / abs(w))
+        pieces.append(piece)
+        P, t_new, th = piece.end_state()
+        left = _rotate(left, piece.k, th)
+        if abs(t_new[2]) < 0.999:
+            left = np.cross(Z, t_new)
+        left = left - np.dot(left, t_new) * t_new
+        left /= np.linalg.norm(left)
+        t = t_new
+    if not pieces:
+        raise InputError("segments has no track pieces after start", path=source, where="segments")
+    curve = SegmentCurve(pieces, closed)
+    if closed:
+        P0, T0, _, _ = curve.eval(np.array([0.0]))
+        gap = np.linalg.norm(P - P0[0])
+        turn = math.degrees(math.acos(max(-1.0, min(1.0, float(np.dot(t, T0[0]))))))
+        if gap > 1e-3 or turn > 0.1:
+            raise InputError(f"closed = true but the segments end {gap:.3f} m and {turn:.2f}° away from where "
+                             f"they start (must be within 1 mm and 0.1°)", path=source, where="closed")
+    return curve
