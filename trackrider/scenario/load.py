@@ -58,7 +58,7 @@ JOINT_KEYS = {
 }
 RESISTANCE_KEYS = ("rolling", "drag_area", "air_density", "mode", "davis", "nl2_drag")
 FORMATS = ("auto", "points", "nl2", "json")
-FRAMES = ("up", "minimal", "frenet")
+FRAMES = ("up", "minimal", "frenet", "file")
 WHEELS = ("coaster", "railway")
 COUPLINGS = ("distance", "ball")
 SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster")
@@ -69,10 +69,11 @@ SEGMENT_KEYS = {
     "start": ((), ("position", "heading", "pitch")),
     "straight": (("length",), ()),
     "arc": (("radius", "angle"), ("axis",)),
-    "helix": (("radius", "pitch", "turns"), ()),
-    "clothoid": (("length", "end_radius"), ("axis",)),
-    "loop": (("radius",), ()),
+    "helix": (("radius", "turns"), ("pitch",)),
+    "clothoid": (("length",), ("start_radius", "end_radius", "axis")),
+    "loop": (("radius",), ("offset", "side")),
 }
+SEGMENT_SIDES = ("left", "right")
 SEGMENT_AXES = ("pitch", "yaw")
 
 
@@ -351,6 +352,8 @@ def _simulation(ctx: _Ctx, doc: dict) -> SimulationConfig:
 def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
     seg = _table(ctx, seg, where)
     kind = _string(ctx, seg, "type", where, choices=tuple(SEGMENT_KEYS))
+    if kind == "clothoid" and "start_radius" not in seg and "end_radius" not in seg:
+        raise ctx.error(f"{where}.end_radius", "a clothoid needs start_radius or end_radius (m)")
     if kind == "start" and index != 0:
         raise ctx.error(f"{where}.type", "a 'start' segment may only be the first one")
     required, optional = SEGMENT_KEYS[kind]
@@ -363,10 +366,22 @@ def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
             out[key] = list(_vector(ctx, seg, key, where, 3, unit="m"))
         elif key == "axis":
             out[key] = _string(ctx, seg, key, where, choices=SEGMENT_AXES)
-        elif key in ("length", "radius", "end_radius"):
+        elif key == "side":
+            out[key] = _string(ctx, seg, key, where, choices=SEGMENT_SIDES)
+        elif key in ("length", "radius"):
             out[key] = _number(ctx, seg, key, where, gt=0, maximum=MAX_LENGTH, unit="m")
-        elif key == "turns":
-            out[key] = _number(ctx, seg, key, where, gt=0, le=1000)
+        elif key == "offset":
+            out[key] = _number(ctx, seg, key, where, ge=0, maximum=MAX_LENGTH, unit="m")
+        elif key in ("start_radius", "end_radius"):  # signed: + turns left / up
+            r = _number(ctx, seg, key, where, maximum=MAX_LENGTH, unit="m")
+            if r == 0:
+                raise ctx.error(f"{where}.{key}", "must not be 0 (leave it out for a straight end)")
+            out[key] = r
+        elif key == "turns":  # signed: + turns left
+            n = _number(ctx, seg, key, where, maximum=1000)
+            if n == 0:
+                raise ctx.error(f"{where}.turns", "must not be 0")
+            out[key] = n
         elif key == "angle":
             a = _number(ctx, seg, key, where, maximum=36000, unit="degrees")
             if a == 0:
@@ -447,10 +462,11 @@ def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int) -> None:
             track = curves.load_curve(cfg.curve, format=cfg.format, frame=cfg.frame, closed=cfg.closed, roll=cfg.roll)
         else:
             track = curves.Track.from_segments(cfg.segments, frame=cfg.frame or "up", roll=cfg.roll,
-                                               closed=bool(cfg.closed))
+                                               closed=bool(cfg.closed), source=ctx.path)
     except InputError as exc:
-        if exc.path is None:
-            raise InputError(exc.detail, path=ctx.path, where=exc.where or where) from None
+        if exc.path is None or (cfg.curve is None and exc.path == str(ctx.path)):
+            sub = f"{where}.{exc.where}" if exc.where else where
+            raise InputError(exc.detail, path=ctx.path, where=sub) from None
         raise
     except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, OSError) as exc:
         source = str(cfg.curve) if cfg.curve is not None else f"{where}.segments"
