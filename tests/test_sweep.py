@@ -210,3 +210,106 @@ def test_resume_after_interruption_reruns_nothing_that_finished(plumbing, tmp_pa
     full = sw.run_sweep(plumbing, out_dir=tmp_path / "full", jobs=2, progress=False,
                         task=arithmetic_task)
     assert res.csv_path.read_bytes() == full.csv_path.read_bytes()
+
+
+# ----------------------------------------------------------------- real runs
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+TINY = SCENARIOS / "sweep_tiny.toml"
+TINY_BASE = SCENARIOS / "sweep_tiny_base.toml"
+
+
+def test_axis_naming_no_key_of_the_base_is_one_line_and_writes_nothing(tmp_path):
+    path = write(tmp_path / "s.toml", f"""
+[sweep]
+scenario = "{TINY_BASE}"
+[axes]
+"train.red.car.mas" = [300.0, 500.0]
+""")
+    with pytest.raises(InputError, match=r's\.toml: axes\."train\.red\.car\.mas": not a key of '
+                       r"the base scenario sweep_tiny_base\.toml: .*'mass'") as info:
+        sw.run_sweep(path, out_dir=tmp_path / "out", progress=False)
+    assert "\n" not in str(info.value)
+    assert not (tmp_path / "out").exists()
+    path.write_text(path.read_text().replace('"train.red.car.mas" = [300.0, 500.0]',
+                                             '"train.blue.car.mass" = [300.0]'))
+    with pytest.raises(InputError, match=r'axes\."train\.blue\.car\.mass": .*no train named'):
+        sw.load_sweep(path)
+    path.write_text(path.read_text().replace('"train.blue.car.mass" = [300.0]',
+                                             '"train.red.car.mass" = {min = -5.0, max = 500.0, num = 2}'))
+    with pytest.raises(InputError, match=r'axes\."train\.red\.car\.mass": value -5\.0 rejected'):
+        sw.load_sweep(path)
+
+
+def test_real_sweep_same_table_through_process_pool_and_dask(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    pool = sw.run_sweep(TINY, out_dir=tmp_path / "pool", jobs=2, progress=False)
+    assert pool.n_run == 12 and pool.n_failed == 0
+    assert {r["status"] for r in pool.rows} == {"completed"}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        dask = sw.run_sweep(TINY, out_dir=tmp_path / "dask",
+                            scheduler=cluster.scheduler_address, progress=False)
+    assert dask.csv_path.read_bytes() == pool.csv_path.read_bytes()
+    # the row is the run's summary.json, and the physics is ordered as it must be:
+    # more rolling resistance -> lower top speed; more mass against the same drag
+    # area -> higher top speed
+    rows = {(r["train.red.car.mass"], r["resistance.rolling"], r["train.red.start_speed"]): r
+            for r in pool.rows}
+    for r in pool.rows:
+        summary = json.loads((tmp_path / "pool" / "runs" / r["run"] / "summary.json").read_text())
+        assert r["max_speed"] == summary["trains"]["red"]["max_speed"]
+        assert math.isfinite(r["max_g_vertical"]) and r["simulated_s"] == pytest.approx(2.0)
+    for mass in (300.0, 500.0):
+        for v0 in (2.0, 6.0):
+            speeds = [rows[(mass, mu, v0)]["max_speed"] for mu in (0.0, 0.01, 0.02)]
+            assert speeds[0] > speeds[1] > speeds[2]
+    for mu in (0.0, 0.01, 0.02):
+        assert rows[(500.0, mu, 6.0)]["max_speed"] > rows[(300.0, mu, 6.0)]["max_speed"]
+
+
+def test_real_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
+    # 14 cars fit behind start_s = 40 m, and 2 cars behind 10 m, but 14 cars
+    # behind 10 m do not: only that combination fails, inside its task
+    base = write(tmp_path / "base.toml", TINY_BASE.read_text()
+                 .replace("cars = 2", "cars = 2").replace("start_s = 20.0", "start_s = 40.0")
+                 .replace("duration = 2.0", "duration = 0.5"))
+    path = write(tmp_path / "s.toml", f"""
+[sweep]
+scenario = "{base.name}"
+keep_timeseries = false
+[axes]
+"train.red.cars" = [2, 14]
+"train.red.start_s" = [10.0, 40.0]
+""")
+    res = sw.run_sweep(path, out_dir=tmp_path / "out", jobs=2, progress=False)
+    assert len(res.rows) == 4 and res.n_failed == 1
+    bad = [r for r in res.rows if r["status"] == "error"][0]
+    assert (bad["train.red.cars"], bad["train.red.start_s"]) == (14, 10.0)
+    assert "does not fit" in bad["error"] and "\n" not in bad["error"]
+    assert sum(r["status"] == "completed" for r in res.rows) == 3
+    assert "error: 1 run(s)" in sw.format_sweep_summary(tmp_path / "out")
+
+
+def test_real_resume_reruns_nothing_that_finished(tmp_path):
+    out = tmp_path / "out"
+
+    def stop_after_four(done, total, row):
+        if done == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sw.run_sweep(TINY, out_dir=out, jobs=2, progress=stop_after_four)
+    finished = {p.name: (p / "row.json").stat().st_mtime_ns
+                for p in (out / "runs").iterdir() if (p / "row.json").exists()}
+    assert 4 <= len(finished) < 12
+    res = sw.run_sweep(TINY, out_dir=out, jobs=2, resume=True, progress=False)
+    assert res.n_resumed == len(finished) and res.n_run == 12 - len(finished)
+    for run, mtime in finished.items():       # untouched: not run again
+        assert (out / "runs" / run / "row.json").stat().st_mtime_ns == mtime
+    assert [r["run"] for r in res.rows] == sw.run_ids(12)
+    assert not [p for p in (out / "runs").iterdir() if p.name.startswith(".")]
+    again = sw.run_sweep(TINY, out_dir=tmp_path / "again", jobs=1, progress=False)
+    assert again.csv_path.read_bytes() == res.csv_path.read_bytes()
+    png = sw.plot_sweep(out, tmp_path / "sweep.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -345,8 +345,13 @@ def check_axes(spec: SweepSpec) -> None:
             try:
                 load_scenario(spec.scenario, overrides={ax.key: value})
             except InputError as exc:
-                raise InputError(f"value {value!r} rejected by the base scenario: {exc}",
-                                 path=spec.path, where=_where_axis(ax.key)) from None
+                base = spec.scenario.name
+                if (exc.where or "").startswith("override"):
+                    message = f"not a key of the base scenario {base}: {exc.detail}"
+                else:
+                    inner = ": ".join(p for p in (exc.where, exc.detail) if p)
+                    message = f"value {value!r} rejected by the base scenario {base}: {inner}"
+                raise InputError(message, path=spec.path, where=_where_axis(ax.key)) from None
 
 
 # --------------------------------------------------------------------------- plan
