@@ -1,0 +1,63 @@
+"""Camera paths: where each camera is, and that smoothing removes solver jitter."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from trackrider.render.cameras import Follow, camera_path
+from trackrider.render.recording import quat_to_matrix
+from trackrider.render.synthetic import synthetic_ride
+
+
+@pytest.fixture(scope="module")
+def poses():
+    rec, spec = synthetic_ride(cars=3, duration=3.0)
+    t = np.arange(0.0, 3.0, 1 / 30)
+    pos, quat = rec.poses_at(t)
+    bounds = np.array([rec.positions.reshape(-1, 3).min(0), rec.positions.reshape(-1, 3).max(0)])
+    return pos, quat_to_matrix(quat), bounds
+
+
+def test_onride_eye_is_at_the_lead_cars_rider_point(poses):
+    pos, rot, bounds = poses
+    cam = camera_path("onride", pos, rot, Follow(0, 2, 2.0, 1.0, 1.1), bounds, fps=30)
+    rider = pos[:, 0] + 1.1 * rot[:, 0, :, 2] - 0.2 * rot[:, 0, :, 0]
+    assert np.max(np.linalg.norm(cam.position - rider, axis=1)[5:-5]) < 0.05
+    look = cam.focal_point - cam.position
+    look /= np.linalg.norm(look, axis=1, keepdims=True)
+    assert np.min(np.sum(look * rot[:, 0, :, 0], axis=1)) > 0.98  # along the track
+
+
+def test_chase_is_behind_and_above_the_train(poses):
+    pos, rot, bounds = poses
+    cam = camera_path("chase", pos, rot, Follow(0, 2, 2.0, 1.0, 1.1), bounds, fps=30)
+    rel = cam.position - pos[:, 2]
+    assert np.all(np.sum(rel * rot[:, 2, :, 0], axis=1) < -5.0)  # behind the last car
+    assert np.all(np.sum(rel * rot[:, 2, :, 2], axis=1) > 2.0)  # above it
+
+
+def test_overview_stands_still_and_sees_the_whole_layout(poses):
+    pos, rot, bounds = poses
+    cam = camera_path("overview", pos, rot, Follow(0, 2), bounds, fps=30)
+    assert np.ptp(cam.position, axis=0).max() == 0.0
+    radius = 0.5 * np.linalg.norm(bounds[1] - bounds[0])
+    d = np.linalg.norm(cam.position[0] - cam.focal_point[0])
+    assert d * np.sin(np.radians(cam.view_angle / 2)) > radius
+
+
+def test_smoothing_removes_orientation_jitter(poses):
+    pos, rot, bounds = poses
+    rng = np.random.default_rng(0)
+    # shake the cars' up axis by ±3° at every frame, as a noisy solver might
+    noisy = rot.copy()
+    tilt = rng.normal(scale=np.radians(3.0), size=noisy.shape[:2])
+    noisy[..., 2] = noisy[..., 2] + tilt[..., None] * noisy[..., 1]
+    noisy[..., 2] /= np.linalg.norm(noisy[..., 2], axis=-1, keepdims=True)
+    clean = camera_path("chase", pos, rot, Follow(0, 2), bounds, fps=30)
+    shaky = camera_path("chase", pos, noisy, Follow(0, 2), bounds, fps=30)
+    err = np.degrees(np.arccos(np.clip(np.sum(clean.up * shaky.up, axis=1), -1, 1)))
+    # 3° per-frame noise -> under 1° on screen (away from the ends, which
+    # render_frames pads with 2.5 s of extra camera path)
+    assert err[30:-30].max() < 1.0
+    raw = np.degrees(np.arccos(np.clip(np.sum(rot[:, 2, :, 2] * noisy[:, 2, :, 2], axis=1), -1, 1)))
+    assert raw.max() > 4.0  # the noise was really there
