@@ -132,7 +132,14 @@ def test_failing_task_is_recorded_and_sweep_goes_on(plumbing, tmp_path):
     columns, rows = sw.read_table(res.csv_path)
     assert len(rows) == 12 and [r["run"] for r in rows] == sorted(r["run"] for r in rows)
     assert "wall_s" not in columns
-    assert len((tmp_path / "out" / "runs.jsonl").read_text().splitlines()) == 12
+    # a task that raised is the executor's failure, not the run's result: in the
+    # table, not in the append log, so a resume runs exactly those again
+    assert len((tmp_path / "out" / "runs.jsonl").read_text().splitlines()) == 9
+    rerun = []
+    again = sw.run_sweep(plumbing, out_dir=tmp_path / "out", jobs=2, resume=True,
+                         progress=lambda done, total, row: rerun.append(row["run"]),
+                         task=arithmetic_task)
+    assert sorted(rerun) == [r["run"] for r in failed] and again.n_resumed == 9
     text = sw.format_sweep_summary(res)
     assert "error: 3 run(s)" in text and "stalled:" in text and "wheel lift events in 3" in text
 
@@ -145,7 +152,7 @@ def test_existing_directory_needs_resume_or_overwrite(plumbing, tmp_path):
                      task=arithmetic_task)
     res = sw.run_sweep(plumbing, out_dir=tmp_path / "out", jobs=1, progress=False,
                        task=arithmetic_task, resume=True)
-    assert res.n_run == 0 and res.n_resumed == 12
+    assert res.n_run == 3 and res.n_resumed == 9      # the 3 tasks that raised
     plumbing.write_text(plumbing.read_text().replace("seed = 7", "seed = 8"))
     with pytest.raises(InputError, match="no longer describes the runs"):
         sw.run_sweep(plumbing, out_dir=tmp_path / "out", progress=False,

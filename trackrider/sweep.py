@@ -885,6 +885,9 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
     if resume:
         finished.update(_read_log(log_path))
         runs_dir = out / "runs"
+        # temporary directories of runs killed with the previous driver
+        for stale in runs_dir.glob(".*") if runs_dir.is_dir() else []:
+            shutil.rmtree(stale, ignore_errors=True)
         for item in plan:
             if item["run"] not in finished:
                 row = _read_json(runs_dir / item["run"] / "row.json")
@@ -932,15 +935,21 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
                 t = futures[fut]
                 try:
                     row = fut.result()
+                    lost = False
                 except BaseException as exc:  # noqa: BLE001 - a worker died or the task raised
                     if isinstance(exc, KeyboardInterrupt):
                         raise
+                    # not the run's result but the executor's failure (a worker
+                    # died, a task could not be sent): in the table, not in the
+                    # log, so that --resume runs it again
                     row = {"run": t["run"], "seed": t["seed"], **t["values"],
                            **summary_row({"status": "error"}),
                            "error": _one_line(f"{type(exc).__name__}: {exc}")}
+                    lost = True
                 finished[row["run"]] = row
-                log.write(json.dumps(row, sort_keys=True) + "\n")
-                log.flush()
+                if not lost:
+                    log.write(json.dumps(row, sort_keys=True) + "\n")
+                    log.flush()
                 result.n_run += 1
                 bar.advance(row)
     except BaseException:
