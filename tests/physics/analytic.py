@@ -1,0 +1,133 @@
+"""Analytic tracks as ``CompactTrack`` tables, for physics tests (no spline fitting).
+
+Each builder samples exact P, T, frame axes, Darboux vector, curvature and P'' at
+equal arc-length spacing. Frames are the "up" frame where defined (zero bank), so a car
+is upright on level track.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.curves.compact import build_table
+
+
+def _table(P, T, N, B, Om, dT, length, closed):
+    kappa = np.linalg.norm(dT, axis=1)
+    return build_table(P, T, N, B, Om, kappa, dT, np.zeros(len(P)), length, closed)
+
+
+def straight(length=100.0, pitch_deg=0.0, n=201, origin=(0.0, 0.0, 0.0)):
+    """Straight track along +x rising at ``pitch_deg``; up frame."""
+    a = np.radians(pitch_deg)
+    s = np.linspace(0.0, length, n)
+    T = np.tile([np.cos(a), 0.0, np.sin(a)], (n, 1))
+    P = np.asarray(origin) + s[:, None] * T
+    N = np.tile([0.0, 1.0, 0.0], (n, 1))
+    B = np.cross(T, N)
+    Z = np.zeros((n, 3))
+    return _table(P, T, N, B, Z, Z, length, False)
+
+
+def flat_circle(R=20.0, n=801, bank_deg=0.0, closed=True, turns=1.0):
+    """Level circle of radius R (counter-clockwise seen from above), optionally banked."""
+    L = 2 * np.pi * R * turns
+    s = np.linspace(0.0, L, n)
+    th = s / R
+    P = np.column_stack([R * np.sin(th), R - R * np.cos(th), np.zeros(n)])
+    T = np.column_stack([np.cos(th), np.sin(th), np.zeros(n)])
+    dT = np.column_stack([-np.sin(th), np.cos(th), np.zeros(n)]) / R
+    N0 = np.column_stack([-np.sin(th), np.cos(th), np.zeros(n)])
+    B0 = np.tile([0.0, 0.0, 1.0], (n, 1))
+    b = np.radians(bank_deg)
+    N = np.cos(b) * N0 + np.sin(b) * B0
+    B = np.cross(T, N)
+    Om = np.tile([0.0, 0.0, 1.0 / R], (n, 1))
+    return _table(P, T, N, B, Om, dT, L, closed)
+
+
+def vertical_circle(R=10.0, n=801, closed=True):
+    """Vertical circle in the x-z plane, starting at the bottom moving +x; the car rides
+    inside (B points to the centre): a loop. Frame = Frenet, no twist."""
+    L = 2 * np.pi * R
+    s = np.linspace(0.0, L, n)
+    th = s / R
+    P = np.column_stack([R * np.sin(th), np.zeros(n), R - R * np.cos(th)])
+    T = np.column_stack([np.cos(th), np.zeros(n), np.sin(th)])
+    dT = np.column_stack([-np.sin(th), np.zeros(n), np.cos(th)]) / R
+    B = dT * R
+    N = np.cross(B, T)
+    Om = np.cross(T, dT)
+    return _table(P, T, N, B, Om, dT, L, closed)
+
+
+def drop_then_straight(R=15.0, angle_deg=45.0, run_in=20.0, run_out=60.0, n_per_m=20):
+    """A straight descending at ``angle_deg``, a circular pull-out of radius R, then level straight.
+
+    Returns (track, z_drop_per_s) where z(s) is the exact height function.
+    """
+    a = np.radians(angle_deg)
+    La = R * a
+    L = run_in + La + run_out
+    n = int(L * n_per_m) + 1
+    s = np.linspace(0.0, L, n)
+    P = np.zeros((n, 3)); T = np.zeros((n, 3)); dT = np.zeros((n, 3))
+    # arc centre: the level part is at z=0, arc tangent to it at x = x1
+    z_top = run_in * np.sin(a) + R * (1 - np.cos(a))
+    x0 = 0.0
+    for i, si in enumerate(s):
+        if si <= run_in:
+            T[i] = [np.cos(a), 0, -np.sin(a)]
+            P[i] = [x0 + si * np.cos(a), 0, z_top - si * np.sin(a)]
+        elif si <= run_in + La:
+            phi = a - (si - run_in) / R  # current descent angle
+            x_end_in = x0 + run_in * np.cos(a)
+            cx = x_end_in + R * np.sin(a)
+            T[i] = [np.cos(phi), 0, -np.sin(phi)]
+            P[i] = [cx - R * np.sin(phi), 0, R - R * np.cos(phi)]
+            dT[i] = np.array([np.sin(phi), 0, np.cos(phi)]) / R
+        else:
+            x_end = x0 + run_in * np.cos(a) + R * np.sin(a)
+            T[i] = [1, 0, 0]
+            P[i] = [x_end + (si - run_in - La), 0, 0]
+    N = np.tile([0.0, 1.0, 0.0], (n, 1))
+    B = np.cross(T, N)
+    Om = np.cross(T, dT)
+    return _table(P, T, N, B, Om, dT, L, False), z_top
+
+
+def hilly_circle(R=40.0, amp=2.0, waves=3, n=4001):
+    """Closed circuit: a circle of radius R with height A cos(k θ) (k waves); up frame.
+
+    Arc length is computed numerically; frames by finite differences on a fine grid.
+    """
+    th = np.linspace(0.0, 2 * np.pi, 40001)
+    x, y, z = R * np.sin(th), R - R * np.cos(th), amp * np.cos(waves * th)
+    d = np.sqrt(np.diff(x) ** 2 + np.diff(y) ** 2 + np.diff(z) ** 2)
+    sg = np.concatenate([[0], np.cumsum(d)])
+    L = sg[-1]
+    s = np.linspace(0.0, L, n)
+    thi = np.interp(s, sg, th)
+    # exact derivatives in θ, then to arc length
+    def pos(t):
+        return np.column_stack([R * np.sin(t), R - R * np.cos(t), amp * np.cos(waves * t)])
+    def d1(t):
+        return np.column_stack([R * np.cos(t), R * np.sin(t), -amp * waves * np.sin(waves * t)])
+    def d2(t):
+        return np.column_stack([-R * np.sin(t), R * np.cos(t), -amp * waves ** 2 * np.cos(waves * t)])
+    P = pos(thi)
+    r1 = d1(thi); r2 = d2(thi)
+    sp = np.linalg.norm(r1, axis=1)
+    T = r1 / sp[:, None]
+    # P'' = (r2 - (r2·T) T) / sp²
+    dT = (r2 - np.sum(r2 * T, axis=1)[:, None] * T) / sp[:, None] ** 2
+    up = np.array([0.0, 0.0, 1.0])
+    B = up - T[:, 2:3] * T
+    B /= np.linalg.norm(B, axis=1)[:, None]
+    N = np.cross(B, T)
+    # Darboux Ω = T × P'' + ρ T, with ρ = dφ/ds: roll rate of the up frame, by finite differences
+    Om = np.cross(T, dT)
+    # twist: ρ = (dN/ds)·B  (N' = Ω × N, so N'·B = Ω·(N × B) = Ω·T)
+    dN = np.gradient(N, s, axis=0)
+    rho = np.sum(dN * B, axis=1)
+    Om = Om - np.sum(Om * T, axis=1)[:, None] * T + rho[:, None] * T
+    return _table(P, T, N, B, Om, dT, L, True)

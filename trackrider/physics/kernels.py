@@ -1,0 +1,1149 @@
+"""The numba kernels of the physics core: rows, chain solve, PGS, integrator, run loop.
+
+Everything here takes flat contiguous arrays and scalars. ``run_chunk`` advances
+the world by many steps in one call (no Python per step). Units SI.
+
+Body state (``nb`` bodies: every car first, then every free body)
+    pos (nb,3) m, quat (nb,4) w,x,y,z body→world, vel (nb,3) m/s, omg (nb,3) rad/s
+    (world axes), inv_mass (nb,), inv_ib (nb,3) inverse inertia in body axes
+    (car axes forward, left, up), ib (nb,3).
+
+Mobility. Every body carries a 6×6 mobility ``Wt`` used by all non-track rows:
+for a free body it is ``W = diag(1/m, I_w⁻¹)``; for a car on its track it is the
+mobility *with the track rows enforced*, ``W̃ = W − W Gᵀ A⁻¹ G W`` (``G`` the five
+track rows 1–5, ``A = G W Gᵀ``), and ``P = A⁻¹ G W`` (5×6) maps a generalised
+impulse ``f`` on the car to the track-row impulses that keep rows 1–5 satisfied
+(``Δλ_T = −P f``). After one exact projection onto rows 1–5 at the start of a
+step, every later impulse is applied through ``W̃`` so rows 1–5 stay exactly
+satisfied and their impulses stay exact: the 5×5 block of each track joint is
+solved exactly, and for trains the coupler rows reduce to a block-tridiagonal
+system solved exactly (block LDLᵀ, O(cars)).
+
+Step (``step_world``): frames at each car's s → transport velocities with the
+frame → integrate velocities (gravity, gyroscopic, explicit drag) → prepare track
+blocks and project → prepare joints, factor the chains → warm start bounded rows →
+iterations (exact chain solve ↔ PGS sweep of bounded rows) → final chain solve →
+one-sided support check (redo with the new active set) → integrate positions →
+update s → record.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T, NCOL, eval_track
+from trackrider.physics import channels as ch
+
+# ---- joint kind codes (one row table for all joints; new kinds are additions)
+J_DISTANCE = 0
+J_BALL = 1
+J_PULLEY = 2
+
+# ---- car float columns (car_f)
+CF_S = 0            # arc length of the anchor, m
+CF_CG = 1           # cg_height, m
+CF_RIDER = 2        # rider_height, m
+CF_GAUGE = 3        # m
+CF_SPEED = 4        # last tangential speed, m/s (for accel)
+CF_L1 = 5           # track rows 1..5 impulses of the last step (5 columns), N·s
+CF_L6 = 10          # motor row impulse
+CF_L7 = 11          # anti-rollback ratchet impulse
+CF_L8 = 12          # rolling-friction row impulse
+CF_TR = 13          # transport impulse along N, B (2) and torque about T (1)
+CF_FEXP = 16        # explicit resistance force along T last step, N
+CF_PREV = 17        # frame axes T, N, B of the last step (9 columns)
+CF_DAVIS = 26       # Davis A, B, C (3)
+NCF = 29
+# ---- car int columns (car_i)
+CI_TRACK = 0
+CI_ONESIDED = 1     # 1: railway (support one-sided)
+CI_ON = 2           # 1: held by its track joint
+CI_SUPPORT = 3      # 1: support row active this step
+CI_SECTION = 4      # active section index, -1 none
+CI_HASPREV = 5      # 1: CF_PREV holds a frame
+CI_RANOFF = 6
+NCI = 7
+
+# ---- joint float columns (jf)
+JF_LA = 0           # anchor a in body a axes (or world point if a is the world), 3
+JF_LB = 3           # anchor b, 3
+JF_GA = 6           # pulley ground anchor a, 3
+JF_GB = 9           # pulley ground anchor b, 3
+JF_LEN = 12         # rest length (distance) / C_i (pulley), m
+JF_RATIO = 13
+JF_K = 14           # stiffness N/m (0: rigid)
+JF_C = 15           # damping N·s/m
+JF_MIN = 16         # slack range min length, m (distance, when JI_SLACK)
+JF_MAX = 17
+NJF = 18
+# ---- joint int columns (ji)
+JI_KIND = 0
+JI_A = 1            # body index, -1 world
+JI_B = 2
+JI_SLACK = 3        # 1: one-sided (rope / slack range)
+JI_CHAIN = 4        # 1: solved exactly by the chain solver of a train
+NJI = 5
+
+
+# ----------------------------------------------------------------------------- small maths
+@njit(cache=True, inline="always")
+def _cross(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(cache=True)
+def quat_to_mat(q, R):
+    """Rotation matrix (3,3) of the unit quaternion ``q`` (w, x, y, z)."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    R[0, 1] = 2.0 * (x * y - w * z)
+    R[0, 2] = 2.0 * (x * z + w * y)
+    R[1, 0] = 2.0 * (x * y + w * z)
+    R[1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    R[1, 2] = 2.0 * (y * z - w * x)
+    R[2, 0] = 2.0 * (x * z - w * y)
+    R[2, 1] = 2.0 * (y * z + w * x)
+    R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+
+
+@njit(cache=True)
+def mat_to_quat(R, q):
+    """Unit quaternion (w, x, y, z) of the rotation matrix ``R`` (Shepperd's method)."""
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    if tr > 0.0:
+        S = np.sqrt(tr + 1.0) * 2.0
+        q[0] = 0.25 * S
+        q[1] = (R[2, 1] - R[1, 2]) / S
+        q[2] = (R[0, 2] - R[2, 0]) / S
+        q[3] = (R[1, 0] - R[0, 1]) / S
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        S = np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2.0
+        q[0] = (R[2, 1] - R[1, 2]) / S
+        q[1] = 0.25 * S
+        q[2] = (R[0, 1] + R[1, 0]) / S
+        q[3] = (R[0, 2] + R[2, 0]) / S
+    elif R[1, 1] > R[2, 2]:
+        S = np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2.0
+        q[0] = (R[0, 2] - R[2, 0]) / S
+        q[1] = (R[0, 1] + R[1, 0]) / S
+        q[2] = 0.25 * S
+        q[3] = (R[1, 2] + R[2, 1]) / S
+    else:
+        S = np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2.0
+        q[0] = (R[1, 0] - R[0, 1]) / S
+        q[1] = (R[0, 2] + R[2, 0]) / S
+        q[2] = (R[1, 2] + R[2, 1]) / S
+        q[3] = 0.25 * S
+    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    for k in range(4):
+        q[k] /= n
+
+
+@njit(cache=True)
+def rotation_error(qa, qf, theta):
+    """Rotation vector θ (rad, world axes) of ``q_A ⊗ q_F*``, sign-fixed (scalar part ≥ 0).
+
+    A car turned by θ away from its frame has ``q_A = exp(θ/2) ⊗ q_F``; the result is θ
+    exactly (not the seed's −2θ).
+    """
+    aw, ax, ay, az = qa[0], qa[1], qa[2], qa[3]
+    bw, bx, by, bz = qf[0], -qf[1], -qf[2], -qf[3]
+    w = aw * bw - ax * bx - ay * by - az * bz
+    x = aw * bx + ax * bw + ay * bz - az * by
+    y = aw * by - ax * bz + ay * bw + az * bx
+    z = aw * bz + ax * by - ay * bx + az * bw
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    vn = np.sqrt(x * x + y * y + z * z)
+    if vn < 1e-12:
+        f = 2.0
+    else:
+        f = 2.0 * np.arctan2(vn, w) / vn
+    theta[0] = f * x
+    theta[1] = f * y
+    theta[2] = f * z
+
+
+@njit(cache=True)
+def invert_spd(A, n, Ainv, work):
+    """Inverse of the leading n×n block of a symmetric positive definite ``A`` (Gauss–Jordan)."""
+    for i in range(n):
+        for j in range(n):
+            work[i, j] = A[i, j]
+            Ainv[i, j] = 1.0 if i == j else 0.0
+    for c in range(n):
+        p = work[c, c]
+        if p < 1e-300:
+            p = 1e-300
+        ip = 1.0 / p
+        for j in range(n):
+            work[c, j] *= ip
+            Ainv[c, j] *= ip
+        for i in range(n):
+            if i != c:
+                f = work[i, c]
+                if f != 0.0:
+                    for j in range(n):
+                        work[i, j] -= f * work[c, j]
+                        Ainv[i, j] -= f * Ainv[c, j]
+
+
+@njit(cache=True)
+def body_mobility(b, quat, inv_mass, inv_ib, R, W):
+    """W = diag(1/m I3, R diag(inv_ib) Rᵀ) of body ``b`` into W (6,6)."""
+    quat_to_mat(quat[b], R)
+    for i in range(6):
+        for j in range(6):
+            W[i, j] = 0.0
+    im = inv_mass[b]
+    W[0, 0] = im
+    W[1, 1] = im
+    W[2, 2] = im
+    for i in range(3):
+        for j in range(3):
+            s = 0.0
+            for k in range(3):
+                s += R[i, k] * inv_ib[b, k] * R[j, k]
+            W[3 + i, 3 + j] = s
+
+
+@njit(cache=True, inline="always")
+def apply_impulse(b, f, scale, Wt, Pm, lamT, car_on, ncars, vel, omg):
+    """Apply generalised impulse ``scale·f`` (6) to body ``b`` through its mobility W̃.
+
+    For a car on its track the track-row impulses change by −P f (rows 1–5 stay satisfied).
+    """
+    for i in range(3):
+        dv = 0.0
+        dw = 0.0
+        for k in range(6):
+            dv += Wt[b, i, k] * f[k]
+            dw += Wt[b, 3 + i, k] * f[k]
+        vel[b, i] += scale * dv
+        omg[b, i] += scale * dw
+    if b < ncars and car_on[b]:
+        for r in range(5):
+            s = 0.0
+            for k in range(6):
+                s += Pm[b, r, k] * f[k]
+            lamT[b, r] -= scale * s
+
+
+@njit(cache=True, inline="always")
+def row_velocity(b, f, vel, omg):
+    """J·u of body ``b`` for a 6-vector row ``f``."""
+    return (f[0] * vel[b, 0] + f[1] * vel[b, 1] + f[2] * vel[b, 2]
+            + f[3] * omg[b, 0] + f[4] * omg[b, 1] + f[5] * omg[b, 2])
+
+
+@njit(cache=True, inline="always")
+def row_mobility(b, f, g, Wt):
+    """fᵀ W̃_b g."""
+    s = 0.0
+    for i in range(6):
+        t = 0.0
+        for k in range(6):
+            t += Wt[b, i, k] * g[k]
+        s += f[i] * t
+    return s
+
+
+# ----------------------------------------------------------------------------- track joint
+# Track joint (PHYSICS.md §2; seed 001), track fixed in the world (Jt = Rt = 0).
+# Anchor A.P = x + r_m on the curve, r_m = −cg·u (u: car up axis); frame (T, N_w, B_w, Ω) at s.
+#   row 1  C = (A.P − P)·N_w      J = [N_w, r_m × N_w]      target erp/h (P − A.P)·N_w   ±∞
+#   row 2  C = (A.P − P)·B_w      J = [B_w, r_m × B_w]      target erp/h (P − A.P)·B_w   [0,∞) railway
+#   rows 3–5, e ∈ (T, N_w, B_w): relative angular velocity about e equals (Ω·e)·(T·v_A):
+#          J = [−(Ω·e) T, e − (Ω·e)(r_m × T)]              target −erp/h θ·e, θ = rotvec(q_A ⊗ q_F*)
+#   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
+#   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
+@njit(cache=True)
+def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_on,
+                        G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta):
+    """Fill G (5,6), targets, W̃ and P of car ``b`` from its frame ``fr`` (NCOL)."""
+    body_mobility(b, quat, inv_mass, inv_ib, R, W)
+    ux, uy, uz = R[0, 2], R[1, 2], R[2, 2]
+    rx, ry, rz = -cg * ux, -cg * uy, -cg * uz
+    ax, ay, az = pos[b, 0] + rx, pos[b, 1] + ry, pos[b, 2] + rz
+    dx, dy, dz = fr[C_P] - ax, fr[C_P + 1] - ay, fr[C_P + 2] - az
+    Tx, Ty, Tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+    Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
+    Bx, By, Bz = fr[C_B], fr[C_B + 1], fr[C_B + 2]
+    Ox, Oy, Oz = fr[C_OMEGA], fr[C_OMEGA + 1], fr[C_OMEGA + 2]
+    # rows 1, 2
+    c0, c1, c2 = _cross(rx, ry, rz, Nx, Ny, Nz)
+    G[b, 0, 0], G[b, 0, 1], G[b, 0, 2], G[b, 0, 3], G[b, 0, 4], G[b, 0, 5] = Nx, Ny, Nz, c0, c1, c2
+    tgt[b, 0] = erp_h * (dx * Nx + dy * Ny + dz * Nz)
+    c0, c1, c2 = _cross(rx, ry, rz, Bx, By, Bz)
+    G[b, 1, 0], G[b, 1, 1], G[b, 1, 2], G[b, 1, 3], G[b, 1, 4], G[b, 1, 5] = Bx, By, Bz, c0, c1, c2
+    tgt[b, 1] = erp_h * (dx * Bx + dy * By + dz * Bz)
+    # rows 3-5
+    # frame quaternion from [T N B] columns (reuse W-free scratch 'work')
+    work[0, 0], work[1, 0], work[2, 0] = Tx, Ty, Tz
+    work[0, 1], work[1, 1], work[2, 1] = Nx, Ny, Nz
+    work[0, 2], work[1, 2], work[2, 2] = Bx, By, Bz
+    mat_to_quat(work, qf)
+    rotation_error(quat[b], qf, theta)
+    tx, ty, tz = _cross(rx, ry, rz, Tx, Ty, Tz)
+    for k in range(3):
+        if k == 0:
+            ex, ey, ez = Tx, Ty, Tz
+        elif k == 1:
+            ex, ey, ez = Nx, Ny, Nz
+        else:
+            ex, ey, ez = Bx, By, Bz
+        oe = Ox * ex + Oy * ey + Oz * ez
+        G[b, 2 + k, 0] = -oe * Tx
+        G[b, 2 + k, 1] = -oe * Ty
+        G[b, 2 + k, 2] = -oe * Tz
+        G[b, 2 + k, 3] = ex - oe * tx
+        G[b, 2 + k, 4] = ey - oe * ty
+        G[b, 2 + k, 5] = ez - oe * tz
+        tgt[b, 2 + k] = -erp_h * (theta[0] * ex + theta[1] * ey + theta[2] * ez)
+    if not support_on:
+        for k in range(6):
+            G[b, 1, k] = 0.0
+        tgt[b, 1] = 0.0
+    # A = G W Gᵀ ; WG = W Gᵀ (6,5) kept in Pm as scratch first
+    for r in range(5):
+        for i in range(6):
+            s = 0.0
+            for k in range(6):
+                s += W[i, k] * G[b, r, k]
+            work[3 + r, i] = s  # WGᵀ column r stored as row 3+r of work (work is 8×8)
+    for r in range(5):
+        for c in range(5):
+            s = 0.0
+            for k in range(6):
+                s += G[b, r, k] * work[3 + c, k]
+            A[r, c] = s
+    if not support_on:
+        for c in range(5):
+            A[1, c] = 0.0
+            A[c, 1] = 0.0
+        A[1, 1] = 1.0
+    # copy WGᵀ rows out of work before invert_spd reuses it
+    for r in range(5):
+        for i in range(6):
+            Pm[b, r, i] = work[3 + r, i]
+    invert_spd(A, 5, Ainv, work)
+    # P = A⁻¹ (W Gᵀ)ᵀ : Pm currently holds (W Gᵀ)ᵀ rows
+    for r in range(5):
+        for i in range(6):
+            s = 0.0
+            for c in range(5):
+                s += Ainv[r, c] * Pm[b, c, i]
+            work[r, i] = s
+    # W̃ = W − (W Gᵀ) P
+    for i in range(6):
+        for j in range(6):
+            s = W[i, j]
+            for r in range(5):
+                s -= Pm[b, r, i] * work[r, j]
+            Wt[b, i, j] = s
+    for r in range(5):
+        for i in range(6):
+            Pm[b, r, i] = work[r, i]
+
+
+@njit(cache=True)
+def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr):
+    """Exact projection of car ``b``'s velocity onto rows 1–5: Δλ = A⁻¹(t − G u), u += W Gᵀ Δλ."""
+    for r in range(5):
+        rr[r] = tgt[b, r] - row_velocity(b, G[b, r], vel, omg)
+    for r in range(5):
+        s = 0.0
+        for c in range(5):
+            s += Ainv[r, c] * rr[c]
+        rr[5 + r] = s
+        lamT[b, r] += s
+    f = rr[10:16]
+    for k in range(6):
+        s = 0.0
+        for r in range(5):
+            s += G[b, r, k] * rr[5 + r]
+        f[k] = s
+    for i in range(6):
+        s = 0.0
+        for k in range(6):
+            s += W[i, k] * f[k]
+        if i < 3:
+            vel[b, i] += s
+        else:
+            omg[b, i - 3] += s
+
+
+# ----------------------------------------------------------------------------- joints
+# Distance (PHYSICS.md §3): C = |p_b − p_a| − L, n = (p_b − p_a)/|p_b − p_a|,
+#   J = [−n, −(r_a × n), n, r_b × n], K = J W̃ Jᵀ; soft: γ = 1/(h(c + h k)), β = h k/(c + h k),
+#   target −β/h C, effective mass 1/(K + γ); slack range [L_min, L_max]: one-sided rows.
+# Ball (seed 002): C = p_a − p_b (3 rows), J_k = [e_k, r_a × e_k, −e_k, −(r_b × e_k)], 3×3 block.
+# Pulley (seed 000 in 3D): u = p − g, l = |u|, n = u/l, C = C_i − (l_a + r l_b),
+#   J = [−n_a, −(r_a × n_a), −r n_b, −r (r_b × n_b)]; a rope (slack) only pulls: λ ≥ 0,
+#   speculative target −C/h while slack.
+@njit(cache=True)
+def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R):
+    """Fill rows, targets, bounds and softness of joint ``j``."""
+    kind = ji[j, JI_KIND]
+    a = ji[j, JI_A]
+    b = ji[j, JI_B]
+    # anchors
+    if a >= 0:
+        quat_to_mat(quat[a], R)
+        rax = R[0, 0] * jf[j, JF_LA] + R[0, 1] * jf[j, JF_LA + 1] + R[0, 2] * jf[j, JF_LA + 2]
+        ray = R[1, 0] * jf[j, JF_LA] + R[1, 1] * jf[j, JF_LA + 1] + R[1, 2] * jf[j, JF_LA + 2]
+        raz = R[2, 0] * jf[j, JF_LA] + R[2, 1] * jf[j, JF_LA + 1] + R[2, 2] * jf[j, JF_LA + 2]
+        pax, pay, paz = pos[a, 0] + rax, pos[a, 1] + ray, pos[a, 2] + raz
+    else:
+        rax, ray, raz = 0.0, 0.0, 0.0
+        pax, pay, paz = jf[j, JF_LA], jf[j, JF_LA + 1], jf[j, JF_LA + 2]
+    if b >= 0:
+        quat_to_mat(quat[b], R)
+        rbx = R[0, 0] * jf[j, JF_LB] + R[0, 1] * jf[j, JF_LB + 1] + R[0, 2] * jf[j, JF_LB + 2]
+        rby = R[1, 0] * jf[j, JF_LB] + R[1, 1] * jf[j, JF_LB + 1] + R[1, 2] * jf[j, JF_LB + 2]
+        rbz = R[2, 0] * jf[j, JF_LB] + R[2, 1] * jf[j, JF_LB + 1] + R[2, 2] * jf[j, JF_LB + 2]
+        pbx, pby, pbz = pos[b, 0] + rbx, pos[b, 1] + rby, pos[b, 2] + rbz
+    else:
+        rbx, rby, rbz = 0.0, 0.0, 0.0
+        pbx, pby, pbz = jf[j, JF_LB], jf[j, JF_LB + 1], jf[j, JF_LB + 2]
+    jgam[j] = 0.0
+    for r in range(3):
+        jlo[j, r] = -np.inf
+        jhi[j, r] = np.inf
+        for k in range(12):
+            jJ[j, r, k] = 0.0
+    if kind == J_DISTANCE:
+        jm[j] = 1
+        dx, dy, dz = pbx - pax, pby - pay, pbz - paz
+        ln = np.sqrt(dx * dx + dy * dy + dz * dz)
+        if ln < 1e-9:
+            nx, ny, nz = 1.0, 0.0, 0.0
+        else:
+            nx, ny, nz = dx / ln, dy / ln, dz / ln
+        c0, c1, c2 = _cross(rax, ray, raz, nx, ny, nz)
+        d0, d1, d2 = _cross(rbx, rby, rbz, nx, ny, nz)
+        jJ[j, 0, 0], jJ[j, 0, 1], jJ[j, 0, 2] = -nx, -ny, -nz
+        jJ[j, 0, 3], jJ[j, 0, 4], jJ[j, 0, 5] = -c0, -c1, -c2
+        jJ[j, 0, 6], jJ[j, 0, 7], jJ[j, 0, 8] = nx, ny, nz
+        jJ[j, 0, 9], jJ[j, 0, 10], jJ[j, 0, 11] = d0, d1, d2
+        if ji[j, JI_SLACK]:
+            lmin = jf[j, JF_MIN]
+            lmax = jf[j, JF_MAX]
+            if ln - lmin < lmax - ln:
+                C = ln - lmin      # must stay ≥ 0: push only (λ ≥ 0)
+                jt[j, 0] = -erp_h * C if C < 0.0 else -C / h
+                jlo[j, 0] = 0.0
+            else:
+                C = ln - lmax      # must stay ≤ 0: pull only (λ ≤ 0)
+                jt[j, 0] = -erp_h * C if C > 0.0 else -C / h
+                jhi[j, 0] = 0.0
+        else:
+            C = ln - jf[j, JF_LEN]
+            k = jf[j, JF_K]
+            c = jf[j, JF_C]
+            if k > 0.0 or c > 0.0:
+                den = c + h * k
+                jgam[j] = 1.0 / (h * den)
+                jt[j, 0] = -(h * k / den) / h * C
+            else:
+                jt[j, 0] = -erp_h * C
+    elif kind == J_BALL:
+        jm[j] = 3
+        for r in range(3):
+            ex = 1.0 if r == 0 else 0.0
+            ey = 1.0 if r == 1 else 0.0
+            ez = 1.0 if r == 2 else 0.0
+            c0, c1, c2 = _cross(rax, ray, raz, ex, ey, ez)
+            d0, d1, d2 = _cross(rbx, rby, rbz, ex, ey, ez)
+            jJ[j, r, 0], jJ[j, r, 1], jJ[j, r, 2] = ex, ey, ez
+            jJ[j, r, 3], jJ[j, r, 4], jJ[j, r, 5] = c0, c1, c2
+            jJ[j, r, 6], jJ[j, r, 7], jJ[j, r, 8] = -ex, -ey, -ez
+            jJ[j, r, 9], jJ[j, r, 10], jJ[j, r, 11] = -d0, -d1, -d2
+            if r == 0:
+                jt[j, r] = -erp_h * (pax - pbx)
+            elif r == 1:
+                jt[j, r] = -erp_h * (pay - pby)
+            else:
+                jt[j, r] = -erp_h * (paz - pbz)
+    else:  # J_PULLEY
+        jm[j] = 1
+        r_ = jf[j, JF_RATIO]
+        ux, uy, uz = pax - jf[j, JF_GA], pay - jf[j, JF_GA + 1], paz - jf[j, JF_GA + 2]
+        la = np.sqrt(ux * ux + uy * uy + uz * uz)
+        nax, nay, naz = (ux / la, uy / la, uz / la) if la > 1e-9 else (0.0, 0.0, 1.0)
+        ux, uy, uz = pbx - jf[j, JF_GB], pby - jf[j, JF_GB + 1], pbz - jf[j, JF_GB + 2]
+        lb = np.sqrt(ux * ux + uy * uy + uz * uz)
+        nbx, nby, nbz = (ux / lb, uy / lb, uz / lb) if lb > 1e-9 else (0.0, 0.0, 1.0)
+        c0, c1, c2 = _cross(rax, ray, raz, nax, nay, naz)
+        d0, d1, d2 = _cross(rbx, rby, rbz, nbx, nby, nbz)
+        jJ[j, 0, 0], jJ[j, 0, 1], jJ[j, 0, 2] = -nax, -nay, -naz
+        jJ[j, 0, 3], jJ[j, 0, 4], jJ[j, 0, 5] = -c0, -c1, -c2
+        jJ[j, 0, 6], jJ[j, 0, 7], jJ[j, 0, 8] = -r_ * nbx, -r_ * nby, -r_ * nbz
+        jJ[j, 0, 9], jJ[j, 0, 10], jJ[j, 0, 11] = -r_ * d0, -r_ * d1, -r_ * d2
+        C = jf[j, JF_LEN] - (la + r_ * lb)
+        if ji[j, JI_SLACK]:
+            jlo[j, 0] = 0.0
+            jt[j, 0] = -C / h if C >= 0.0 else -erp_h * C
+        else:
+            jt[j, 0] = -erp_h * C
+
+
+@njit(cache=True)
+def joint_block(j, ji, jJ, jgam, jm, Wt, K):
+    """K = J W̃ Jᵀ + γ I (m×m) of joint ``j``."""
+    a = ji[j, JI_A]
+    b = ji[j, JI_B]
+    m = jm[j]
+    for r in range(m):
+        for c in range(m):
+            s = 0.0
+            if a >= 0:
+                s += row_mobility(a, jJ[j, r, 0:6], jJ[j, c, 0:6], Wt)
+            if b >= 0:
+                s += row_mobility(b, jJ[j, r, 6:12], jJ[j, c, 6:12], Wt)
+            K[r, c] = s
+        K[r, r] += jgam[j]
+
+
+@njit(cache=True)
+def joint_velocity(j, r, ji, jJ, vel, omg):
+    a = ji[j, JI_A]
+    b = ji[j, JI_B]
+    s = 0.0
+    if a >= 0:
+        s += row_velocity(a, jJ[j, r, 0:6], vel, omg)
+    if b >= 0:
+        s += row_velocity(b, jJ[j, r, 6:12], vel, omg)
+    return s
+
+
+@njit(cache=True)
+def joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg):
+    a = ji[j, JI_A]
+    b = ji[j, JI_B]
+    if a >= 0:
+        apply_impulse(a, jJ[j, r, 0:6], dl, Wt, Pm, lamT, car_on, ncars, vel, omg)
+    if b >= 0:
+        apply_impulse(b, jJ[j, r, 6:12], dl, Wt, Pm, lamT, car_on, ncars, vel, omg)
+
+
+@njit(cache=True)
+def coupling_block(j1, j2, body, ji, jJ, jm, Wt, F):
+    """F = H_{j1}(body) W̃_body H_{j2}(body)ᵀ: how joints j1, j2 sharing ``body`` interact."""
+    o1 = 0 if ji[j1, JI_A] == body else 6
+    o2 = 0 if ji[j2, JI_A] == body else 6
+    for r in range(jm[j1]):
+        for c in range(jm[j2]):
+            F[r, c] = row_mobility(body, jJ[j1, r, o1:o1 + 6], jJ[j2, c, o2:o2 + 6], Wt)
+
+
+# Chain (one train): couplers j0..j0+n−1, joint k joins bodies (a_k, b_k) with b_k = a_{k+1}.
+# With rows 1–5 of every car eliminated (W̃), the coupler system S Δλ = r is block tridiagonal:
+#   D_k = K_k (joint_block), F_k = H_k^b W̃_{b_k} H_{k+1}^aᵀ.
+# Block LDLᵀ: D'_k = D_k − F_{k−1}ᵀ D'_{k−1}⁻¹ F_{k−1}; forward y_k = r_k − F_{k−1}ᵀ D'_{k−1}⁻¹ y_{k−1};
+# back x_k = D'_k⁻¹ (y_k − F_k x_{k+1}).  Cost O(n) per solve, factor once per step.
+@njit(cache=True)
+def factor_chain(j0, n, ji, jJ, jgam, jm, Wt, cDinv, cF, K, Kinv, work):
+    for k in range(n):
+        j = j0 + k
+        joint_block(j, ji, jJ, jgam, jm, Wt, K)
+        m = jm[j]
+        if k > 0:
+            mp = jm[j - 1]
+            # K -= F_{k-1}ᵀ D'_{k-1}⁻¹ F_{k-1}
+            for r in range(m):
+                for c in range(m):
+                    s = 0.0
+                    for p in range(mp):
+                        t = 0.0
+                        for q in range(mp):
+                            t += cDinv[j - 1, p, q] * cF[j - 1, q, c]
+                        s += cF[j - 1, p, r] * t
+                    K[r, c] -= s
+        invert_spd(K, m, Kinv, work)
+        for r in range(m):
+            for c in range(m):
+                cDinv[j, r, c] = Kinv[r, c]
+        if k < n - 1:
+            coupling_block(j, j + 1, ji[j, JI_B], ji, jJ, jm, Wt, K)
+            for r in range(3):
+                for c in range(3):
+                    cF[j, r, c] = K[r, c] if (r < m and c < jm[j + 1]) else 0.0
+
+
+@njit(cache=True)
+def solve_chain(j0, n, ji, jJ, jt, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars, vel, omg, cDinv, cF, cy):
+    """One exact solve of a train's coupler rows (rows 1–5 of its cars stay exact)."""
+    for k in range(n):
+        j = j0 + k
+        m = jm[j]
+        for r in range(m):
+            cy[j, r] = jt[j, r] - joint_velocity(j, r, ji, jJ, vel, omg) - jgam[j] * jlam[j, r]
+        if k > 0:
+            mp = jm[j - 1]
+            for r in range(m):
+                s = 0.0
+                for p in range(mp):
+                    t = 0.0
+                    for q in range(mp):
+                        t += cDinv[j - 1, p, q] * cy[j - 1, q]
+                    s += cF[j - 1, p, r] * t
+                cy[j, r] -= s
+    # back substitution: x overwrites cy
+    for k in range(n - 1, -1, -1):
+        j = j0 + k
+        m = jm[j]
+        tmp0, tmp1, tmp2 = cy[j, 0], cy[j, 1], cy[j, 2]
+        if k < n - 1:
+            mn = jm[j + 1]
+            for r in range(m):
+                s = 0.0
+                for c in range(mn):
+                    s += cF[j, r, c] * cy[j + 1, c]
+                if r == 0:
+                    tmp0 -= s
+                elif r == 1:
+                    tmp1 -= s
+                else:
+                    tmp2 -= s
+        for r in range(m):
+            cy[j, r] = cDinv[j, r, 0] * tmp0 + (cDinv[j, r, 1] * tmp1 if m > 1 else 0.0) \
+                + (cDinv[j, r, 2] * tmp2 if m > 2 else 0.0)
+    for k in range(n):
+        j = j0 + k
+        for r in range(jm[j]):
+            dl = cy[j, r]
+            jlam[j, r] += dl
+            joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
+
+
+@njit(cache=True)
+def solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars, vel, omg,
+                    K, Kinv, work):
+    """One projected Gauss–Seidel update of a bounded (or unchained) joint; blocks of 3 for ball."""
+    m = jm[j]
+    if m == 1:
+        joint_block(j, ji, jJ, jgam, jm, Wt, K)
+        k = K[0, 0]
+        if k <= 0.0:
+            return
+        dl = (jt[j, 0] - joint_velocity(j, 0, ji, jJ, vel, omg) - jgam[j] * jlam[j, 0]) / k
+        old = jlam[j, 0]
+        new = min(max(old + dl, jlo[j, 0]), jhi[j, 0])
+        dl = new - old
+        jlam[j, 0] = new
+        if dl != 0.0:
+            joint_apply(j, 0, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
+    else:
+        joint_block(j, ji, jJ, jgam, jm, Wt, K)
+        invert_spd(K, m, Kinv, work)
+        rr0 = jt[j, 0] - joint_velocity(j, 0, ji, jJ, vel, omg) - jgam[j] * jlam[j, 0]
+        rr1 = jt[j, 1] - joint_velocity(j, 1, ji, jJ, vel, omg) - jgam[j] * jlam[j, 1]
+        rr2 = jt[j, 2] - joint_velocity(j, 2, ji, jJ, vel, omg) - jgam[j] * jlam[j, 2]
+        for r in range(3):
+            dl = Kinv[r, 0] * rr0 + Kinv[r, 1] * rr1 + Kinv[r, 2] * rr2
+            jlam[j, r] += dl
+            joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
+
+
+# ----------------------------------------------------------------------------- car rows along T
+# Motor (row 6), anti-rollback ratchet and rolling friction share J = [T, r_m × T] (T·v_A):
+#   motor target v_set, bounds [F_min h, F_max h] by section kind; ratchet target 0, [0, ∞);
+#   friction target 0, bounds ±(μ·|wheel force| + Davis A) h  or ±m μ g h ("nl2").
+@njit(cache=True)
+def solve_car_row(b, f, target, lam_old, lo, hi, Wt, Pm, lamT, car_on, ncars, vel, omg):
+    """Scalar PGS update of a car row along T; returns the new accumulated impulse."""
+    k = row_mobility(b, f, f, Wt)
+    if k <= 0.0:
+        return lam_old
+    dl = (target - row_velocity(b, f, vel, omg)) / k
+    new = min(max(lam_old + dl, lo), hi)
+    dl = new - lam_old
+    if dl != 0.0:
+        apply_impulse(b, f, dl, Wt, Pm, lamT, car_on, ncars, vel, omg)
+    return new
+
+
+@njit(cache=True)
+def section_row(kind, speed, fmax, h):
+    """(target speed, lower, upper impulse bound) of row 6 for a section kind."""
+    F = fmax * h
+    if kind == ch.LIFT:
+        return speed, 0.0, F
+    if kind == ch.LAUNCH:
+        return speed, 0.0, F
+    if kind == ch.BRAKE:
+        return 0.0, -F, F
+    if kind == ch.TRIM:
+        return speed, -F, 0.0
+    return speed, -F, F  # booster
+
+
+# ----------------------------------------------------------------------------- one step
+@njit(cache=True)
+def step_world(h, gx, gy, gz, erp, iterations, warm,
+               tdata, trow0, tnrows, tds, tlen, tclosed,
+               pos, quat, vel, omg, inv_mass, inv_ib, ib, mass,
+               ncars, car_f, car_i, car_frame,
+               sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax,
+               res,
+               ji, jf, jlam, tr_j0, tr_nj,
+               Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cDinv, cF, cy,
+               vel0, omg0, rowf, R, W, A, Ainv, work, K, Kinv, qf, theta, car_on, rr):
+    """Advance the world by one step of ``h`` seconds (see module docstring)."""
+    nb = pos.shape[0]
+    nj = ji.shape[0]
+    ntr = tr_j0.shape[0]
+    erp_h = erp / h
+    mu, cda, rho, mode, k_nl2, gmag = res[0], res[1], res[2], res[3], res[4], res[5]
+    # -- frames at each car's s; sections
+    for b in range(ncars):
+        car_on[b] = car_i[b, CI_ON]
+        if car_on[b]:
+            t = car_i[b, CI_TRACK]
+            eval_track(tdata, trow0[t], tnrows[t], tds[t], tlen[t], tclosed[t], car_f[b, CF_S], car_frame[b])
+            sec = -1
+            for k in range(sec_kind.shape[0]):
+                if sec_track[k] == t and sec_from[k] <= car_f[b, CF_S] <= sec_to[k]:
+                    sec = k
+                    break
+            if sec != car_i[b, CI_SECTION]:
+                car_f[b, CF_L6] = 0.0
+                car_f[b, CF_L7] = 0.0
+                car_i[b, CI_SECTION] = sec
+        else:
+            car_i[b, CI_SECTION] = -1
+    for b in range(nb):
+        for i in range(3):
+            vel0[b, i] = vel[b, i]
+            omg0[b, i] = omg[b, i]
+    any_bounded = False
+    for j in range(nj):
+        if ji[j, JI_CHAIN] == 0:
+            any_bounded = True
+    for b in range(ncars):
+        if car_on[b] and (car_i[b, CI_SECTION] >= 0 or mu > 0.0 or car_f[b, CF_DAVIS] > 0.0):
+            any_bounded = True
+    for attempt in range(4):
+        if attempt > 0:
+            for b in range(nb):
+                for i in range(3):
+                    vel[b, i] = vel0[b, i]
+                    omg[b, i] = omg0[b, i]
+        # -- transport velocities with the frame (parallel transport of the velocity field):
+        # the track turns the car's velocity with its frame, F_new F_oldᵀ; the impulse this
+        # takes is a track-joint impulse (recorded with rows 1, 2, 3).
+        for b in range(ncars):
+            car_f[b, CF_TR] = 0.0
+            car_f[b, CF_TR + 1] = 0.0
+            car_f[b, CF_TR + 2] = 0.0
+            if car_on[b] and car_i[b, CI_HASPREV] and car_i[b, CI_SUPPORT]:
+                fr = car_frame[b]
+                for i in range(3):
+                    for k in range(3):
+                        R[i, k] = (fr[C_T + i] * car_f[b, CF_PREV + k] + fr[C_N + i] * car_f[b, CF_PREV + 3 + k]
+                                   + fr[C_B + i] * car_f[b, CF_PREV + 6 + k])
+                v0, v1, v2 = vel[b, 0], vel[b, 1], vel[b, 2]
+                w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
+                for i in range(3):
+                    vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
+                    omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
+                m = mass[b]
+                dpx, dpy, dpz = m * (vel[b, 0] - v0), m * (vel[b, 1] - v1), m * (vel[b, 2] - v2)
+                car_f[b, CF_TR] = dpx * fr[C_N] + dpy * fr[C_N + 1] + dpz * fr[C_N + 2]
+                car_f[b, CF_TR + 1] = dpx * fr[C_B] + dpy * fr[C_B + 1] + dpz * fr[C_B + 2]
+                # torque impulse about T: I_w (ω' − ω)·T
+                quat_to_mat(quat[b], W)
+                s = 0.0
+                for i in range(3):
+                    # body components of Δω
+                    dwb = (W[0, i] * (omg[b, 0] - w0) + W[1, i] * (omg[b, 1] - w1)
+                           + W[2, i] * (omg[b, 2] - w2))
+                    tb = W[0, i] * fr[C_T] + W[1, i] * fr[C_T + 1] + W[2, i] * fr[C_T + 2]
+                    s += ib[b, i] * dwb * tb
+                car_f[b, CF_TR + 2] = s
+        # -- integrate velocities: gravity, gyroscopic term, explicit resistance along T
+        for b in range(nb):
+            if inv_mass[b] > 0.0:
+                vel[b, 0] += h * gx
+                vel[b, 1] += h * gy
+                vel[b, 2] += h * gz
+            quat_to_mat(quat[b], R)
+            # ω_body, L_body = I ω_body, τ = −ω × L
+            wb0 = R[0, 0] * omg[b, 0] + R[1, 0] * omg[b, 1] + R[2, 0] * omg[b, 2]
+            wb1 = R[0, 1] * omg[b, 0] + R[1, 1] * omg[b, 1] + R[2, 1] * omg[b, 2]
+            wb2 = R[0, 2] * omg[b, 0] + R[1, 2] * omg[b, 1] + R[2, 2] * omg[b, 2]
+            t0, t1, t2 = _cross(wb0, wb1, wb2, ib[b, 0] * wb0, ib[b, 1] * wb1, ib[b, 2] * wb2)
+            d0, d1, d2 = -h * inv_ib[b, 0] * t0, -h * inv_ib[b, 1] * t1, -h * inv_ib[b, 2] * t2
+            for i in range(3):
+                omg[b, i] += R[i, 0] * d0 + R[i, 1] * d1 + R[i, 2] * d2
+        for b in range(ncars):
+            car_f[b, CF_FEXP] = 0.0
+            if car_on[b]:
+                fr = car_frame[b]
+                vt = vel[b, 0] * fr[C_T] + vel[b, 1] * fr[C_T + 1] + vel[b, 2] * fr[C_T + 2]
+                F = 0.0
+                if mode == 1.0:
+                    F = -mass[b] * k_nl2 * vt * abs(vt)
+                else:
+                    F = -(0.5 * rho * cda + car_f[b, CF_DAVIS + 2]) * vt * abs(vt) - car_f[b, CF_DAVIS + 1] * vt
+                # an explicit force may at most stop the car in one step (no reversal)
+                lim = abs(vt) * mass[b] / h
+                if F > lim:
+                    F = lim
+                elif F < -lim:
+                    F = -lim
+                car_f[b, CF_FEXP] = F
+                dv = h * F * inv_mass[b]
+                for i in range(3):
+                    vel[b, i] += dv * fr[C_T + i]
+        # -- mobility of every body; track blocks of the cars on track, projected exactly
+        for b in range(nb):
+            for r in range(5):
+                lamT[b, r] = 0.0
+            if b < ncars and car_on[b]:
+                prepare_track_block(b, car_frame[b], quat, pos, inv_mass, inv_ib, car_f[b, CF_CG], erp_h,
+                                    car_i[b, CI_SUPPORT], G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta)
+                project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr)
+            else:
+                body_mobility(b, quat, inv_mass, inv_ib, R, W)
+                for i in range(6):
+                    for k in range(6):
+                        Wt[b, i, k] = W[i, k]
+        # -- joints: rows, chains factored once per step
+        for j in range(nj):
+            prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
+            for r in range(3):
+                if ji[j, JI_CHAIN]:
+                    jlam[j, r] = 0.0
+        for t in range(ntr):
+            if tr_nj[t] > 0:
+                factor_chain(tr_j0[t], tr_nj[t], ji, jJ, jgam, jm, Wt, cDinv, cF, K, Kinv, work)
+        # -- warm start of bounded rows (factor ``warm``)
+        for j in range(nj):
+            if ji[j, JI_CHAIN] == 0:
+                for r in range(jm[j]):
+                    jlam[j, r] = min(max(jlam[j, r] * warm, jlo[j, r]), jhi[j, r])
+                    if jlam[j, r] != 0.0:
+                        joint_apply(j, r, jlam[j, r], ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
+            else:
+                for r in range(3):
+                    jlam[j, r] = 0.0
+        for b in range(ncars):
+            if not car_on[b]:
+                car_f[b, CF_L6] = 0.0
+                car_f[b, CF_L7] = 0.0
+                car_f[b, CF_L8] = 0.0
+                continue
+            fr = car_frame[b]
+            quat_to_mat(quat[b], R)
+            cg = car_f[b, CF_CG]
+            rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
+            c0, c1, c2 = _cross(rx, ry, rz, fr[C_T], fr[C_T + 1], fr[C_T + 2])
+            rowf[b, 0], rowf[b, 1], rowf[b, 2] = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+            rowf[b, 3], rowf[b, 4], rowf[b, 5] = c0, c1, c2
+            for c in (CF_L6, CF_L7, CF_L8):
+                car_f[b, c] *= warm
+            sec = car_i[b, CI_SECTION]
+            if sec < 0:
+                car_f[b, CF_L6] = 0.0
+                car_f[b, CF_L7] = 0.0
+            else:
+                tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
+                car_f[b, CF_L6] = min(max(car_f[b, CF_L6], lo), hi)
+                if sec_kind[sec] != ch.LIFT:
+                    car_f[b, CF_L7] = 0.0
+                else:
+                    car_f[b, CF_L7] = max(car_f[b, CF_L7], 0.0)
+            lam = car_f[b, CF_L6] + car_f[b, CF_L7] + car_f[b, CF_L8]
+            if lam != 0.0:
+                apply_impulse(b, rowf[b], lam, Wt, Pm, lamT, car_on, ncars, vel, omg)
+        # -- iterations: exact chain solves alternating with PGS sweeps of the bounded rows
+        n_it = iterations if any_bounded else 0
+        for it in range(n_it):
+            for t in range(ntr):
+                if tr_nj[t] > 0:
+                    solve_chain(tr_j0[t], tr_nj[t], ji, jJ, jt, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
+                                vel, omg, cDinv, cF, cy)
+            for j in range(nj):
+                if ji[j, JI_CHAIN] == 0:
+                    solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
+                                    vel, omg, K, Kinv, work)
+            for b in range(ncars):
+                if not car_on[b]:
+                    continue
+                sec = car_i[b, CI_SECTION]
+                if sec >= 0:
+                    tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
+                    car_f[b, CF_L6] = solve_car_row(b, rowf[b], tv, car_f[b, CF_L6], lo, hi, Wt, Pm, lamT,
+                                                    car_on, ncars, vel, omg)
+                    if sec_kind[sec] == ch.LIFT:
+                        car_f[b, CF_L7] = solve_car_row(b, rowf[b], 0.0, car_f[b, CF_L7], 0.0, np.inf, Wt, Pm,
+                                                        lamT, car_on, ncars, vel, omg)
+                if mode == 1.0:
+                    bound = mass[b] * mu * gmag * h
+                else:
+                    l1 = lamT[b, 0] + car_f[b, CF_TR]
+                    l2 = lamT[b, 1] + car_f[b, CF_TR + 1]
+                    bound = mu * np.sqrt(l1 * l1 + l2 * l2) + car_f[b, CF_DAVIS] * h
+                if bound > 0.0:
+                    car_f[b, CF_L8] = solve_car_row(b, rowf[b], 0.0, car_f[b, CF_L8], -bound, bound, Wt, Pm,
+                                                    lamT, car_on, ncars, vel, omg)
+                else:
+                    car_f[b, CF_L8] = 0.0
+        for t in range(ntr):
+            if tr_nj[t] > 0:
+                solve_chain(tr_j0[t], tr_nj[t], ji, jJ, jt, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
+                            vel, omg, cDinv, cF, cy)
+        # -- one-sided supports: redo the step if the active set changed
+        changed = False
+        for b in range(ncars):
+            if car_on[b] and car_i[b, CI_ONESIDED]:
+                if car_i[b, CI_SUPPORT]:
+                    if lamT[b, 1] + car_f[b, CF_TR + 1] < 0.0:
+                        car_i[b, CI_SUPPORT] = 0
+                        changed = True
+                else:
+                    fr = car_frame[b]
+                    quat_to_mat(quat[b], R)
+                    cg = car_f[b, CF_CG]
+                    rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
+                    c0, c1, c2 = _cross(omg[b, 0], omg[b, 1], omg[b, 2], rx, ry, rz)
+                    va = ((vel[b, 0] + c0) * fr[C_B] + (vel[b, 1] + c1) * fr[C_B + 1]
+                          + (vel[b, 2] + c2) * fr[C_B + 2])
+                    gap = ((pos[b, 0] + rx - fr[C_P]) * fr[C_B] + (pos[b, 1] + ry - fr[C_P + 1]) * fr[C_B + 1]
+                           + (pos[b, 2] + rz - fr[C_P + 2]) * fr[C_B + 2])
+                    if gap + h * va < 0.0:
+                        car_i[b, CI_SUPPORT] = 1
+                        changed = True
+        if not changed:
+            break
+
+
+@njit(cache=True)
+def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
+                tdata, trow0, tnrows, tds, tlen, tclosed, lamT, R, fr2):
+    """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
+
+    s ← s + (A.P − P(s))·T(s), then a Newton step of f(s) = (A.P − P(s))·T(s) with
+    f' = −1 + (A.P − P)·P''(s). Leaving an open track's end sets RAN_OFF and frees the car.
+    """
+    nb = pos.shape[0]
+    for b in range(nb):
+        for i in range(3):
+            pos[b, i] += h * vel[b, i]
+        w, x, y, z = quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3]
+        o0, o1, o2 = omg[b, 0], omg[b, 1], omg[b, 2]
+        hw = 0.5 * h
+        nw = w + hw * (-o0 * x - o1 * y - o2 * z)
+        nx = x + hw * (o0 * w + o1 * z - o2 * y)
+        ny = y + hw * (o1 * w + o2 * x - o0 * z)
+        nz = z + hw * (o2 * w + o0 * y - o1 * x)
+        n = np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
+        quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = nw / n, nx / n, ny / n, nz / n
+    for b in range(ncars):
+        if not car_on[b]:
+            continue
+        fr = car_frame[b]
+        # remember the frame this step used (for the velocity transport of the next step)
+        for k in range(3):
+            car_f[b, CF_PREV + k] = fr[C_T + k]
+            car_f[b, CF_PREV + 3 + k] = fr[C_N + k]
+            car_f[b, CF_PREV + 6 + k] = fr[C_B + k]
+        car_i[b, CI_HASPREV] = 1
+        car_f[b, CF_L1:CF_L1 + 5] = lamT[b, 0:5]
+        t = car_i[b, CI_TRACK]
+        quat_to_mat(quat[b], R)
+        cg = car_f[b, CF_CG]
+        ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
+        s = car_f[b, CF_S]
+        L = tlen[t]
+        closed = tclosed[t]
+        for it in range(3):
+            eval_track(tdata, trow0[t], tnrows[t], tds[t], L, closed, s, fr2)
+            dx, dy, dz = ax - fr2[C_P], ay - fr2[C_P + 1], az - fr2[C_P + 2]
+            f = dx * fr2[C_T] + dy * fr2[C_T + 1] + dz * fr2[C_T + 2]
+            fp = -1.0 + dx * fr2[C_DT] + dy * fr2[C_DT + 1] + dz * fr2[C_DT + 2]
+            if it == 0 or fp > -0.2:
+                fp = -1.0
+            s = s - f / fp
+            if closed:
+                s = s % L
+            elif s < 0.0 or s > L:
+                break
+        if not closed and (s < 0.0 or s > L):
+            car_i[b, CI_ON] = 0
+            car_i[b, CI_RANOFF] = 1
+            car_i[b, CI_HASPREV] = 0
+            s = 0.0 if s < 0.0 else L
+        car_f[b, CF_S] = s
+
+
+@njit(cache=True)
+def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0, ncars, car_f, car_i, car_frame,
+                  sec_kind, lamT, R, out):
+    """Write one sample (n_entities, N_CHANNELS) from the state after the step."""
+    nb = pos.shape[0]
+    for b in range(nb):
+        for c in range(ch.N_CHANNELS):
+            out[b, c] = np.nan
+        quat_to_mat(quat[b], R)
+        m = mass[b]
+        out[b, ch.X] = pos[b, 0]
+        out[b, ch.Y] = pos[b, 1]
+        out[b, ch.Z] = pos[b, 2]
+        for k in range(4):
+            out[b, ch.QW + k] = quat[b, k]
+        for k in range(3):
+            out[b, ch.VX + k] = vel[b, k]
+            out[b, ch.WX + k] = omg[b, k]
+        ke = 0.5 * m * (vel[b, 0] ** 2 + vel[b, 1] ** 2 + vel[b, 2] ** 2)
+        for k in range(3):
+            wbk = R[0, k] * omg[b, 0] + R[1, k] * omg[b, 1] + R[2, k] * omg[b, 2]
+            ke += 0.5 * ib[b, k] * wbk * wbk
+        out[b, ch.KINETIC_ENERGY] = ke
+        out[b, ch.POTENTIAL_ENERGY] = m * gmag * pos[b, 2]
+        # specific force: f_cm = Δv/h − g (every non-gravitational impulse of the step / (m h))
+        fx = (vel[b, 0] - vel0[b, 0]) / h - gx
+        fy = (vel[b, 1] - vel0[b, 1]) / h - gy
+        fz = (vel[b, 2] - vel0[b, 2]) / h - gz
+        if b < ncars:
+            rh = car_f[b, CF_RIDER] - car_f[b, CF_CG]
+        else:
+            rh = 0.0
+        rx, ry, rz = rh * R[0, 2], rh * R[1, 2], rh * R[2, 2]
+        al0, al1, al2 = (omg[b, 0] - omg0[b, 0]) / h, (omg[b, 1] - omg0[b, 1]) / h, (omg[b, 2] - omg0[b, 2]) / h
+        c0, c1, c2 = _cross(al0, al1, al2, rx, ry, rz)
+        w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
+        d0, d1, d2 = _cross(w0, w1, w2, rx, ry, rz)
+        e0, e1, e2 = _cross(w0, w1, w2, d0, d1, d2)
+        fx += c0 + e0
+        fy += c1 + e1
+        fz += c2 + e2
+        out[b, ch.G_LONGITUDINAL] = (fx * R[0, 0] + fy * R[1, 0] + fz * R[2, 0]) / gmag
+        out[b, ch.G_LATERAL] = (fx * R[0, 1] + fy * R[1, 1] + fz * R[2, 1]) / gmag
+        out[b, ch.G_VERTICAL] = (fx * R[0, 2] + fy * R[1, 2] + fz * R[2, 2]) / gmag
+        if b >= ncars:
+            out[b, ch.FLAGS] = ch.FREE_BODY
+            continue
+        fr = car_frame[b]
+        cg = car_f[b, CF_CG]
+        # anchor velocity along T
+        a0, a1, a2 = _cross(w0, w1, w2, -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2])
+        vt = (vel[b, 0] + a0) * fr[C_T] + (vel[b, 1] + a1) * fr[C_T + 1] + (vel[b, 2] + a2) * fr[C_T + 2]
+        out[b, ch.S] = car_f[b, CF_S]
+        out[b, ch.SPEED] = vt
+        out[b, ch.ACCEL] = (vt - car_f[b, CF_SPEED]) / h
+        flags = 0
+        if car_i[b, CI_RANOFF]:
+            flags |= ch.RAN_OFF
+            out[b, ch.WHEEL_LOAD] = 0.0
+            out[b, ch.LATERAL_LOAD] = 0.0
+            out[b, ch.MOTOR_FORCE] = 0.0
+            out[b, ch.ROLL_TORQUE] = 0.0
+            out[b, ch.RESISTANCE_FORCE] = 0.0
+            out[b, ch.SECTION] = -1.0
+        else:
+            flags |= ch.ON_TRACK
+            out[b, ch.LATERAL_LOAD] = (car_f[b, CF_L1] + car_f[b, CF_TR]) / h
+            out[b, ch.WHEEL_LOAD] = (car_f[b, CF_L1 + 1] + car_f[b, CF_TR + 1]) / h
+            out[b, ch.ROLL_TORQUE] = (car_f[b, CF_L1 + 2] + car_f[b, CF_TR + 2]) / h
+            out[b, ch.MOTOR_FORCE] = (car_f[b, CF_L6] + car_f[b, CF_L7]) / h
+            out[b, ch.RESISTANCE_FORCE] = car_f[b, CF_L8] / h + car_f[b, CF_FEXP]
+            sec = car_i[b, CI_SECTION]
+            out[b, ch.SECTION] = -1.0 if sec < 0 else float(sec_kind[sec])
+            if car_i[b, CI_ONESIDED] and car_i[b, CI_SUPPORT] == 0:
+                flags |= ch.SUPPORT_CLAMPED
+            if sec >= 0:
+                flags |= ch.MOTOR_ACTIVE
+            if car_f[b, CF_L8] != 0.0 or car_f[b, CF_FEXP] != 0.0:
+                flags |= ch.RESISTANCE_ACTIVE
+        out[b, ch.FLAGS] = float(flags)
+
+
+@njit(cache=True)
+def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm,
+              tdata, trow0, tnrows, tds, tlen, tclosed,
+              pos, quat, vel, omg, inv_mass, inv_ib, ib, mass,
+              ncars, car_f, car_i, car_frame,
+              sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax, res,
+              ji, jf, jlam, tr_j0, tr_nj, out_t, out):
+    """Run ``n_steps`` steps; record every ``record_every``-th into ``out`` (m, nb, N_CHANNELS).
+
+    Returns (steps done, records written, status 0 ok / 1 diverged, entity of divergence).
+    """
+    nb = pos.shape[0]
+    nj = ji.shape[0]
+    gmag = np.sqrt(gx * gx + gy * gy + gz * gz)
+    njx = max(nj, 1)
+    nbx = max(nb, 1)
+    Wt = np.zeros((nbx, 6, 6))
+    Pm = np.zeros((nbx, 5, 6))
+    G = np.zeros((nbx, 5, 6))
+    tgt = np.zeros((nbx, 5))
+    lamT = np.zeros((nbx, 5))
+    jJ = np.zeros((njx, 3, 12))
+    jt = np.zeros((njx, 3))
+    jlo = np.zeros((njx, 3))
+    jhi = np.zeros((njx, 3))
+    jgam = np.zeros(njx)
+    jm = np.zeros(njx, np.int64)
+    cDinv = np.zeros((njx, 3, 3))
+    cF = np.zeros((njx, 3, 3))
+    cy = np.zeros((njx, 3))
+    vel0 = np.zeros((nbx, 3))
+    omg0 = np.zeros((nbx, 3))
+    rowf = np.zeros((nbx, 6))
+    R = np.zeros((3, 3))
+    W = np.zeros((6, 6))
+    A = np.zeros((5, 5))
+    Ainv = np.zeros((5, 5))
+    work = np.zeros((8, 8))
+    K = np.zeros((3, 3))
+    Kinv = np.zeros((3, 3))
+    qf = np.zeros(4)
+    theta = np.zeros(3)
+    fr2 = np.zeros(NCOL)
+    car_on = np.zeros(nbx, np.int64)
+    res2 = np.empty(6)
+    rr = np.zeros(16)
+    for k in range(5):
+        res2[k] = res[k]
+    res2[5] = gmag
+    nrec = 0
+    for n in range(n_steps):
+        for b in range(ncars):
+            # speed before the step, for the accel channel
+            fr = car_frame[b]
+            if car_i[b, CI_HASPREV]:
+                cg = car_f[b, CF_CG]
+                quat_to_mat(quat[b], R)
+                a0, a1, a2 = _cross(omg[b, 0], omg[b, 1], omg[b, 2], -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2])
+                car_f[b, CF_SPEED] = ((vel[b, 0] + a0) * fr[C_T] + (vel[b, 1] + a1) * fr[C_T + 1]
+                                      + (vel[b, 2] + a2) * fr[C_T + 2])
+        step_world(h, gx, gy, gz, erp, iterations, warm, tdata, trow0, tnrows, tds, tlen, tclosed,
+                   pos, quat, vel, omg, inv_mass, inv_ib, ib, mass, ncars, car_f, car_i, car_frame,
+                   sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax, res2,
+                   ji, jf, jlam, tr_j0, tr_nj,
+                   Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cDinv, cF, cy,
+                   vel0, omg0, rowf, R, W, A, Ainv, work, K, Kinv, qf, theta, car_on, rr)
+        finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
+                    tdata, trow0, tnrows, tds, tlen, tclosed, lamT, R, fr2)
+        bad = -1
+        for b in range(nb):
+            ok = True
+            for i in range(3):
+                if not (np.isfinite(pos[b, i]) and np.isfinite(vel[b, i]) and np.isfinite(omg[b, i])):
+                    ok = False
+            if not ok:
+                bad = b
+                break
+        step = step0 + n + 1
+        if bad >= 0:
+            return n + 1, nrec, 1, bad
+        if step % record_every == 0 and nrec < out.shape[0]:
+            out_t[nrec] = step * h
+            record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0, ncars, car_f, car_i,
+                          car_frame, sec_kind, lamT, R, out[nrec])
+            nrec += 1
+    return n_steps, nrec, 0, -1

@@ -1,0 +1,667 @@
+"""The physics world: tracks, trains of cars on the six-row track joint, couplings,
+sections, resistance, free bodies and joints; ``run`` steps it in numba.
+
+Units SI (m, kg, s, N); angles in radians unless named ``_deg``; gravity acts along −z.
+See docs/ARCHITECTURE.md ("The world") for the contract and docs/physics.md for the maths.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from trackrider.curves.compact import C_B, C_N, C_P, C_T, NCOL, CompactTrack, eval_track, pack_tracks
+from trackrider.errors import InputError
+from trackrider.physics import channels as ch
+from trackrider.physics import kernels as kn
+
+__all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
+
+
+@dataclass
+class CarSpec:
+    """One car of a train.
+
+    Parameters
+    ----------
+    mass : float
+        kg, with riders (> 0).
+    length, width, height : float
+        m, the solid box that gives the inertia (and the coupler positions: ``length``).
+    cg_height : float, default 0.0
+        m, centre of mass above the track curve along the car's up axis.
+    rider_height : float, default 1.1
+        m, rider point above the track curve, where G-forces are measured.
+    inertia : (Ixx, Iyy, Izz) or None
+        kg·m² about the centre of mass in car axes (forward, left, up); default: the box.
+    """
+
+    mass: float
+    length: float
+    width: float
+    height: float
+    cg_height: float = 0.0
+    rider_height: float = 1.1
+    inertia: tuple | None = None
+
+
+@dataclass
+class CouplingSpec:
+    """How consecutive cars of a train are joined.
+
+    Parameters
+    ----------
+    type : {"distance", "ball"}, default "distance"
+        ``distance``: a rigid bar of length ``gap`` between the cars' ends (on the track
+        curve); ``ball``: a ball joint in the middle of the gap.
+    gap : float, default 0.5
+        m between consecutive cars (> 0 for ``distance``).
+    stiffness, damping : float or None
+        N/m and N·s/m: a soft coupler (soft-constraint form); None: rigid.
+    slack : float or None
+        m of free play: the bar length may vary in ``[gap − slack/2, gap + slack/2]``
+        (one-sided rows, solved by PGS rather than the exact chain solve).
+    """
+
+    type: str = "distance"
+    gap: float = 0.5
+    stiffness: float | None = None
+    damping: float | None = None
+    slack: float | None = None
+
+
+@dataclass
+class RunStatus:
+    """Outcome of ``World.run``: ``status`` is ``"ok"`` or ``"diverged"``.
+
+    ``t`` (s) and ``entity`` (index) / ``label`` locate a divergence; ``steps`` are the
+    steps done by this call; ``message`` is one line.
+    """
+
+    status: str = "ok"
+    steps: int = 0
+    t: float | None = None
+    entity: int | None = None
+    label: tuple | None = None
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _num(value, where, lo=None, lo_open=False, hi=None):
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"must be a number, got {value!r}", where=where) from None
+    if not math.isfinite(x):
+        raise InputError(f"must be finite, got {value!r}", where=where)
+    if lo is not None and (x <= lo if lo_open else x < lo):
+        raise InputError(f"must be {'>' if lo_open else '>='} {lo:g}, got {x:g}", where=where)
+    if hi is not None and x > hi:
+        raise InputError(f"must be <= {hi:g}, got {x:g}", where=where)
+    return x
+
+
+def _vec(value, n, where):
+    try:
+        a = np.asarray(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError(f"must be {n} numbers, got {value!r}", where=where) from None
+    if a.size != n or not np.all(np.isfinite(a)):
+        raise InputError(f"must be {n} finite numbers, got {value!r}", where=where)
+    return a
+
+
+def _quat_from_axes(T, N, B):
+    q = np.zeros(4)
+    kn.mat_to_quat(np.ascontiguousarray(np.column_stack([T, N, B])), q)
+    return q
+
+
+def _rot(q):
+    R = np.zeros((3, 3))
+    kn.quat_to_mat(np.asarray(q, dtype=np.float64), R)
+    return R
+
+
+class World:
+    """Rigid bodies, trains on tracks, joints; stepped by a projected Gauss–Seidel solver
+    with exact track-joint blocks and an exact chain solve along each train.
+
+    Parameters
+    ----------
+    gravity : float, default 9.81
+        m/s², acts along −z.
+    dt : float, default 1e-3
+        s, time step.
+    iterations : int, default 20
+        solver iterations per step (used only when bounded rows exist: motors, friction,
+        slack couplers, joints outside a train chain).
+    erp : float, default 0.2
+        fraction of the position/orientation error corrected per step (0..1).
+    warm_start : float, default 1.0
+        factor on the previous step's impulses of bounded rows.
+
+    Examples
+    --------
+    >>> from trackrider.physics import World, CarSpec
+    >>> w = World(dt=1e-3)
+    >>> w.dt
+    0.001
+    """
+
+    def __init__(self, gravity: float = 9.81, dt: float = 1e-3, iterations: int = 20, erp: float = 0.2,
+                 warm_start: float = 1.0):
+        self.gravity = _num(gravity, "simulation.gravity", lo=0.0)
+        self.dt = _num(dt, "simulation.dt", lo=0.0, lo_open=True, hi=0.1)
+        try:
+            self.iterations = int(iterations)
+        except (TypeError, ValueError):
+            raise InputError(f"must be an integer, got {iterations!r}", where="simulation.iterations") from None
+        if self.iterations < 1:
+            raise InputError(f"must be >= 1, got {iterations!r}", where="simulation.iterations")
+        self.erp = _num(erp, "simulation.erp", lo=0.0, hi=1.0)
+        self.warm_start = _num(warm_start, "warm_start", lo=0.0, hi=1.0)
+        self._tracks: list[CompactTrack] = []
+        self._gauges: list[float] = []
+        self._trains: list[dict] = []
+        self._sections: list[tuple] = []
+        self._bodies: list[dict] = []
+        self._joints: list[dict] = []
+        self._res = dict(rolling=0.0, drag_area=0.0, air_density=1.2, davis=None, mode="physical", nl2_drag=0.0)
+        self._built = False
+        self.step_count = 0
+
+    # ------------------------------------------------------------------ building
+    def _check_open(self):
+        if self._built:
+            raise RuntimeError("the world has started running; add everything before run()")
+
+    def add_track(self, track, gauge: float = 1.0) -> int:
+        """Add a track (a ``Track``, anything with ``.compact()``, or a ``CompactTrack``); returns its index.
+
+        ``gauge`` (m, default 1.0) is the distance between the rails (wheel-load split).
+        """
+        self._check_open()
+        if isinstance(track, CompactTrack):
+            ct = track
+        elif hasattr(track, "compact"):
+            ct = track.compact()
+        else:
+            raise InputError(f"not a track: {type(track).__name__}", where="track")
+        self._tracks.append(ct)
+        self._gauges.append(_num(gauge, "gauge", lo=0.0, lo_open=True))
+        return len(self._tracks) - 1
+
+    def add_train(self, name: str, track: int = 0, cars: int = 1, car: CarSpec | None = None,
+                  coupling: CouplingSpec | None = None, wheels: str = "coaster", start_s: float = 0.0,
+                  start_speed: float = 0.0) -> int:
+        """Add a train of ``cars`` identical cars on track ``track``; returns its index.
+
+        The lead car's anchor starts at ``start_s`` (m); the others follow behind it
+        (towards smaller s), joined by ``coupling``. ``wheels``: ``"coaster"`` (up-stop
+        wheels, support both ways) or ``"railway"`` (support one way: the car can lift off).
+        ``start_speed`` (m/s) is along the track tangent.
+        """
+        self._check_open()
+        car = car or CarSpec(mass=600.0, length=2.0, width=1.2, height=1.0)
+        coupling = coupling or CouplingSpec()
+        if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
+            raise InputError(f"no track with index {track!r}", where="track")
+        try:
+            n = int(cars)
+        except (TypeError, ValueError):
+            raise InputError(f"must be an integer, got {cars!r}", where="cars") from None
+        if n < 1:
+            raise InputError(f"must be >= 1, got {cars!r}", where="cars")
+        mass = _num(car.mass, "car.mass", lo=0.0, lo_open=True)
+        length = _num(car.length, "car.length", lo=0.0, lo_open=True)
+        width = _num(car.width, "car.width", lo=0.0, lo_open=True)
+        height = _num(car.height, "car.height", lo=0.0, lo_open=True)
+        cg = _num(car.cg_height, "car.cg_height")
+        rider = _num(car.rider_height, "car.rider_height")
+        if car.inertia is not None:
+            inertia = _vec(car.inertia, 3, "car.inertia")
+            if np.any(inertia <= 0):
+                raise InputError("must be three positive numbers", where="car.inertia")
+        else:
+            inertia = mass / 12.0 * np.array([width**2 + height**2, length**2 + height**2, length**2 + width**2])
+        if wheels not in ("coaster", "railway"):
+            raise InputError(f"must be 'coaster' or 'railway', got {wheels!r}", where="wheels")
+        ctype = coupling.type
+        if ctype not in ("distance", "ball"):
+            raise InputError(f"must be 'distance' or 'ball', got {ctype!r}", where="coupling.type")
+        gap = _num(coupling.gap, "coupling.gap", lo=0.0)
+        if ctype == "distance" and gap <= 0.0 and n > 1:
+            raise InputError("must be > 0 for a distance coupling (the bar length)", where="coupling.gap")
+        stiff = None if coupling.stiffness is None else _num(coupling.stiffness, "coupling.stiffness", lo=0.0,
+                                                              lo_open=True)
+        damp = None if coupling.damping is None else _num(coupling.damping, "coupling.damping", lo=0.0)
+        slack = None if coupling.slack is None else _num(coupling.slack, "coupling.slack", lo=0.0)
+        s0 = _num(start_s, "start_s")
+        v0 = _num(start_speed, "start_speed")
+        ct = self._tracks[track]
+        # place the cars: lead at s0, each following car so its coupler is at rest
+        s_list = [s0]
+        for i in range(1, n):
+            s_list.append(self._place_behind(ct, s_list[-1], length, gap, cg, ctype))
+        if not ct.closed:
+            for i, s in enumerate(s_list):
+                if not 0.0 <= s <= ct.length:
+                    raise InputError(f"car {i + 1} would start at s = {s:.3f} m, outside the track [0, "
+                                     f"{ct.length:.3f}] m (start_s, cars, car.length, coupling.gap)",
+                                     where="start_s")
+        self._trains.append(dict(name=str(name), track=track, n=n, mass=mass, length=length, inertia=inertia,
+                                 cg=cg, rider=rider, railway=wheels == "railway", ctype=ctype, gap=gap,
+                                 stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0))
+        return len(self._trains) - 1
+
+    @staticmethod
+    def _frame(ct, s):
+        out = np.zeros(NCOL)
+        eval_track(ct.data, 0, len(ct.data), ct.ds, ct.length, ct.closed, float(s), out)
+        return out
+
+    def _place_behind(self, ct, s_front, length, gap, cg, ctype):
+        """Arc length of the next car so that its coupler point meets the front car's."""
+        half = length / 2.0
+        if ctype == "ball":
+            off_a, off_b, target = -(half + gap / 2.0), half + gap / 2.0, 0.0
+        else:
+            off_a, off_b, target = -half, half, gap
+        fa = self._frame(ct, s_front)
+        pa = fa[C_P:C_P + 3] + off_a * fa[C_T:C_T + 3]
+        s = s_front - (length + gap)
+        for _ in range(8):
+            fb = self._frame(ct, s)
+            pb = fb[C_P:C_P + 3] + off_b * fb[C_T:C_T + 3]
+            d = pa - pb
+            sep = float(np.dot(d, fb[C_T:C_T + 3]))
+            s += sep - target
+        return s
+
+    def add_section(self, kind: str, track: int, s_from: float, s_to: float, speed: float = 0.0,
+                    max_force: float = 0.0) -> int:
+        """Add a motor section on ``[s_from, s_to]`` (m) of ``track``; returns its index.
+
+        ``kind``: lift (drives to ``speed`` m/s, pulls only, anti-rollback), launch (thrust up
+        to ``max_force`` N towards ``speed``), brake (stops/holds, ±max_force), trim (brakes
+        only above ``speed``), booster (drives and brakes towards ``speed``). Force per car.
+        """
+        self._check_open()
+        if kind not in ch.SECTION_KINDS:
+            raise InputError(f"must be one of {', '.join(ch.SECTION_KINDS)}, got {kind!r}", where="type")
+        if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
+            raise InputError(f"no track with index {track!r}", where="track")
+        a = _num(s_from, "from")
+        b = _num(s_to, "to")
+        if b <= a:
+            raise InputError(f"must be greater than from ({a:g}), got {b:g}", where="to")
+        v = _num(speed, "speed", lo=0.0)
+        f = _num(max_force, "max_force", lo=0.0)
+        self._sections.append((ch.SECTION_KINDS[kind], track, a, b, v, f))
+        return len(self._sections) - 1
+
+    def set_resistance(self, rolling: float = 0.0, drag_area: float = 0.0, air_density: float = 1.2,
+                       davis=None, mode: str = "physical", nl2_drag: float = 0.0) -> None:
+        """Resistance to motion of every car on a track.
+
+        ``mode="physical"``: rolling-resistance coefficient ``rolling`` × wheel force (a
+        bounded friction row along T), aerodynamic drag ½ ``air_density`` ``drag_area`` v|v|
+        (m², kg/m³), optional Davis ``(A, B, C)``: A N (friction row), B N/(m/s) and
+        C N/(m/s)² explicit. ``mode="nl2"``: friction deceleration ``rolling``·g and drag
+        ``nl2_drag``·v² per unit mass (``nl2_drag`` in 1/m), as NoLimits/FVD do.
+        """
+        self._check_open()
+        if mode not in ("physical", "nl2"):
+            raise InputError(f"must be 'physical' or 'nl2', got {mode!r}", where="resistance.mode")
+        d = None
+        if davis is not None:
+            d = _vec(davis, 3, "resistance.davis")
+            if np.any(d < 0):
+                raise InputError("coefficients must be >= 0", where="resistance.davis")
+        self._res = dict(rolling=_num(rolling, "resistance.rolling", lo=0.0),
+                         drag_area=_num(drag_area, "resistance.drag_area", lo=0.0),
+                         air_density=_num(air_density, "resistance.air_density", lo=0.0), davis=d, mode=mode,
+                         nl2_drag=_num(nl2_drag, "resistance.nl2_drag", lo=0.0))
+
+    def add_body(self, name: str, mass: float, size=None, inertia=None, position=(0.0, 0.0, 0.0),
+                 orientation=(1.0, 0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),
+                 angular_velocity=(0.0, 0.0, 0.0)) -> int:
+        """Add a free rigid body (kg; ``size`` m box or ``inertia`` kg·m² in body axes); returns its index."""
+        self._check_open()
+        m = _num(mass, "mass", lo=0.0, lo_open=True)
+        if inertia is not None:
+            I = _vec(inertia, 3, "inertia")
+            if np.any(I <= 0):
+                raise InputError("must be three positive numbers", where="inertia")
+        else:
+            sz = _vec(size if size is not None else (0.1, 0.1, 0.1), 3, "size")
+            if np.any(sz <= 0):
+                raise InputError("must be three positive numbers", where="size")
+            I = m / 12.0 * np.array([sz[1]**2 + sz[2]**2, sz[0]**2 + sz[2]**2, sz[0]**2 + sz[1]**2])
+        q = _vec(orientation, 4, "orientation")
+        nq = np.linalg.norm(q)
+        if nq < 1e-9:
+            raise InputError("must be a unit quaternion (w, x, y, z)", where="orientation")
+        self._bodies.append(dict(name=str(name), mass=m, inertia=I, pos=_vec(position, 3, "position"),
+                                 q=q / nq, v=_vec(velocity, 3, "velocity"),
+                                 w=_vec(angular_velocity, 3, "angular_velocity")))
+        return len(self._bodies) - 1
+
+    def add_joint(self, kind: str, a, b, anchor_a=None, anchor_b=None, **params) -> int:
+        """Add a joint between ``a`` and ``b``: ``("car", train, car_0_based)``, ``("body", i)`` or ``"world"``.
+
+        Kinds: ``pulley`` (``ground_a``, ``ground_b`` m, ``ratio`` default 1, ``slack`` default
+        False: a rope that only pulls), ``distance`` (``length`` m default: the current
+        distance, ``stiffness``, ``damping``, ``min_length``/``max_length`` for a slack
+        range), ``ball``. Anchors are in body axes (m); default a car's track anchor or a
+        body's centre; for the world an anchor is a world point (default: where the other
+        end's anchor starts). Returns the joint index.
+        """
+        self._check_open()
+        if kind in ("hinge", "prismatic"):
+            raise InputError(f"joint type {kind!r} is not available yet", where="type")
+        if kind not in ("pulley", "distance", "ball"):
+            raise InputError(f"must be pulley, distance or ball, got {kind!r}", where="type")
+        for end, key in ((a, "a"), (b, "b")):
+            self._check_end(end, key)
+        if a == "world" and b == "world":
+            raise InputError("a joint needs at least one body or car", where="a")
+        p = dict(params)
+        known = {"pulley": {"ground_a", "ground_b", "ratio", "slack"},
+                 "distance": {"length", "stiffness", "damping", "min_length", "max_length"},
+                 "ball": set()}[kind]
+        for k in p:
+            if k not in known:
+                raise InputError(f"unknown parameter {k!r} for a {kind} joint", where=k)
+        if kind == "pulley":
+            for k in ("ground_a", "ground_b"):
+                if k not in p:
+                    raise InputError("required for a pulley", where=k)
+                p[k] = _vec(p[k], 3, k)
+            p["ratio"] = _num(p.get("ratio", 1.0), "ratio", lo=0.0, lo_open=True)
+            p["slack"] = bool(p.get("slack", False))
+        for k in ("length", "stiffness", "damping", "min_length", "max_length"):
+            if p.get(k) is not None:
+                p[k] = _num(p[k], k, lo=0.0)
+        self._joints.append(dict(kind=kind, a=a, b=b,
+                                 anchor_a=None if anchor_a is None else _vec(anchor_a, 3, "anchor_a"),
+                                 anchor_b=None if anchor_b is None else _vec(anchor_b, 3, "anchor_b"), p=p))
+        return len(self._joints) - 1
+
+    def _check_end(self, end, key):
+        if end == "world":
+            return
+        if isinstance(end, tuple) and len(end) == 3 and end[0] == "car":
+            t, c = end[1], end[2]
+            if not 0 <= t < len(self._trains) or not 0 <= c < self._trains[t]["n"]:
+                raise InputError(f"no car {end!r}", where=key)
+            return
+        if isinstance(end, tuple) and len(end) == 2 and end[0] == "body":
+            if not 0 <= end[1] < len(self._bodies):
+                raise InputError(f"no body {end!r}", where=key)
+            return
+        raise InputError(f"must be ('car', train, car), ('body', index) or 'world', got {end!r}", where=key)
+
+    # ------------------------------------------------------------------ arrays
+    def _build(self):
+        if self._built:
+            return
+        ncars = sum(t["n"] for t in self._trains)
+        nb = ncars + len(self._bodies)
+        self.ncars = ncars
+        packed = pack_tracks(self._tracks) if self._tracks else pack_tracks([])
+        self._packed = packed
+        pos = np.zeros((nb, 3))
+        quat = np.zeros((nb, 4))
+        quat[:, 0] = 1.0
+        vel = np.zeros((nb, 3))
+        omg = np.zeros((nb, 3))
+        inv_mass = np.zeros(nb)
+        mass = np.zeros(nb)
+        ib = np.ones((nb, 3))
+        car_f = np.zeros((max(ncars, 1), kn.NCF))
+        car_i = np.zeros((max(ncars, 1), kn.NCI), np.int64)
+        car_frame = np.zeros((max(ncars, 1), NCOL))
+        labels, etrain = [], []
+        self._car0 = []
+        davis = self._res["davis"]
+        b = 0
+        for ti, t in enumerate(self._trains):
+            self._car0.append(b)
+            ct = self._tracks[t["track"]]
+            for c in range(t["n"]):
+                fr = self._frame(ct, t["s"][c])
+                T, N, B, Om = fr[C_T:C_T + 3], fr[C_N:C_N + 3], fr[C_B:C_B + 3], fr[12:15]
+                q = _quat_from_axes(T, N, B)
+                quat[b] = q
+                R = _rot(q)
+                up = R[:, 2]
+                pos[b] = fr[C_P:C_P + 3] + t["cg"] * up
+                v0 = t["v0"]
+                w = Om * v0
+                vel[b] = v0 * T + np.cross(w, t["cg"] * up)
+                omg[b] = w
+                mass[b] = t["mass"]
+                inv_mass[b] = 1.0 / t["mass"]
+                ib[b] = t["inertia"]
+                car_f[b, kn.CF_S] = t["s"][c] % ct.length if ct.closed else t["s"][c]
+                car_f[b, kn.CF_CG] = t["cg"]
+                car_f[b, kn.CF_RIDER] = t["rider"]
+                car_f[b, kn.CF_GAUGE] = self._gauges[t["track"]]
+                car_f[b, kn.CF_SPEED] = v0
+                if davis is not None and self._res["mode"] == "physical":
+                    car_f[b, kn.CF_DAVIS:kn.CF_DAVIS + 3] = davis
+                car_i[b, kn.CI_TRACK] = t["track"]
+                car_i[b, kn.CI_ONESIDED] = 1 if t["railway"] else 0
+                car_i[b, kn.CI_ON] = 1
+                car_i[b, kn.CI_SUPPORT] = 1
+                car_i[b, kn.CI_SECTION] = -1
+                car_frame[b] = fr
+                labels.append((t["name"], c + 1))
+                etrain.append(ti)
+                b += 1
+        self._body0 = b
+        for bd in self._bodies:
+            pos[b] = bd["pos"]
+            quat[b] = bd["q"]
+            vel[b] = bd["v"]
+            omg[b] = bd["w"]
+            mass[b] = bd["mass"]
+            inv_mass[b] = 1.0 / bd["mass"]
+            ib[b] = bd["inertia"]
+            labels.append((bd["name"], 1))
+            etrain.append(-1)
+            b += 1
+        self.pos, self.quat, self.vel, self.omg = pos, quat, vel, omg
+        self.mass, self.inv_mass, self.ib = mass, inv_mass, ib
+        self.inv_ib = 1.0 / ib
+        self.car_f, self.car_i, self.car_frame = car_f, car_i, car_frame
+        self.entity_labels = labels
+        self.entity_train = np.array(etrain, dtype=np.int64)
+        # joints: train chains first (consecutive), then the user's joints
+        ji_rows, jf_rows, tr_j0, tr_nj = [], [], [], []
+        for ti, t in enumerate(self._trains):
+            b0 = self._car0[ti]
+            tr_j0.append(len(ji_rows))
+            nch = 0
+            half = t["length"] / 2.0
+            for c in range(t["n"] - 1):
+                a_, b_ = b0 + c, b0 + c + 1
+                f = np.zeros(kn.NJF)
+                i = np.zeros(kn.NJI, np.int64)
+                i[kn.JI_A], i[kn.JI_B] = a_, b_
+                if t["ctype"] == "ball" and t["slack"] is None:
+                    i[kn.JI_KIND] = kn.J_BALL
+                    f[kn.JF_LA:kn.JF_LA + 3] = (-(half + t["gap"] / 2.0), 0.0, -t["cg"])
+                    f[kn.JF_LB:kn.JF_LB + 3] = (half + t["gap"] / 2.0, 0.0, -t["cg"])
+                else:
+                    i[kn.JI_KIND] = kn.J_DISTANCE
+                    gap = t["gap"]
+                    ea, eb = half, half
+                    if gap <= 0.0:  # ball-type with slack: a bar through the gap's middle
+                        ea, eb, gap = half * 0.5, half * 0.5, half
+                    f[kn.JF_LA:kn.JF_LA + 3] = (-ea, 0.0, -t["cg"])
+                    f[kn.JF_LB:kn.JF_LB + 3] = (eb, 0.0, -t["cg"])
+                    f[kn.JF_LEN] = gap
+                    if t["stiffness"] is not None or t["damping"] is not None:
+                        f[kn.JF_K] = t["stiffness"] or 0.0
+                        f[kn.JF_C] = t["damping"] or 0.0
+                    if t["slack"] is not None:
+                        i[kn.JI_SLACK] = 1
+                        f[kn.JF_MIN] = max(gap - t["slack"] / 2.0, 0.0)
+                        f[kn.JF_MAX] = gap + t["slack"] / 2.0
+                i[kn.JI_CHAIN] = 0 if t["slack"] is not None else 1
+                if i[kn.JI_CHAIN]:
+                    nch += 1
+                ji_rows.append(i)
+                jf_rows.append(f)
+            tr_nj.append(nch)
+            # slack couplers are not chained: move them after (keep chains contiguous)
+        # reorder: chained joints of each train contiguous, unchained after
+        chained = [(r, f) for r, f in zip(ji_rows, jf_rows) if r[kn.JI_CHAIN]]
+        other = [(r, f) for r, f in zip(ji_rows, jf_rows) if not r[kn.JI_CHAIN]]
+        j0 = 0
+        for ti in range(len(self._trains)):
+            tr_j0[ti] = j0
+            j0 += tr_nj[ti]
+        ji_rows = [r for r, _ in chained] + [r for r, _ in other]
+        jf_rows = [f for _, f in chained] + [f for _, f in other]
+        for jd in self._joints:
+            ji_rows.append(self._joint_row(jd, jf_rows))
+        nj = len(ji_rows)
+        self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, kn.NJI) if nj else np.zeros((0, kn.NJI), np.int64)
+        self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, kn.NJF) if nj else np.zeros((0, kn.NJF))
+        self.jlam = np.zeros((max(nj, 1), 3))
+        self.tr_j0 = np.array(tr_j0, dtype=np.int64)
+        self.tr_nj = np.array(tr_nj, dtype=np.int64)
+        ns = len(self._sections)
+        sec = np.array(self._sections, dtype=np.float64).reshape(ns, 6)
+        self.sec_kind = sec[:, 0].astype(np.int64)
+        self.sec_track = sec[:, 1].astype(np.int64)
+        self.sec_from, self.sec_to = sec[:, 2].copy(), sec[:, 3].copy()
+        self.sec_speed, self.sec_fmax = sec[:, 4].copy(), sec[:, 5].copy()
+        r = self._res
+        self.res = np.array([r["rolling"], r["drag_area"], r["air_density"], 1.0 if r["mode"] == "nl2" else 0.0,
+                             r["nl2_drag"]], dtype=np.float64)
+        if r["mode"] == "nl2" and r["drag_area"] > 0:
+            pass  # drag_area is ignored in nl2 mode (nl2_drag is the drag)
+        self._built = True
+
+    def _body_index(self, end):
+        if end == "world":
+            return -1
+        if end[0] == "car":
+            return self._car0[end[1]] + end[2]
+        return self._body0 + end[1]
+
+    def _anchor_world(self, bi, local):
+        R = _rot(self.quat[bi])
+        return self.pos[bi] + R @ local
+
+    def _joint_row(self, jd, jf_rows):
+        i = np.zeros(kn.NJI, np.int64)
+        f = np.zeros(kn.NJF)
+        a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
+        i[kn.JI_A], i[kn.JI_B] = a, b
+        i[kn.JI_KIND] = {"distance": kn.J_DISTANCE, "ball": kn.J_BALL, "pulley": kn.J_PULLEY}[jd["kind"]]
+
+        def default_local(bi):
+            if bi < self.ncars:
+                return np.array([0.0, 0.0, -self.car_f[bi, kn.CF_CG]])
+            return np.zeros(3)
+
+        la = jd["anchor_a"] if jd["anchor_a"] is not None else (default_local(a) if a >= 0 else None)
+        lb = jd["anchor_b"] if jd["anchor_b"] is not None else (default_local(b) if b >= 0 else None)
+        if la is None:
+            la = self._anchor_world(b, lb) if jd["kind"] != "pulley" else np.zeros(3)
+        if lb is None:
+            lb = self._anchor_world(a, la) if jd["kind"] != "pulley" else np.zeros(3)
+        f[kn.JF_LA:kn.JF_LA + 3] = la
+        f[kn.JF_LB:kn.JF_LB + 3] = lb
+        pa = self._anchor_world(a, la) if a >= 0 else la
+        pb = self._anchor_world(b, lb) if b >= 0 else lb
+        p = jd["p"]
+        if jd["kind"] == "pulley":
+            f[kn.JF_GA:kn.JF_GA + 3] = p["ground_a"]
+            f[kn.JF_GB:kn.JF_GB + 3] = p["ground_b"]
+            f[kn.JF_RATIO] = p["ratio"]
+            f[kn.JF_LEN] = np.linalg.norm(pa - p["ground_a"]) + p["ratio"] * np.linalg.norm(pb - p["ground_b"])
+            i[kn.JI_SLACK] = 1 if p["slack"] else 0
+        elif jd["kind"] == "distance":
+            cur = float(np.linalg.norm(pb - pa))
+            f[kn.JF_LEN] = p["length"] if p.get("length") is not None else cur
+            f[kn.JF_K] = p.get("stiffness") or 0.0
+            f[kn.JF_C] = p.get("damping") or 0.0
+            if p.get("min_length") is not None or p.get("max_length") is not None:
+                i[kn.JI_SLACK] = 1
+                f[kn.JF_MIN] = p.get("min_length") if p.get("min_length") is not None else 0.0
+                f[kn.JF_MAX] = p.get("max_length") if p.get("max_length") is not None else 1e30
+        jf_rows.append(f)
+        return i
+
+    # ------------------------------------------------------------------ running
+    @property
+    def n_entities(self) -> int:
+        self._build()
+        return self.pos.shape[0]
+
+    @property
+    def time(self) -> float:
+        """Simulated time, s."""
+        return self.step_count * self.dt
+
+    @property
+    def car_s(self) -> np.ndarray:
+        """Arc length of every car's anchor on its track, m (a copy)."""
+        self._build()
+        return self.car_f[: self.ncars, kn.CF_S].copy()
+
+    def run(self, n_steps: int, record_every: int = 1, sink=None, progress=None,
+            chunk_records: int | None = None) -> RunStatus:
+        """Advance ``n_steps`` steps; every ``record_every``-th step is recorded.
+
+        ``sink(t, samples)`` receives, per chunk, ``t`` (m,) s and ``samples``
+        (m, n_entities, N_CHANNELS) (columns: ``trackrider.physics.channels``); the first
+        sample is taken after ``record_every`` steps. ``progress(done, total)`` is called per
+        chunk. Returns a ``RunStatus``; a non-finite state stops the run (``diverged``).
+        """
+        self._build()
+        n_steps = int(n_steps)
+        record_every = max(int(record_every), 1)
+        ne = self.pos.shape[0]
+        if chunk_records is None:
+            chunk_records = max(1, min(2000, 2_000_000 // max(ne * ch.N_CHANNELS, 1)))
+        steps_per_chunk = chunk_records * record_every
+        g = self.gravity
+        pk = self._packed
+        done = 0
+        while done < n_steps:
+            n = min(steps_per_chunk, n_steps - done)
+            # records in this chunk: steps k with (step_count + k) % record_every == 0
+            m = (self.step_count + n) // record_every - self.step_count // record_every
+            out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
+            out_t = np.empty(max(m, 0))
+            steps, nrec, status, bad = kn.run_chunk(
+                n, record_every, self.step_count, self.dt, 0.0, 0.0, -g, self.erp, self.iterations,
+                self.warm_start, pk.data, pk.row0, pk.nrows, pk.ds, pk.length, pk.closed,
+                self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass,
+                self.ncars, self.car_f, self.car_i, self.car_frame,
+                self.sec_kind, self.sec_track, self.sec_from, self.sec_to, self.sec_speed, self.sec_fmax,
+                self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out)
+            self.step_count += steps
+            done += steps
+            if sink is not None and nrec > 0:
+                sink(out_t[:nrec], out[:nrec])
+            if progress is not None:
+                progress(done, n_steps)
+            if status != 0:
+                label = self.entity_labels[bad] if 0 <= bad < len(self.entity_labels) else None
+                return RunStatus("diverged", done, self.time, int(bad), label,
+                                 f"non-finite state at t = {self.time:.4f} s"
+                                 + (f" ({label[0]} car {label[1]})" if label else ""))
+        return RunStatus("ok", done)
