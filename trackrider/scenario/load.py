@@ -710,6 +710,8 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     path = Path(path).expanduser().absolute()
     ctx = _Ctx(path)
     document = apply_overrides(read_toml(path), overrides, path)
+    if "sweep" in document and "simulation" not in document:
+        raise ctx.error("sweep", "this is a sweep file, not a scenario: run it with 'trackrider sweep'")
     _check_keys(ctx, document, "", TOP_KEYS)
     title = _string(ctx, document, "title", "", "")
     description = _string(ctx, document, "description", "", "")
