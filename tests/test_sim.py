@@ -1,0 +1,251 @@
+"""run_world / simulate: streaming, outputs, divergence, interruption, determinism.
+
+The first half drives ``run_world`` with a stand-in world that follows the
+``World.run`` contract (docs/ARCHITECTURE.md) with analytic samples, so the
+plumbing is tested on its own; the second half runs the real physics end to
+end against closed-form answers.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trackrider.errors import InputError
+from trackrider.physics import channels as ch
+from trackrider.record import CSV_NAME, SUMMARY_NAME, read_summary, read_timeseries
+from trackrider.sim import Result, run_world
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Status:
+    diverged: bool = False
+    t: float | None = None
+    entity: int | None = None
+    message: str = ""
+
+
+class StandInWorld:
+    """Follows the World.run contract: two cars of train "red" and a body "bob".
+
+    The cars move along x at speed 10 + sin t with g_vertical 1 + 0.5 sin 20t;
+    ``diverge_at`` (s) makes ``run`` stop with a diverged status there;
+    ``sleep`` (s per chunk) slows it down; ``initial_sample`` records t = 0 at
+    the start of every call (the sim must not record an instant twice).
+    """
+
+    def __init__(self, dt=0.001, diverge_at=None, sleep=0.0, initial_sample=False, interrupt_at=None):
+        self.dt = dt
+        self.entity_labels = [("red", 1), ("red", 2), ("bob", 1)]
+        self.entity_train = [0, 0, -1]
+        self.step_count = 0
+        self.time = 0.0
+        self.calls = 0
+        self.diverge_at = diverge_at
+        self.interrupt_at = interrupt_at
+        self.sleep = sleep
+        self.initial_sample = initial_sample
+
+    def samples(self, t):
+        m = len(t)
+        s = np.zeros((m, 3, ch.N_CHANNELS))
+        v = 10.0 + np.sin(t)
+        s[:, :, ch.S] = (10 * t - np.cos(t) + 1)[:, None] - np.array([0.0, 2.5, 0.0])
+        s[:, :, ch.X] = s[:, :, ch.S]
+        s[:, :, ch.SPEED] = v[:, None]
+        s[:, :, ch.ACCEL] = np.cos(t)[:, None]
+        s[:, :, ch.G_VERTICAL] = (1.0 + 0.5 * np.sin(20 * t))[:, None]
+        s[:, :, ch.WHEEL_LOAD] = 600 * 9.81
+        s[:, :, ch.KINETIC_ENERGY] = (0.5 * 600 * v ** 2)[:, None]
+        s[:, :, ch.QW] = 1.0
+        s[:, :, ch.SECTION] = -1
+        s[:, :, ch.FLAGS] = ch.ON_TRACK
+        s[:, 2, list(ch.TRACK_CHANNELS)] = np.nan
+        s[:, 2, ch.FLAGS] = ch.FREE_BODY
+        s[:, 2, ch.Z] = -1.0
+        return s
+
+    def run(self, n_steps, record_every, sink, progress=None):
+        self.calls += 1
+        if self.sleep:
+            time.sleep(self.sleep)
+        k0 = self.step_count
+        steps = np.arange(k0 + 1, k0 + n_steps + 1)
+        steps = steps[steps % record_every == 0]
+        t = steps * self.dt
+        if self.interrupt_at is not None and len(t) and t[-1] >= self.interrupt_at:
+            raise KeyboardInterrupt
+        status = Status()
+        if self.diverge_at is not None and len(t) and t[-1] >= self.diverge_at:
+            t = t[t < self.diverge_at]
+            status = Status(True, self.diverge_at, 1, "non-finite velocity")
+            n_steps = int(round(self.diverge_at / self.dt)) - k0
+        if self.initial_sample:
+            t0 = np.array([k0 * self.dt])
+            sink(t0, self.samples(t0))
+        if len(t):
+            sink(t, self.samples(t))
+        self.step_count = k0 + n_steps
+        self.time = self.step_count * self.dt
+        return status
+
+
+def test_in_memory_timeseries_and_summary(tmp_path):
+    r = run_world(StandInWorld(), 5.0, 100, meta={"scenario": "/x/y.toml"})
+    assert isinstance(r, Result) and r.out_dir is None and r.status == "completed" and r.ok
+    ts = r.timeseries
+    assert len(ts["t"]) == 500 * 3
+    assert np.allclose(ts["t"][::3], 0.01 * np.arange(1, 501))
+    assert list(ts["train"][:3]) == ["red", "red", "bob"] and list(ts["car"][:3]) == [1, 2, 1]
+    assert np.all(np.isnan(ts["speed"][2::3])) and np.all(np.isfinite(ts["speed"][0::3]))
+    s = r.summary
+    for key in ("status", "simulated_s", "steps", "wall_s", "events", "trains", "dt", "record_hz"):
+        assert key in s
+    assert s["simulated_s"] == pytest.approx(5.0) and s["steps"] == 5000
+    assert s["scenario"] == "/x/y.toml" and s["trains"]["red"]["cars"] == 2
+    red = s["trains"]["red"]
+    for key in ("max_speed", "min_speed", "max_g_vertical", "min_g_vertical", "max_abs_g_lateral",
+                "max_abs_g_longitudinal", "airtime_s", "energy_drift"):
+        assert key in red
+    assert red["max_speed"] == pytest.approx(11.0, abs=1e-3)
+    # filtered maxima below the raw 1.5 g: 20 rad/s = 3.2 Hz is attenuated by the 5 Hz filter
+    assert 1.0 < red["max_g_vertical"] < red["raw_max_g_vertical"] <= 1.5 + 1e-9
+    assert s["bodies"]["bob"]["min_z"] == -1.0
+
+
+def test_csv_matches_in_memory_result(tmp_path):
+    mem = run_world(StandInWorld(), 3.0, 50)
+    disk = run_world(StandInWorld(), 3.0, 50, out_dir=tmp_path / "o")
+    assert disk.timeseries is None and disk.out_dir == tmp_path / "o"
+    d = read_timeseries(tmp_path / "o")
+    assert list(d) == list(mem.timeseries)
+    for name, col in mem.timeseries.items():
+        if col.dtype.kind in "US":
+            assert list(d[name]) == list(col)
+        else:
+            assert np.allclose(d[name], col, rtol=1e-6, atol=1e-12, equal_nan=True), name
+    on_disk = read_summary(tmp_path / "o")
+    assert on_disk["trains"] == json.loads(json.dumps(mem.summary["trains"]))
+
+
+def test_record_hz_and_progress_in_seconds():
+    calls = []
+    r = run_world(StandInWorld(dt=0.002), 4.0, 25, progress=lambda a, b: calls.append((a, b)))
+    assert r.summary["record_dt"] == pytest.approx(0.04)
+    assert np.allclose(np.diff(r.timeseries["t"][::3]), 0.04)
+    assert calls[-1] == (pytest.approx(4.0), pytest.approx(4.0))
+    assert all(b == pytest.approx(4.0) for _, b in calls)
+    assert [a for a, _ in calls] == sorted(a for a, _ in calls)
+
+
+def test_an_instant_is_never_recorded_twice():
+    r = run_world(StandInWorld(initial_sample=True), 30.0, 100)   # several World.run calls
+    t = r.timeseries["t"][::3]
+    assert np.all(np.diff(t) > 0)
+    assert t[0] == 0.0 and len(t) == 3001
+
+
+def test_existing_out_dir_refused_before_running(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / SUMMARY_NAME).write_text('{"old": 1}')
+    w = StandInWorld()
+    with pytest.raises(InputError, match="overwrite"):
+        run_world(w, 1.0, 100, out_dir=out)
+    assert w.calls == 0
+    assert sorted(p.name for p in out.iterdir()) == [SUMMARY_NAME]
+    r = run_world(w, 1.0, 100, out_dir=out, overwrite=True)
+    assert r.status == "completed" and "old" not in read_summary(out)
+
+
+def test_a_diverged_run_keeps_what_was_recorded(tmp_path):
+    out = tmp_path / "o"
+    r = run_world(StandInWorld(diverge_at=2.5), 10.0, 100, out_dir=out)
+    assert r.status == "diverged" and not r.ok
+    assert "2.5" in r.message and "red car 2" in r.message
+    s = read_summary(out)
+    assert s["status"] == "diverged" and s["diverged"]["t"] == 2.5
+    assert s["simulated_s"] == pytest.approx(2.5)
+    assert {"t": 2.5, "train": "red", "car": 2, "kind": "diverged"} in s["events"]
+    d = read_timeseries(out)
+    assert d["t"].max() == pytest.approx(2.49) and len(d["t"]) == 249 * 3
+    from trackrider.errors import SimulationError
+    with pytest.raises(SimulationError, match="diverged"):
+        r.raise_for_status()
+
+
+def test_interrupted_run_leaves_no_complete_looking_file(tmp_path):
+    out = tmp_path / "o"
+    with pytest.raises(KeyboardInterrupt):
+        run_world(StandInWorld(interrupt_at=5.0), 10.0, 100, out_dir=out)
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [CSV_NAME + ".part"]
+
+
+def test_killed_run_leaves_no_complete_looking_file(tmp_path):
+    """SIGKILL in the middle of a run: no timeseries.csv, no summary.json."""
+    out = tmp_path / "o"
+    script = tmp_path / "slow.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_sim import StandInWorld
+        from trackrider.sim import run_world
+        run_world(StandInWorld(sleep=0.05), 600.0, 100, out_dir={str(out)!r})
+    """))
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/numba_metrics"))
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    part = out / (CSV_NAME + ".part")
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not (part.exists() and part.stat().st_size > 10000):
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.05)
+        assert part.exists()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert not (out / CSV_NAME).exists()
+    assert not (out / SUMMARY_NAME).exists()
+
+
+def test_identical_runs_give_identical_outputs(tmp_path):
+    for d in ("a", "b"):
+        run_world(StandInWorld(), 4.0, 100, out_dir=tmp_path / d)
+    assert (tmp_path / "a" / CSV_NAME).read_bytes() == (tmp_path / "b" / CSV_NAME).read_bytes()
+    sa, sb = read_summary(tmp_path / "a"), read_summary(tmp_path / "b")
+    sa.pop("wall_s"), sb.pop("wall_s")
+    assert sa == sb
+
+
+def test_absurd_step_count_refused():
+    with pytest.raises(InputError, match="steps"):
+        run_world(StandInWorld(dt=1e-6), 1e4, 100)
+
+
+def test_memory_stays_flat_with_run_length(tmp_path):
+    """Peak traced memory of a 15-minute run is that of a 1-minute run (bench/memory.py: 1 h)."""
+    import tracemalloc
+
+    def peak(duration, name):
+        tracemalloc.start()
+        run_world(StandInWorld(dt=0.04), duration, 25, out_dir=tmp_path / name)
+        _, p = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return p
+
+    short, long = peak(60.0, "short"), peak(900.0, "long")
+    assert read_summary(tmp_path / "long")["samples"] == 22500
+    assert long < 1.5 * short + 1e6, (short, long)
