@@ -38,6 +38,7 @@ from trackrider.physics import channels as ch
 J_DISTANCE = 0
 J_BALL = 1
 J_PULLEY = 2
+J_BALL_TRACK = 3    # ball coupler between two track-bound cars: only its row along the track
 
 # ---- car float columns (car_f)
 CF_S = 0            # arc length of the anchor, m
@@ -465,6 +466,30 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
                 jt[j, r] = -erp_h * (pay - pby)
             else:
                 jt[j, r] = -erp_h * (paz - pbz)
+    elif kind == J_BALL_TRACK:
+        # Ball coupler of two cars that are both held by their track joints: of the three ball
+        # rows only the one along the track is independent of the track rows (the other two
+        # would make the system singular), so C = (p_a − p_b)·n with n the mean forward axis.
+        jm[j] = 1
+        quat_to_mat(quat[a], R)
+        nx, ny, nz = R[0, 0], R[1, 0], R[2, 0]
+        quat_to_mat(quat[b], R)
+        nx, ny, nz = nx + R[0, 0], ny + R[1, 0], nz + R[2, 0]
+        nn = np.sqrt(nx * nx + ny * ny + nz * nz)
+        nx, ny, nz = nx / nn, ny / nn, nz / nn
+        c0, c1, c2 = _cross(rax, ray, raz, nx, ny, nz)
+        d0, d1, d2 = _cross(rbx, rby, rbz, nx, ny, nz)
+        jJ[j, 0, 0], jJ[j, 0, 1], jJ[j, 0, 2] = nx, ny, nz
+        jJ[j, 0, 3], jJ[j, 0, 4], jJ[j, 0, 5] = c0, c1, c2
+        jJ[j, 0, 6], jJ[j, 0, 7], jJ[j, 0, 8] = -nx, -ny, -nz
+        jJ[j, 0, 9], jJ[j, 0, 10], jJ[j, 0, 11] = -d0, -d1, -d2
+        jt[j, 0] = -erp_h * ((pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz)
+        k = jf[j, JF_K]
+        c = jf[j, JF_C]
+        if k > 0.0 or c > 0.0:
+            den = c + h * k
+            jgam[j] = 1.0 / (h * den)
+            jt[j, 0] = -(k / den) * ((pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz)
     else:  # J_PULLEY
         jm[j] = 1
         r_ = jf[j, JF_RATIO]

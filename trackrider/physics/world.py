@@ -496,7 +496,10 @@ class World:
                 i = np.zeros(kn.NJI, np.int64)
                 i[kn.JI_A], i[kn.JI_B] = a_, b_
                 if t["ctype"] == "ball" and t["slack"] is None:
-                    i[kn.JI_KIND] = kn.J_BALL
+                    i[kn.JI_KIND] = kn.J_BALL_TRACK
+                    if t["stiffness"] is not None or t["damping"] is not None:
+                        f[kn.JF_K] = t["stiffness"] or 0.0
+                        f[kn.JF_C] = t["damping"] or 0.0
                     f[kn.JF_LA:kn.JF_LA + 3] = (-(half + t["gap"] / 2.0), 0.0, -t["cg"])
                     f[kn.JF_LB:kn.JF_LB + 3] = (half + t["gap"] / 2.0, 0.0, -t["cg"])
                 else:
