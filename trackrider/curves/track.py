@@ -9,8 +9,9 @@ tangent ``T`` by an angle ``θ(s) = θ_base(s) + φ_user(s)``:
   ``minimal`` (0, plus the closing angle spread evenly on closed tracks),
   ``frenet`` (the principal normal as left axis), or an imported frame (the up
   vectors of an NL2 file at its points);
-* ``φ_user`` are the roll knots (degrees in, C2 cubic spline), positive = a
-  right-hand turn about ``T`` (right rail lower).
+* ``φ_user`` are the roll knots (degrees in; C2 quintic Hermite with
+  shape-preserving slopes, so equal knots hold the roll without overshoot),
+  positive = a right-hand turn about ``T`` (right rail lower).
 
 The Darboux vector is then exactly ``Ω = T × P'' + θ'(s) T``: the RMF turns
 with ``T × P''`` (no twist) and the frame turns by ``θ'`` about ``T`` on top.
@@ -122,6 +123,37 @@ def _hermite(x, xs, y, dy):
     val = h00 * y[j] + h10 * h * dy[j] + h01 * y[j + 1] + h11 * h * dy[j + 1]
     der = d00 * y[j] + d10 * dy[j] + d01 * y[j + 1] + d11 * dy[j + 1]
     return val, der
+
+
+def _roll_curve(x, y, closed, length):
+    """C2 quintic Hermite through roll knots without overshoot between equal knots.
+
+    Slopes are PCHIP's (Fritsch–Carlson: zero at flats and extremes), second
+    derivatives the central difference of the slopes (zero where the slope is);
+    an open track's end knots get zero slope and curvature (the roll holds
+    beyond them). Returns a scipy ``BPoly``.
+    """
+    from scipy.interpolate import BPoly, PchipInterpolator
+
+    n = len(x)
+    if closed:
+        xe = np.concatenate([x - length, x, x + length])
+        ye = np.concatenate([y, y, y])
+        m = PchipInterpolator(xe, ye).derivative()(xe)
+        c = np.gradient(m, xe)
+        c = np.where(m == 0, 0.0, c)
+        xs = np.append(x, x[0] + length)
+        m = np.append(m[n : 2 * n], m[n])
+        c = np.append(c[n : 2 * n], c[n])
+        ys = np.append(y, y[0])
+    else:
+        xs, ys = x, y
+        m = PchipInterpolator(x, y).derivative()(x) if n > 2 else np.zeros(n)
+        m[0] = m[-1] = 0.0
+        c = np.gradient(m, x) if n > 2 else np.zeros(n)
+        c = np.where(m == 0, 0.0, c)
+        c[0] = c[-1] = 0.0
+    return BPoly.from_derivatives(xs, np.column_stack([ys, m, c]), orders=5)
 
 
 def _angle_about(T, a, b):
@@ -307,6 +339,7 @@ class Track:
         psi = np.zeros(n)
         dpsi = np.zeros(n)
         ok = ~steep
+        self._up_exact = ok[:-1] & ok[1:]  # per node interval: the up frame is exact inside
         if not ok.any():
             self._psi, self._dpsi = psi, dpsi
             return
@@ -430,19 +463,12 @@ class Track:
             raise InputError("roll knots must have strictly increasing s", path=self.source, where=f"{where}[{i}]")
         self.roll_knots = k
         x, y = k[:, 0], np.radians(k[:, 1])
-        if len(k) == 1:
+        if self.closed and len(x) > 1 and x[-1] >= x[0] + self.length - tol:
+            x, y = x[:-1], y[:-1]  # the last knot repeats the first one around the circuit
+        if len(x) == 1:
             self._roll_spline = ("const", y[0])
-        elif self.closed:
-            if x[-1] >= x[0] + self.length - tol:
-                x, y = x[:-1], y[:-1]
-            xs = np.append(x, x[0] + self.length)
-            ys = np.append(y, y[0])
-            if len(xs) == 2:
-                self._roll_spline = ("const", y[0])
-            else:
-                self._roll_spline = ("periodic", CubicSpline(xs, ys, bc_type="periodic"), x[0])
         else:
-            self._roll_spline = ("open", CubicSpline(x, y, bc_type="clamped"), x[0], x[-1])
+            self._roll_spline = ("knots", _roll_curve(x, y, self.closed, self.length), x[0], x[-1])
 
     def _roll(self, s):
         """User roll (rad) and its rate (rad/m) at ``s``."""
@@ -451,12 +477,12 @@ class Track:
             return np.zeros_like(s), np.zeros_like(s)
         if r[0] == "const":
             return np.full_like(s, r[1]), np.zeros_like(s)
-        if r[0] == "periodic":
-            x = (s - r[2]) % self.length + r[2]
-            return r[1](x), r[1](x, 1)
-        x = np.clip(s, r[2], r[3])
-        inside = (s >= r[2]) & (s <= r[3])
-        return r[1](x), np.where(inside, r[1](x, 1), 0.0)
+        bp, x0, x1 = r[1], r[2], r[3]
+        if self.closed:
+            x = (s - x0) % self.length + x0
+            return bp(x), bp.derivative()(x)
+        x = np.clip(s, x0, x1)
+        return bp(x), bp.derivative()(x)
 
     # ------------------------------------------------------------------ evaluation
     def wrap(self, s):
@@ -475,7 +501,17 @@ class Track:
         Nr = _unit(Nr - np.sum(Nr * T, axis=1)[:, None] * T)
         Br = np.cross(T, Nr)
         th, dth = _hermite(s, ns, self._theta, self._dtheta)
-        psi, _ = _hermite(s, ns, self._psi, self._dpsi)
+        psi, dpsi = _hermite(s, ns, self._psi, self._dpsi)
+        # where the up frame is defined (both nodes far from vertical) take it exactly, not interpolated
+        j = np.clip(np.searchsorted(ns, s, side="right") - 1, 0, len(ns) - 2)
+        exact = self._up_exact[j]
+        if exact.any():
+            a, rho, _ = self._up_candidate(T[exact], Kv[exact], Nr[exact], Br[exact])
+            psi_x = a + np.pi * np.round((psi[exact] - a) / np.pi)
+            if self.frame_kind == "up":
+                th[exact] = psi_x
+                dth[exact] = rho
+            psi[exact] = psi_x
         ur, dur = self._roll(s)
         theta = th + ur
         c, sn = np.cos(theta)[:, None], np.sin(theta)[:, None]
