@@ -131,3 +131,12 @@ def hilly_circle(R=40.0, amp=2.0, waves=3, n=4001):
     rho = np.sum(dN * B, axis=1)
     Om = Om - np.sum(Om * T, axis=1)[:, None] * T + rho[:, None] * T
     return _table(P, T, N, B, Om, dT, L, True)
+
+
+def run(world, n_steps, record_every=1):
+    """Run ``world`` and return (t (m,), samples (m, n_entities, N_CHANNELS), status)."""
+    ts, ss = [], []
+    status = world.run(n_steps, record_every, lambda t, s: (ts.append(t.copy()), ss.append(s.copy())))
+    if not ts:
+        return np.zeros(0), np.zeros((0, world.n_entities, 28)), status
+    return np.concatenate(ts), np.concatenate(ss), status

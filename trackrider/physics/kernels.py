@@ -786,7 +786,11 @@ def step_world(h, gx, gy, gz, erp, iterations, warm,
                            + W[2, i] * (omg[b, 2] - w2))
                     tb = W[0, i] * fr[C_T] + W[1, i] * fr[C_T + 1] + W[2, i] * fr[C_T + 2]
                     s += ib[b, i] * dwb * tb
-                car_f[b, CF_TR + 2] = s
+                # the linear impulse acts at the anchor r_m = −cg·u: its moment about the CoM is
+                # part of the rotation, so the orientation rows' share is (ΔL − r_m × Δp)·T
+                cg = car_f[b, CF_CG]
+                c0, c1, c2 = _cross(-cg * W[0, 2], -cg * W[1, 2], -cg * W[2, 2], dpx, dpy, dpz)
+                car_f[b, CF_TR + 2] = s - (c0 * fr[C_T] + c1 * fr[C_T + 1] + c2 * fr[C_T + 2])
         # -- integrate velocities: gravity, gyroscopic term, explicit resistance along T
         for b in range(nb):
             if inv_mass[b] > 0.0:
