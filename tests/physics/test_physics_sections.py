@@ -1,0 +1,199 @@
+"""Sections (row 6 motors) and resistance against closed forms (issue 4, PHYSICS.md §6)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import analytic
+from analytic import run
+from trackrider.physics import CarSpec, CouplingSpec, World
+from trackrider.physics import channels as ch
+
+G = 9.81
+M = 600.0
+
+
+def car(**kw):
+    spec = dict(mass=M, length=2.0, width=1.2, height=1.0, cg_height=0.0, rider_height=0.0)
+    spec.update(kw)
+    return CarSpec(**spec)
+
+
+@pytest.mark.parametrize("cg", [0.0, 0.5])
+def test_chain_lift_on_a_20_degree_straight(cg):
+    a = np.radians(20.0)
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(100.0, pitch_deg=20.0))
+    w.add_train("a", 0, 1, car(cg_height=cg), start_s=5.0)
+    w.add_section("lift", 0, 0.0, 100.0, speed=4.0, max_force=8e4)
+    t, r, st = run(w, 4000, 10)
+    late = t > 2.0
+    assert np.all(np.abs(r[late, 0, ch.SPEED] - 4.0) < 0.01)
+    assert np.all(np.abs(r[late, 0, ch.MOTOR_FORCE] / (M * G * np.sin(a)) - 1) < 0.02)
+    assert np.all(r[late, 0, ch.SECTION] == ch.LIFT)
+    assert np.all(r[late, 0, ch.FLAGS].astype(int) & ch.MOTOR_ACTIVE)
+
+
+def test_a_car_on_a_too_weak_lift_never_rolls_back():
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(100.0, pitch_deg=30.0))
+    w.add_train("a", 0, 1, car(), start_s=10.0, start_speed=1.0)
+    w.add_section("lift", 0, 0.0, 100.0, speed=4.0, max_force=0.2 * M * G)  # cannot hold m g sin 30°
+    t, r, st = run(w, 3000, 10)
+    assert np.all(r[:, 0, ch.SPEED] >= -1e-9)
+    assert r[-1, 0, ch.SPEED] == pytest.approx(0.0, abs=1e-6)
+    assert r[-1, 0, ch.MOTOR_FORCE] == pytest.approx(M * G * 0.5, rel=1e-3)  # motor + ratchet hold it
+
+
+def test_launch_reaches_its_speed_within_v2_over_2a():
+    F, v = 12000.0, 20.0
+    a = F / M
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(200.0))
+    w.add_train("a", 0, 1, car(), start_s=10.0)
+    w.add_section("launch", 0, 10.0, 150.0, speed=v, max_force=F)
+    t, r, st = run(w, 6000, 5)
+    reached = np.nonzero(r[:, 0, ch.SPEED] >= v - 1e-6)[0]
+    assert reached.size
+    d = r[reached[0], 0, ch.S] - 10.0
+    assert d == pytest.approx(v**2 / (2 * a), rel=0.01)
+    assert d <= v**2 / (2 * a) * 1.001
+    # it then holds the speed and the thrust stays within its bound
+    assert np.all(r[:, 0, ch.MOTOR_FORCE] <= F * (1 + 1e-9))
+    assert r[-1, 0, ch.SPEED] == pytest.approx(v, abs=1e-6)
+
+
+def test_stop_brake_stops_a_car_and_holds_it_on_a_grade():
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(100.0, pitch_deg=-5.0))  # downhill
+    w.add_train("a", 0, 1, car(), start_s=5.0, start_speed=8.0)
+    w.add_section("brake", 0, 20.0, 60.0, speed=0.0, max_force=6000.0)
+    t, r, st = run(w, 8000, 10)
+    assert abs(r[-1, 0, ch.SPEED]) < 1e-6
+    held = t > 6.0
+    assert np.all(np.abs(r[held, 0, ch.SPEED]) < 1e-6)
+    assert np.ptp(r[held, 0, ch.S]) < 1e-4
+    assert r[-1, 0, ch.MOTOR_FORCE] == pytest.approx(-M * G * np.sin(np.radians(5.0)), rel=1e-3)
+    assert np.all(np.abs(r[:, 0, ch.MOTOR_FORCE]) <= 6000.0 * (1 + 1e-9))
+    assert 20.0 < r[-1, 0, ch.S] < 60.0
+
+
+def test_trim_brake_caps_the_speed_and_only_decelerates():
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(300.0, pitch_deg=-10.0))
+    w.add_train("a", 0, 1, car(), start_s=5.0, start_speed=2.0)
+    w.add_section("trim", 0, 0.0, 300.0, speed=6.0, max_force=5e4)
+    t, r, st = run(w, 10000, 10)
+    v = r[:, 0, ch.SPEED]
+    assert np.all(v <= 6.0 + 1e-6)
+    assert v[-1] == pytest.approx(6.0, abs=1e-6)
+    assert np.all(r[:, 0, ch.MOTOR_FORCE] <= 1e-9)
+    below = v < 5.9
+    assert np.all(np.abs(r[below, 0, ch.MOTOR_FORCE]) < 1e-9)
+
+
+def test_booster_drives_and_brakes_towards_its_speed():
+    for v0 in (2.0, 12.0):
+        w = World(dt=1e-3)
+        w.add_track(analytic.straight(200.0))
+        w.add_train("a", 0, 1, car(), start_s=5.0, start_speed=v0)
+        w.add_section("booster", 0, 0.0, 200.0, speed=7.0, max_force=3000.0)
+        t, r, st = run(w, 6000, 10)
+        assert r[-1, 0, ch.SPEED] == pytest.approx(7.0, abs=1e-6)
+        # at full force until it gets there: a = F/m
+        assert abs(r[10, 0, ch.ACCEL]) == pytest.approx(3000.0 / M, rel=1e-6)
+
+
+def test_section_switches_on_and_off_cleanly():
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(200.0))
+    w.add_train("a", 0, 1, car(), start_s=5.0, start_speed=3.0)
+    w.add_section("booster", 0, 10.0, 20.0, speed=6.0, max_force=2000.0)
+    t, r, st = run(w, 5000, 1)
+    s = r[:, 0, ch.S]
+    outside = (s < 9.99) | (s > 20.01)
+    assert np.all(r[outside, 0, ch.MOTOR_FORCE] == 0.0)
+    assert np.all(r[outside, 0, ch.SECTION] == -1)
+    inside = (s > 10.01) & (s < 19.99)
+    assert np.all(r[inside, 0, ch.SECTION] == ch.BOOSTER)
+    after = s > 20.5
+    assert np.ptp(r[after, 0, ch.SPEED]) < 1e-9  # coasting at whatever it left with
+
+
+def test_rolling_resistance_decelerates_at_mu_g_and_holds_a_stopped_car():
+    mu = 0.02
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(200.0))
+    w.add_train("a", 0, 1, car(cg_height=0.4), start_s=5.0, start_speed=5.0)
+    w.set_resistance(rolling=mu)
+    t, r, st = run(w, 30000, 10)
+    moving = r[:, 0, ch.SPEED] > 0.05
+    assert np.allclose(r[moving, 0, ch.ACCEL][1:], -mu * G, rtol=1e-6)
+    assert np.allclose(r[moving, 0, ch.RESISTANCE_FORCE][1:], -mu * M * G, rtol=1e-6)
+    stop_t = 5.0 / (mu * G)
+    still = np.abs(r[:, 0, ch.SPEED]) < 1e-12
+    assert t[np.argmax(still)] == pytest.approx(stop_t, abs=0.02)
+    stopped = t > stop_t + 0.5
+    assert np.all(r[stopped, 0, ch.SPEED] == pytest.approx(0.0, abs=1e-12))
+    assert np.all(r[stopped, 0, ch.RESISTANCE_FORCE] == pytest.approx(0.0, abs=1e-6))
+
+
+def test_rolling_resistance_holds_a_car_on_a_grade_it_can_hold_without_chatter():
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(200.0, pitch_deg=0.5))
+    w.add_train("a", 0, 1, car(), start_s=100.0)
+    w.set_resistance(rolling=0.02)  # tan 0.5° = 0.0087 < 0.02
+    t, r, st = run(w, 3000, 10)
+    assert np.all(np.abs(r[:, 0, ch.SPEED]) < 1e-9)
+    assert r[-1, 0, ch.RESISTANCE_FORCE] == pytest.approx(M * G * np.sin(np.radians(0.5)), rel=1e-6)
+
+
+def test_drag_matches_the_closed_form_coasting_solution():
+    cda, rho, v0 = 1.5, 1.2, 30.0
+    k = 0.5 * rho * cda / M
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(1000.0))
+    w.add_train("a", 0, 1, car(), start_s=5.0, start_speed=v0)
+    w.set_resistance(drag_area=cda, air_density=rho)
+    t, r, st = run(w, 20000, 100)
+    v = r[:, 0, ch.SPEED]
+    np.testing.assert_allclose(v, v0 / (1 + k * v0 * t), rtol=2e-3)
+
+
+def test_nl2_mode_friction_and_drag_per_unit_mass():
+    mu, kd, v0 = 0.01, 2e-4, 30.0
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(1000.0))
+    w.add_train("a", 0, 1, car(mass=900.0), start_s=5.0, start_speed=v0)
+    w.set_resistance(rolling=mu, mode="nl2", nl2_drag=kd)
+    t, r, st = run(w, 10000, 100)
+    v = r[:, 0, ch.SPEED]
+    # dv/dt = −μ g − k v²  →  v(t) = √(μg/k) tan(atan(v0 √(k/μg)) − √(μ g k) t)
+    c = np.sqrt(mu * G / kd)
+    v_exact = c * np.tan(np.arctan(v0 / c) - np.sqrt(mu * G * kd) * t)
+    np.testing.assert_allclose(v, v_exact, rtol=2e-3)
+
+
+def test_davis_resistance():
+    A, B, C = 300.0, 20.0, 0.5
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(2000.0))
+    w.add_train("a", 0, 1, car(), start_s=5.0, start_speed=20.0)
+    w.set_resistance(davis=(A, B, C))
+    t, r, st = run(w, 2000, 100)
+    v = r[:, 0, ch.SPEED]
+    F = r[:, 0, ch.RESISTANCE_FORCE]
+    np.testing.assert_allclose(F, -(A + B * v + C * v * v), rtol=5e-3)
+
+
+def test_lift_pulls_a_whole_train_with_force_shared_by_the_cars_on_it():
+    a = np.radians(20.0)
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(200.0, pitch_deg=20.0))
+    w.add_train("a", 0, 5, car(), coupling=CouplingSpec("distance", 0.5), start_s=40.0, start_speed=3.0)
+    w.add_section("lift", 0, 0.0, 200.0, speed=3.0, max_force=8e4)
+    t, r, st = run(w, 3000, 10)
+    late = t > 1.0
+    total = r[late, :, ch.MOTOR_FORCE].sum(axis=1)
+    np.testing.assert_allclose(total, 5 * M * G * np.sin(a), rtol=0.02)
+    np.testing.assert_allclose(r[late, :, ch.SPEED], 3.0, atol=0.01)
