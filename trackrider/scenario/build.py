@@ -45,7 +45,12 @@ def build_world(scenario: Scenario):
             return func(*args, **kwargs)
         except InputError as exc:
             if exc.path is None:
-                raise InputError(exc.detail, path=path, where=exc.where or where) from None
+                sub = exc.where
+                if not sub:
+                    sub = where
+                elif not sub.startswith(where.split("[")[0]):
+                    sub = f"{where}.{sub}"
+                raise InputError(exc.detail, path=path, where=sub) from None
             raise
         except (ValueError, TypeError, NotImplementedError) as exc:
             raise InputError(" ".join(str(exc).split()) or type(exc).__name__, path=path, where=where) from None
@@ -99,4 +104,7 @@ def build_world(scenario: Scenario):
     for i, j in enumerate(scenario.joints):
         guarded(f"joint[{i}]", world.add_joint, j.type, end(j.end_a), end(j.end_b), anchor_a=j.anchor_a,
                 anchor_b=j.anchor_b, **j.params)
+    # finish the world's arrays now (World builds lazily): entity_labels exist for
+    # the caller, and building errors surface here, naming the scenario file
+    guarded("world", lambda: world.n_entities)
     return world
