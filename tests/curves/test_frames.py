@@ -22,7 +22,7 @@ def _check_up_through_loop(tr, s_loop, s_exit, kappa_max, level_tol=1e-6):
     assert np.abs(f.binormal[flat] - [0, 0, 1]).max() < level_tol
     assert np.abs(f.roll).max() < 1e-6
     # zero bank wherever the up frame is defined: B_w lies in the vertical plane through T
-    upright = np.abs(f.tangent[:, 2]) < np.cos(np.radians(22))  # 20° plus one node interval
+    upright = np.abs(f.tangent[:, 2]) < np.cos(np.radians(32))  # 30° plus one node interval
     side = np.cross([0.0, 0.0, 1.0], f.tangent[upright])
     assert np.abs(np.sum(side * f.binormal[upright], axis=1)).max() < 1e-9
     # exactly inverted at the top: find the top by the tangent's zero crossing of z

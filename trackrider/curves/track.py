@@ -5,7 +5,8 @@ tangent ``T`` by an angle ``θ(s) = θ_base(s) + φ_user(s)``:
 
 * ``N_w = cos θ N_rmf + sin θ B_rmf`` (rider's left), ``B_w = T × N_w`` (rider's up);
 * ``θ_base`` chooses the frame kind: ``up`` (zero bank against the vertical,
-  carried by the RMF across stretches steeper than 20° from vertical),
+  carried by the RMF, with a C2 blend of the twist, across stretches within
+  30° of the vertical),
   ``minimal`` (0, plus the closing angle spread evenly on closed tracks),
   ``frenet`` (the principal normal as left axis), or an imported frame (the up
   vectors of an NL2 file at its points);
@@ -34,7 +35,7 @@ from .compact import CompactTrack, build_table
 from .spline import MIN_POINTS, SplineCurve
 
 FRAME_KINDS = ("up", "minimal", "frenet")
-STEEP_COS = math.cos(math.radians(20.0))  # |T·up| above this: the `up` frame is carried by the RMF
+STEEP_COS = math.cos(math.radians(30.0))  # |T·up| above this (within 30° of vertical): `up` is carried by the RMF
 FRENET_MIN_CURVATURE = 1e-5  # 1/m: below it the principal normal is undefined
 Z = np.array([0.0, 0.0, 1.0])
 
@@ -338,15 +339,18 @@ class Track:
         n = len(s)
         psi = np.zeros(n)
         dpsi = np.zeros(n)
+        drho = np.zeros(n)  # dρ_up/ds on the exact runs, for a C2 carry
+        self._carry = []  # (s_lo, s_hi, ψ(s), ψ'(s)) across steep stretches
         ok = ~steep
         self._up_exact = ok[:-1] & ok[1:]  # per node interval: the up frame is exact inside
         if not ok.any():
+            self._carry = []
             self._psi, self._dpsi = psi, dpsi
             return
         edges = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
         starts = np.nonzero(edges == 1)[0]
         ends = np.nonzero(edges == -1)[0] - 1
-        prev = None  # (index, psi, dpsi) at the end of the previous upright-defined run
+        prev = None  # (index, psi, dpsi, dρ/ds) at the end of the previous upright-defined run
         for a, b in zip(starts, ends):
             raw = ang[a : b + 1].copy()
             if prev is None:
@@ -364,18 +368,36 @@ class Track:
             run += start_val - run[0]
             psi[a : b + 1] = run
             dpsi[a : b + 1] = rho[a : b + 1]
+            drho[a], drho[b] = self._rho_up_rate(np.array([s[a], s[b]]))
             if prev is None and a > 0:
                 self._extend(psi, dpsi, s, a, a, 0, backwards=True)
             elif prev is not None:
+                # carry across the steep stretch: quintic Hermite matching ψ, ψ', ψ'' at both ends (C2)
+                from scipy.interpolate import BPoly
+
                 i0 = prev[0]
-                v, d = _hermite(s[i0 + 1 : a], np.array([s[i0], s[a]]), np.array([psi[i0], psi[a]]),
-                                np.array([dpsi[i0], dpsi[a]]))
-                psi[i0 + 1 : a] = v
-                dpsi[i0 + 1 : a] = d
-            prev = (b, psi[b], dpsi[b])
+                bp = BPoly.from_derivatives([s[i0], s[a]], [[psi[i0], dpsi[i0], prev[3]],
+                                                            [psi[a], dpsi[a], drho[a]]])
+                psi[i0 + 1 : a] = bp(s[i0 + 1 : a])
+                dpsi[i0 + 1 : a] = bp.derivative()(s[i0 + 1 : a])
+                self._carry.append((s[i0], s[a], bp, bp.derivative()))
+            prev = (b, psi[b], dpsi[b], drho[b])
         if prev[0] < n - 1:
             self._extend(psi, dpsi, s, prev[0], prev[0] + 1, n - 1, backwards=False)
         self._psi, self._dpsi = psi, dpsi
+
+    def _rho_up_rate(self, s, h=1e-4):
+        """dρ_up/ds at ``s`` by a central difference of the exact twist rate (1/m²)."""
+        L = self.length
+        sa = np.clip(s - h, 0.0, L) if not self.closed else (s - h) % L
+        sb = np.clip(s + h, 0.0, L) if not self.closed else (s + h) % L
+        out = []
+        for x in (sa, sb):
+            _, T, Kv, _ = self._curve.eval(x)
+            N = _unit(np.cross(T, np.cross(Z, T)) + 1e-300)  # any axis ⊥ T: ρ does not depend on it
+            _, rho, _ = self._up_candidate(T, Kv, N, np.cross(T, N))
+            out.append(rho)
+        return (out[1] - out[0]) / np.where(sb > sa, sb - sa, 2 * h)
 
     @staticmethod
     def _extend(psi, dpsi, s, i_ref, i_from, i_to, backwards):
@@ -507,11 +529,15 @@ class Track:
         exact = self._up_exact[j]
         if exact.any():
             a, rho, _ = self._up_candidate(T[exact], Kv[exact], Nr[exact], Br[exact])
-            psi_x = a + np.pi * np.round((psi[exact] - a) / np.pi)
-            if self.frame_kind == "up":
-                th[exact] = psi_x
-                dth[exact] = rho
-            psi[exact] = psi_x
+            psi[exact] = a + np.pi * np.round((psi[exact] - a) / np.pi)
+            dpsi[exact] = rho
+        for lo, hi, f_c, df_c in self._carry:  # steep stretches: the C2 carry itself, not its node samples
+            m = (s > lo) & (s < hi)
+            if m.any():
+                psi[m] = f_c(s[m])
+                dpsi[m] = df_c(s[m])
+        if self.frame_kind == "up":
+            th, dth = psi.copy(), dpsi.copy()
         ur, dur = self._roll(s)
         theta = th + ur
         c, sn = np.cos(theta)[:, None], np.sin(theta)[:, None]
