@@ -732,10 +732,14 @@ def make_executor(jobs: int | None = None, scheduler=None):
         raise InputError(f"must be >= 1, got {jobs}", where="-j")
     if scheduler is None:
         import multiprocessing
+        import sys
 
         n = int(jobs or cores)
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() \
-            else "spawn"
+        # Linux: fork, so the workers inherit the kernels the driver compiled (or
+        # loaded from the cache) in warm_up; loading them again costs each
+        # worker seconds. Elsewhere fork is unsafe: spawn (workers load the
+        # kernels from the cache the driver filled).
+        method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
         pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
         return pool, (lambda: pool.shutdown(wait=True, cancel_futures=True)), \
@@ -926,11 +930,14 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
         result.wall_s = time.perf_counter() - started
         return result
 
-    bar = _Progress(len(plan), n_resumed, progress)
     futures = {}
+    bar = None
     try:
         with open(log_path, "a") as log:
+            # submit before the progress bar starts its thread: a process pool
+            # forks its workers at the first submit
             futures = {executor.submit(task, t): t for t in todo}
+            bar = _Progress(len(plan), n_resumed, progress)
             for fut in cf.as_completed(futures):
                 t = futures[fut]
                 try:
@@ -958,7 +965,8 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
             fut.cancel()
         raise
     finally:
-        bar.stop()
+        if bar is not None:
+            bar.stop()
         close()
         result.rows = sorted(finished.values(), key=lambda r: r["run"])
         write_table(out / "sweep.csv", columns, result.rows)
