@@ -249,3 +249,228 @@ def test_memory_stays_flat_with_run_length(tmp_path):
     short, long = peak(60.0, "short"), peak(900.0, "long")
     assert read_summary(tmp_path / "long")["samples"] == 22500
     assert long < 1.5 * short + 1e6, (short, long)
+
+
+# ------------------------------------------------------------------ with the real physics
+
+G = 9.81
+
+
+def _world(track, gauge=1.0, dt=0.002):
+    from trackrider.physics import World
+
+    w = World(dt=dt)
+    return w, w.add_track(track, gauge=gauge)
+
+
+def _circle(radius, n=300):
+    from trackrider.curves import Track
+
+    a = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
+    return Track.from_points(np.c_[radius * np.cos(a), radius * np.sin(a), np.zeros(n)], closed=True)
+
+
+def test_coasting_on_a_flat_circle_keeps_its_energy():
+    from trackrider.physics import CarSpec
+
+    w, k = _world(_circle(30.0))
+    w.add_train("red", track=k, cars=1, car=CarSpec(600.0, 1.0, 1.0, 0.5, rider_height=0.0),
+                start_s=5.0, start_speed=10.0)
+    r = run_world(w, 6.0, 100)
+    s = r.summary["trains"]["red"]
+    assert r.status == "completed" and r.summary["events"] == []
+    assert s["energy_quiet_s"] == pytest.approx(5.99)
+    assert abs(s["energy_drift"]) < 1e-5
+    assert s["max_speed"] == pytest.approx(10.0, abs=1e-3) and s["min_speed"] == pytest.approx(10.0, abs=1e-3)
+    late = r.timeseries["t"] > 1.0
+    # steady turn: lateral G = v² / (g R), vertical 1 g (filtered as raw)
+    assert np.median(r.timeseries["g_lateral_filtered"][late]) == pytest.approx(100.0 / (G * 30.0), abs=0.005)
+    assert np.allclose(r.timeseries["g_vertical_filtered"][late], 1.0, atol=1e-3)
+
+
+def test_one_g_at_rest_on_level_track_filtered():
+    from trackrider.curves import Track
+    from trackrider.physics import CarSpec
+
+    x = np.linspace(0.0, 50.0, 101)
+    w, k = _world(Track.from_points(np.c_[x, np.zeros_like(x), np.zeros_like(x)]))
+    w.add_train("red", track=k, cars=1, car=CarSpec(600.0, 2.0, 1.2, 1.0), start_s=20.0)
+    r = run_world(w, 2.0, 100)
+    s = r.summary["trains"]["red"]
+    assert s["max_g_vertical"] == pytest.approx(1.0, abs=1e-3)
+    assert s["min_g_vertical"] == pytest.approx(1.0, abs=1e-3)
+    assert s["max_wheel_load"] == pytest.approx(600.0 * G, rel=1e-3)
+    assert s["airtime_s"] == 0.0 and r.status == "completed"
+
+
+class TestParabolicHill:
+    """A crest shaped as the free-fall parabola of speed v0 (zero G at v0).
+
+    z = −x² / (2 R0), R0 = v0² / g, for |x| ≤ L, with straight tangent lead-in
+    and run-out. At apex speed v the vertical G on the hill is
+    κ (v0² − v²) / g: below zero everywhere on the hill when v > v0, zero at v0.
+    """
+
+    v0, L, Ls = 10.0, 8.0, 20.0
+
+    @classmethod
+    def track(cls):
+        from trackrider.curves import Track
+
+        r0 = cls.v0 ** 2 / G
+        m = cls.L / r0
+        z_l = -cls.L ** 2 / (2 * r0)
+        x = np.arange(-cls.L - cls.Ls, cls.L + cls.Ls + 1e-9, 0.1)
+        z = np.where(np.abs(x) <= cls.L, -x ** 2 / (2 * r0), z_l - m * (np.abs(x) - cls.L))
+        return Track.from_points(np.c_[x, np.zeros_like(x), z])
+
+    @classmethod
+    def analytic_airtime(cls, v_apex, hz, cutoff_hz=5.0):
+        """Time with the filtered analytic vertical G below 0 (energy conservation)."""
+        from trackrider.metrics import filtfilt_reference
+
+        r0 = cls.v0 ** 2 / G
+        m = cls.L / r0
+        x = np.linspace(-cls.L - 10, cls.L + 10, 100001)
+        on_hill = np.abs(x) <= cls.L
+        z = np.where(on_hill, -x ** 2 / (2 * r0), -cls.L ** 2 / (2 * r0) - m * (np.abs(x) - cls.L))
+        dz = np.where(on_hill, -x / r0, -m * np.sign(x))
+        kappa = np.where(on_hill, (1 / r0) / (1 + dz ** 2) ** 1.5, 0.0)
+        v = np.sqrt(v_apex ** 2 - 2 * G * z)
+        ds_v = np.sqrt(1 + dz ** 2) / v
+        t = np.concatenate([[0.0], np.cumsum(0.5 * (ds_v[1:] + ds_v[:-1]) * np.diff(x))])
+        gv = 1 / np.sqrt(1 + dz ** 2) - v ** 2 * kappa / G
+        ts = np.arange(0.0, t[-1], 1.0 / hz)
+        return float(np.sum(filtfilt_reference(np.interp(ts, t, gv), cutoff_hz, hz) < 0) / hz)
+
+    def ride(self, track, v_apex, hz=200):
+        from trackrider.physics import CarSpec
+
+        s0 = 10.0
+        z0 = track.frame(s0).position[2]
+        w, k = _world(track)
+        w.add_train("red", track=k, cars=1, car=CarSpec(600.0, 0.5, 0.5, 0.5, rider_height=0.0),
+                    start_s=s0, start_speed=float(np.sqrt(v_apex ** 2 - 2 * G * z0)))
+        return run_world(w, 3.0, hz)
+
+    def test_airtime_and_zero_g(self):
+        track = self.track()
+        fast = self.ride(track, 1.1 * self.v0)
+        assert fast.status == "completed"
+        ts = fast.timeseries
+        apex = np.argmin(np.abs(ts["x"]))
+        v = ts["speed"][apex]
+        assert ts["g_vertical"][apex] == pytest.approx(1 - v ** 2 / self.v0 ** 2, abs=0.01)
+        airtime = fast.summary["trains"]["red"]["airtime_s"]
+        assert airtime == pytest.approx(self.analytic_airtime(v, 200), abs=0.03)
+        assert 1.2 < airtime < 1.6
+        # at the design speed the hill is weightless
+        exact = self.ride(track, self.v0)
+        inner = np.abs(exact.timeseries["x"]) < self.L - 1.0
+        assert np.max(np.abs(exact.timeseries["g_vertical"][inner])) < 0.01
+        # slower: no airtime at all
+        slow = self.ride(track, 0.9 * self.v0)
+        assert slow.summary["trains"]["red"]["airtime_s"] == 0.0
+        assert slow.summary["trains"]["red"]["min_g_vertical"] > 0.0
+
+
+@pytest.mark.parametrize("factor, lifts", [(0.9, False), (1.1, True)])
+def test_railway_wheel_lift_event_on_a_flat_curve(factor, lifts):
+    """Inner wheels unload at v² = g R (gauge/2) / h_cg (PHYSICS.md §6)."""
+    from trackrider.physics import CarSpec
+
+    radius, gauge, h_cg, mass = 30.0, 1.435, 1.5, 20000.0
+    v = factor * np.sqrt(G * radius * (gauge / 2) / h_cg)
+    w, k = _world(_circle(radius), gauge=gauge)
+    w.add_train("rail", track=k, cars=1, car=CarSpec(mass, 10.0, 3.0, 3.0, cg_height=h_cg),
+                wheels="railway", start_s=5.0, start_speed=v)
+    r = run_world(w, 2.0, 100)
+    kinds = [e["kind"] for e in r.summary["events"]]
+    assert ("wheel_lift" in kinds) is lifts
+    assert r.status == ("derailed" if lifts else "completed")
+    late = r.timeseries["t"] > 1.0
+    q_inner = mass * G / 2 - mass * v ** 2 / radius * h_cg / gauge
+    assert np.median(r.timeseries["wheel_load_inner"][late]) == pytest.approx(q_inner, abs=0.01 * mass * G)
+
+
+class DivergingWorld:
+    """A real World whose run reports a divergence once ``at`` seconds are reached."""
+
+    def __init__(self, world, at):
+        self.world, self.at = world, at
+
+    def __getattr__(self, name):
+        return getattr(self.world, name)
+
+    def run(self, n_steps, record_every, sink, progress=None):
+        from trackrider.physics.world import RunStatus
+
+        left = int(round(self.at / self.world.dt)) - self.world.step_count
+        if left <= n_steps:
+            self.world.run(max(left, 0), record_every, sink)
+            return RunStatus("diverged", max(left, 0), self.world.time, 0, ("red", 1),
+                             "non-finite state")
+        return self.world.run(n_steps, record_every, sink)
+
+
+def test_a_diverged_physics_run_keeps_its_outputs(tmp_path):
+    from trackrider.physics import CarSpec
+
+    w, k = _world(_circle(30.0))
+    w.add_train("red", track=k, cars=1, car=CarSpec(600.0, 1.0, 1.0, 0.5), start_s=5.0, start_speed=10.0)
+    r = run_world(DivergingWorld(w, 1.5), 5.0, 100, out_dir=tmp_path / "o")
+    assert r.status == "diverged" and "1.5" in r.message
+    s = read_summary(tmp_path / "o")
+    assert s["status"] == "diverged" and s["simulated_s"] == pytest.approx(1.5)
+    d = read_timeseries(tmp_path / "o")
+    assert d["t"][-1] == pytest.approx(1.5) and len(d["t"]) == 150
+    assert np.all(np.isfinite(d["g_vertical_filtered"]))
+
+
+SCENARIO = """
+[simulation]
+duration = 1.5
+dt = 0.002
+record_hz = 50
+
+[[track]]
+name = "main"
+segments = [{type = "straight", length = 20.0}, {type = "arc", radius = 15.0, angle = 90.0, axis = "yaw"},
+            {type = "straight", length = 30.0}]
+
+[[train]]
+name = "red"
+track = "main"
+cars = 2
+start_s = 12.0
+start_speed = 8.0
+[train.car]
+mass = 500.0
+length = 2.0
+"""
+
+
+def test_simulate_writes_byte_identical_outputs_and_refuses_overwrite(tmp_path, monkeypatch):
+    from trackrider.scenario import load_scenario
+    from trackrider.sim import simulate
+
+    path = tmp_path / "ride.toml"
+    path.write_text(SCENARIO)
+    sc = load_scenario(path)
+    a = simulate(sc, out_dir=tmp_path / "a")
+    simulate(sc, out_dir=tmp_path / "b")
+    assert (tmp_path / "a" / CSV_NAME).read_bytes() == (tmp_path / "b" / CSV_NAME).read_bytes()
+    sa, sb = read_summary(tmp_path / "a"), read_summary(tmp_path / "b")
+    assert sa.pop("wall_s") >= 0 and sb.pop("wall_s") >= 0 and sa == sb
+    assert sa["scenario"] == str(path.resolve()) and sa["trains"]["red"]["cars"] == 2
+    assert sa["dt"] == 0.002 and sa["record_hz"] == 50 and sa["steps"] == 750
+    assert a.status == "completed" and sa["trains"]["red"]["max_abs_g_lateral"] > 0.3
+    # an existing results directory: refused before the world is even built
+    import trackrider.scenario as scenario_pkg
+
+    monkeypatch.setattr(scenario_pkg, "build_world",
+                        lambda *a, **k: pytest.fail("built a world for a refused out_dir"))
+    before = (tmp_path / "a" / CSV_NAME).read_bytes()
+    with pytest.raises(InputError, match="overwrite"):
+        simulate(sc, out_dir=tmp_path / "a")
+    assert (tmp_path / "a" / CSV_NAME).read_bytes() == before

@@ -20,7 +20,9 @@ Definitions (also in ``docs/outputs.md``):
   cannot act and the filtered series equals the raw one (summary
   ``filter.applied = false``).
 * Summary G extremes and airtime use the filtered series; ``raw_*`` figures
-  give the unfiltered extremes.
+  give the unfiltered extremes. Both count only samples where the car is on
+  its track (``ON_TRACK`` set, ``RAN_OFF`` not): a car that left the track is
+  not a ride any more.
 * ``airtime_s``: time during which **any** car of the train has filtered
   ``g_vertical < 0`` (samples × record interval). ``airtime_s_lead_car``: the
   same for the lead car alone.
@@ -502,11 +504,14 @@ class RideMetrics:
             sp = speed[:, cars]
             self.x_speed_max[k].update(t, sp, self.car_no[cars])
             self.x_speed_min[k].update(t, sp, self.car_no[cars])
-            gv = smp[:, cars, ch.G_VERTICAL]
+            on = ((flags[:, cars] & ch.ON_TRACK) != 0) & ((flags[:, cars] & ch.RAN_OFF) == 0)
+            gv = np.where(on, smp[:, cars, ch.G_VERTICAL], np.nan)
             self.x_raw_gv_max[k].update(t, gv, self.car_no[cars])
             self.x_raw_gv_min[k].update(t, gv, self.car_no[cars])
-            self.x_raw_glat[k].update(t, np.abs(smp[:, cars, ch.G_LATERAL]), self.car_no[cars])
-            self.x_raw_glon[k].update(t, np.abs(smp[:, cars, ch.G_LONGITUDINAL]), self.car_no[cars])
+            self.x_raw_glat[k].update(t, np.where(on, np.abs(smp[:, cars, ch.G_LATERAL]), np.nan),
+                                      self.car_no[cars])
+            self.x_raw_glon[k].update(t, np.where(on, np.abs(smp[:, cars, ch.G_LONGITUDINAL]), np.nan),
+                                      self.car_no[cars])
             wl = smp[:, cars, ch.WHEEL_LOAD]
             self.x_wheel_max[k].update(t, wl, self.car_no[cars])
             self.x_wheel_min[k].update(t, wl, self.car_no[cars])
@@ -609,9 +614,13 @@ class RideMetrics:
                 self.lead_dir[k] = -1
 
     # -- filtered measurements (run when a block is final) --------------------------
-    def _measure_filtered(self, t, fg):
+    def _measure_filtered(self, t, smp, fg):
         if len(t) == 0:
             return
+        # riders feel the ride only while the car is on its track
+        flags = np.nan_to_num(smp[:, :, ch.FLAGS], nan=0.0).astype(np.int64)
+        on = ((flags & ch.ON_TRACK) != 0) & ((flags & ch.RAN_OFF) == 0)
+        fg = np.where(on[:, :, None], fg, np.nan)
         gv = fg[:, :, 0]
         for k, cars in enumerate(self.train_cars):
             if cars.size == 0:
@@ -621,7 +630,7 @@ class RideMetrics:
             self.x_gv_min[k].update(t, gv[:, cars], cn)
             self.x_glat[k].update(t, np.abs(fg[:, cars, 1]), cn)
             self.x_glon[k].update(t, np.abs(fg[:, cars, 2]), cn)
-            air = gv[:, cars] < 0.0
+            air = gv[:, cars] < 0.0   # NaN (off the track) is not airtime
             self.airtime_any[k] += int(np.any(air, axis=1).sum())
             self.airtime_lead[k] += int(air[:, 0].sum())
 
@@ -635,7 +644,7 @@ class RideMetrics:
         self._t_buf = self._t_buf[n:]
         self._s_buf = self._s_buf[n:]
         fg = filtered.reshape(n, self.n_entities, 3)
-        self._measure_filtered(t, fg)
+        self._measure_filtered(t, smp, fg)
         return [(t, smp, fg)]
 
     # -- public -------------------------------------------------------------------

@@ -101,6 +101,19 @@ def _run_status(status):
     return bool(diverged), t, entity, message
 
 
+def _world_trains(world):
+    """Gauge and wheels per train from a World's own settings (when not given)."""
+    out = []
+    gauges = list(getattr(world, "_gauges", []) or [])
+    for tr in getattr(world, "_trains", []) or []:
+        try:
+            gauge = float(gauges[int(tr["track"])])
+        except (KeyError, IndexError, TypeError, ValueError):
+            gauge = 1.0
+        out.append({"gauge": gauge, "wheels": "railway" if tr.get("railway") else "coaster"})
+    return out
+
+
 def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_hz=5.0,
               progress=None, meta=None, *, trains=None, joints=None) -> Result:
     """Run a built ``World`` for ``duration`` s and measure (and write) the ride.
@@ -127,11 +140,11 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     meta : dict, optional
         Extra top-level entries of ``summary.json`` (``scenario``: the scenario's path).
     trains : list of dict, optional
-        Per train index: ``{"gauge": m, "wheels": "coaster"|"railway"}`` (default
-        gauge 1.0, coaster wheels).
+        Per train index: ``{"gauge": m, "wheels": "coaster"|"railway"}`` (default:
+        read from the world's settings; else gauge 1.0, coaster wheels).
     joints : list of (end_a, end_b), optional
         The world's extra joints (ends as ``World.add_joint`` takes them), to
-        group joined trains and bodies for the energy drift.
+        group joined trains and bodies for the energy drift (default: the world's).
     """
     from trackrider.metrics import RideMetrics, energy_groups_from_joints
     from trackrider.record import (COLUMNS, FLOAT_FORMAT, NUMERIC_COLUMNS, TIME_FORMAT,
@@ -155,11 +168,18 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     record_every = max(1, int(round(1.0 / (record_hz * dt))))
     record_dt = record_every * dt
 
+    if not hasattr(world, "entity_labels") and hasattr(world, "_build"):
+        world._build()   # the World fills its entity tables when it is first built
     labels = [(str(a), int(b)) for a, b in world.entity_labels]
     entity_train = np.asarray(world.entity_train, dtype=int)
     n_ent = len(labels)
     names = _train_names(labels, entity_train)
     n_trains = len(names)
+    if trains is None:
+        trains = _world_trains(world)
+    if joints is None:
+        joints = [(j.get("a"), j.get("b")) for j in getattr(world, "_joints", []) or []
+                  if isinstance(j, dict)]
     trains = list(trains or [])
     gauge = np.ones(n_ent)
     railway = np.zeros(n_ent, dtype=bool)
