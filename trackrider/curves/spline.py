@@ -73,8 +73,9 @@ class SplineCurve:
         m = np.maximum(1, np.ceil(lens / SUB_SPACING).astype(np.int64))
         if len(base) - 1 < 4 * len(u):
             m = np.maximum(m, 2)
-        frac = [np.arange(k) / k for k in m]
-        sub_u = np.concatenate([base[i] + (base[i + 1] - base[i]) * f for i, f in enumerate(frac)] + [[base[-1]]])
+        iv = np.repeat(np.arange(len(m)), m)
+        k = np.arange(len(iv)) - np.repeat(np.cumsum(m) - m, m)
+        sub_u = np.append(base[iv] + (base[iv + 1] - base[iv]) * (k / m[iv]), base[-1])
         sub_len = np.empty(len(sub_u) - 1)
         K.span_arc_lengths(self.breaks, self.coef, sub_u, K.GL_NODES, K.GL_WEIGHTS, sub_len)
         self.sub_u = sub_u
