@@ -117,7 +117,7 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None):
             v = t.get(key)
             return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
         vmax = t.get("max_speed")
-        speed = "—" if vmax is None else f"{vmax:.1f} m/s ({vmax * 3.6:.0f} km/h)"
+        speed = "—" if vmax is None else f"{vmax:.1f} m/s"
         table.add_row(str(name), speed, f"{f('min_g_vertical')} / {f('max_g_vertical')}",
                       f("max_abs_g_lateral"), f("max_abs_g_longitudinal"), f("airtime_s", "{:.2f} s"))
     ev_text = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())) or "none"
@@ -179,10 +179,10 @@ def run(
             from rich.console import Console
 
             table, lines = _summary_table(summary, wall, out_dir)
-            console = Console()
+            console = Console() if sys.stdout.isatty() else Console(width=110)
             console.print(table)
             for line in lines:
-                console.print(line, highlight=False)
+                console.print(line, highlight=False, soft_wrap=True)
         if summary.get("status") == "diverged" or getattr(result, "status", "") == "diverged":
             message = getattr(result, "message", "") or "simulation diverged"
             _fail(f"{message}; outputs recorded so far kept in {out_dir}", 1)
