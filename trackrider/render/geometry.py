@@ -21,27 +21,51 @@ SUPPORT_COLOUR = (225, 225, 220)
 GROUND_COLOURS = ((96, 140, 72), (106, 150, 80))
 SKY_BOTTOM = (205, 225, 242)
 SKY_TOP = (70, 130, 205)
+SKY_MID = (135, 175, 225)  # a plain sky, when the gradient is off
+#: directional lights fixed in the world: (direction towards the light, intensity)
+LIGHTS = (((0.4, -0.6, 1.0), 0.85), ((-0.5, 0.6, 0.3), 0.3))
+AMBIENT, DIFFUSE = 0.35, 0.7
 
 
 @dataclass
 class Quads:
-    """Points (n, 3) float, quads (m, 4) int (counter-clockwise seen from outside), colours (m, 3) uint8."""
+    """Points (n, 3) float, quads (m, 4) int, colours (m, 3) uint8 and outward
+    unit normals (m, 3) of the quads (for lighting baked into the colours)."""
 
     points: np.ndarray
     quads: np.ndarray
     colours: np.ndarray
+    normals: np.ndarray
 
     @staticmethod
     def merge(parts: list["Quads"]) -> "Quads":
         parts = [p for p in parts if len(p.quads)]
         if not parts:
-            return Quads(np.zeros((0, 3)), np.zeros((0, 4), dtype=np.int64), np.zeros((0, 3), dtype=np.uint8))
+            return _empty()
         offsets = np.cumsum([0] + [len(p.points) for p in parts[:-1]])
         return Quads(
             np.concatenate([p.points for p in parts]),
             np.concatenate([p.quads + o for p, o in zip(parts, offsets)]),
             np.concatenate([p.colours for p in parts]),
+            np.concatenate([p.normals for p in parts]),
         )
+
+    def lit(self, lights, ambient: float = 0.35, diffuse: float = 0.7) -> "Quads":
+        """The same quads with directional lighting baked into their colours:
+        ``colour × (ambient + diffuse × Σ intensity × max(0, n·l))``, ``lights`` a
+        list of (direction towards the light (3,), intensity). Exact for lights
+        fixed in the world, so the renderer can draw them without lighting."""
+        shade = np.full(len(self.quads), ambient)
+        for direction, intensity in lights:
+            d = np.asarray(direction, dtype=float)
+            d = d / np.linalg.norm(d)
+            shade += diffuse * intensity * np.clip(self.normals @ d, 0.0, None)
+        colours = np.clip(np.rint(self.colours * shade[:, None]), 0, 255).astype(np.uint8)
+        return Quads(self.points, self.quads, colours, self.normals)
+
+
+def _empty() -> Quads:
+    return Quads(np.zeros((0, 3)), np.zeros((0, 4), dtype=np.int64), np.zeros((0, 3), dtype=np.uint8), np.zeros((0, 3)))
 
 
 def tube(centres: np.ndarray, side: np.ndarray, up: np.ndarray, radius: float, sides: int, colour) -> Quads:
@@ -56,7 +80,11 @@ def tube(centres: np.ndarray, side: np.ndarray, up: np.ndarray, radius: float, s
     k = np.arange(sides)[None, :]
     k1 = (k + 1) % sides
     quads = np.stack([i + k, i + sides + k, i + sides + k1, i + k1], axis=-1).reshape(-1, 4)
-    return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)))
+    mid = 2.0 * math.pi * (np.arange(sides) + 1.0) / sides  # between ring points k and k + 1
+    out = np.cos(mid)[None, :, None] * (side[:-1] + side[1:])[:, None, :] + np.sin(mid)[None, :, None] * (up[:-1] + up[1:])[:, None, :]
+    out = out.reshape(-1, 3)
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)), out)
 
 
 _BOX_CORNERS = np.array(
@@ -71,12 +99,16 @@ def boxes(centres, ax, ay, az, colour, skip_bottom: bool = False) -> Quads:
     centres = np.asarray(centres, dtype=float)
     n = len(centres)
     if n == 0:
-        return Quads(np.zeros((0, 3)), np.zeros((0, 4), dtype=np.int64), np.zeros((0, 3), dtype=np.uint8))
+        return _empty()
     c = _BOX_CORNERS
     pts = centres[:, None, :] + c[None, :, 0:1] * ax[:, None, :] + c[None, :, 1:2] * ay[:, None, :] + c[None, :, 2:3] * az[:, None, :]
     faces = _BOX_FACES[1:] if skip_bottom else _BOX_FACES
     quads = (np.arange(n)[:, None, None] * 8 + faces[None, :, :]).reshape(-1, 4)
-    return Quads(pts.reshape(-1, 3), quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)))
+    unit = [a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-300) for a in (ax, ay, az)]
+    # outward normals in _BOX_FACES order: -z, +z, -y, +y, +x, -x
+    normals = np.stack([-unit[2], unit[2], -unit[1], unit[1], unit[0], -unit[0]], axis=1)
+    normals = normals[:, 1:] if skip_bottom else normals
+    return Quads(pts.reshape(-1, 3), quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)), normals.reshape(-1, 3))
 
 
 @dataclass
@@ -136,7 +168,7 @@ def supports(geometry, layout: TrackLayout, z_ground: float) -> Quads:
     keep = (B[:, 2] > 0.5) & (top[:, 2] - z_ground > 0.5)
     top = top[keep]
     if len(top) == 0:
-        return Quads.merge([])
+        return _empty()
     h = 0.5 * (top[:, 2] - z_ground)
     centre = top.copy()
     centre[:, 2] = z_ground + h
@@ -162,4 +194,27 @@ def ground(xmin, xmax, ymin, ymax, z, cell: float = 10.0, max_cells: int = 120) 
     quads = np.stack([a, a + (ny + 1), a + (ny + 1) + 1, a + 1], axis=-1)
     checker = ((i + j) % 2).astype(int)
     colours = np.asarray(GROUND_COLOURS, dtype=np.uint8)[checker]
-    return Quads(pts, quads, colours)
+    return Quads(pts, quads, colours, np.tile([0.0, 0.0, 1.0], (len(quads), 1)))
+
+
+def sky_dome(centre, radius: float, n_azimuth: int = 32, n_elevation: int = 10):
+    """A hemisphere (from 8° below the horizon to the zenith) around ``centre``,
+    with per-point colours from ``SKY_BOTTOM`` at the horizon to ``SKY_TOP``:
+    a gradient sky that costs one pass over the sky's pixels only (a gradient
+    background would shade the whole screen first).
+
+    Returns points (n, 3), quads (m, 4), point colours (n, 3) uint8.
+    """
+    el = np.radians(np.concatenate([[-8.0], np.linspace(0.0, 90.0, n_elevation)]))
+    az = np.linspace(0.0, 2.0 * math.pi, n_azimuth, endpoint=False)
+    e, a = np.meshgrid(el, az, indexing="ij")
+    pts = np.asarray(centre, dtype=float) + radius * np.column_stack(
+        [(np.cos(e) * np.cos(a)).ravel(), (np.cos(e) * np.sin(a)).ravel(), np.sin(e).ravel()]
+    )
+    w = np.clip(np.sin(e.ravel()), 0.0, 1.0) ** 0.6  # 0 at the horizon, 1 at the zenith
+    colours = np.rint((1 - w)[:, None] * np.asarray(SKY_BOTTOM) + w[:, None] * np.asarray(SKY_TOP)).astype(np.uint8)
+    i, j = np.meshgrid(np.arange(len(el) - 1), np.arange(n_azimuth), indexing="ij")
+    i, j = i.ravel(), j.ravel()
+    j1 = (j + 1) % n_azimuth
+    quads = np.stack([i * n_azimuth + j, i * n_azimuth + j1, (i + 1) * n_azimuth + j1, (i + 1) * n_azimuth + j], axis=-1)
+    return pts, quads, colours

@@ -39,8 +39,9 @@ class RideScene:
     box the ground must also cover (the recorded positions), m; size : (w, h) px.
     """
 
-    def __init__(self, spec, labels, extra_bounds, size, quality: Quality):
+    def __init__(self, spec, labels, extra_bounds, size, quality: Quality, gradient_sky: bool | None = None):
         self.size = (int(size[0]), int(size[1]))
+        gradient_sky = quality.gradient_sky if gradient_sky is None else gradient_sky
         theme = pv.themes.Theme()
         theme.multi_samples = int(quality.multi_samples)
         theme.anti_aliasing = "msaa" if quality.multi_samples else None
@@ -72,17 +73,29 @@ class RideScene:
         z_ground = (min(z_low) if z_low else lo[2]) - 0.3
         for tr, layout in zip(spec.tracks, layouts):
             parts.append(geo.supports(tr.geometry, layout, z_ground))
-        span = max(float(np.max(hi[:2] - lo[:2])), 20.0)
-        margin = max(2.0 * span, 200.0)
-        parts.append(geo.ground(lo[0] - margin, hi[0] + margin, lo[1] - margin, hi[1] + margin, z_ground))
+        # ground and sky reach 2.5 x the layout's extent from its centre (inside the
+        # far clipping distance of every camera, and around the overview camera)
+        extent = max(float(np.linalg.norm(hi - lo)), 60.0)
+        horizon = 2.5 * extent
+        centre = np.array([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), z_ground])
+        parts.append(geo.ground(centre[0] - horizon, centre[0] + horizon, centre[1] - horizon, centre[1] + horizon, z_ground))
         self.bounds = np.array([[lo[0], lo[1], z_ground], hi])
-        static = _polydata(geo.Quads.merge(parts))
-        pl.add_mesh(static, scalars="rgb", rgb=True, ambient=0.35, diffuse=0.7, specular=0.0, smooth_shading=False)
+        # the static structure never moves and the lights are fixed in the world:
+        # bake the lighting into its colours and draw it unlit (the cheapest shader)
+        static = _polydata(geo.Quads.merge(parts).lit(geo.LIGHTS, geo.AMBIENT, geo.DIFFUSE))
+        pl.add_mesh(static, scalars="rgb", rgb=True, lighting=False, smooth_shading=False)
 
-        # a sun and a weaker fill light from the other side; no light kit (cost)
-        pl.add_light(pv.Light(position=(0.4, -0.6, 1.0), focal_point=(0, 0, 0), intensity=0.85, light_type="scene light"))
-        pl.add_light(pv.Light(position=(-0.5, 0.6, 0.3), focal_point=(0, 0, 0), intensity=0.3, light_type="scene light"))
-        pl.set_background(_rgb(geo.SKY_BOTTOM), top=_rgb(geo.SKY_TOP))
+        # the same sun and fill light for the (moving, lit) cars; no light kit (cost)
+        for direction, intensity in geo.LIGHTS:
+            pl.add_light(pv.Light(position=direction, focal_point=(0, 0, 0), intensity=intensity, light_type="scene light"))
+        # the sky: a dome with a gradient, inside the far clipping distance the
+        # cameras use (4 x the scene's extent), or a plain background colour
+        pl.set_background(_rgb(geo.SKY_BOTTOM))
+        if gradient_sky:
+            dp, dq, dc = geo.sky_dome(centre, 0.98 * horizon)
+            dome = pv.PolyData(dp.astype(np.float32), np.hstack([np.full((len(dq), 1), 4), dq]).ravel())
+            dome.point_data["rgb"] = dc
+            pl.add_mesh(dome, scalars="rgb", rgb=True, lighting=False, smooth_shading=False)
 
         self.actors = []
         for label in labels:
@@ -92,7 +105,7 @@ class RideScene:
             else:
                 size3, colour = box[0], box[1]
             mesh = pv.Cube(center=(0.0, 0.0, 0.0), x_length=size3[0], y_length=size3[1], z_length=size3[2])
-            actor = pl.add_mesh(mesh, color=_rgb(colour), ambient=0.35, diffuse=0.7, specular=0.2, smooth_shading=False)
+            actor = pl.add_mesh(mesh, color=_rgb(colour), ambient=geo.AMBIENT, diffuse=geo.DIFFUSE, specular=0.15, smooth_shading=False)
             self.actors.append(actor)
         self._matrix = np.eye(4)
         self._pixels = vtkUnsignedCharArray()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import queue
 import sys
+import threading
 import tempfile
 import time as _time
 from dataclasses import dataclass, field
@@ -135,20 +137,53 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
 
 
 class _Mp4Writer:
-    def __init__(self, path, fps, quality):
+    """H.264 through imageio-ffmpeg. Frames are handed to ffmpeg's pipe from a
+    background thread (the pipe write blocks while ffmpeg is busy and releases
+    the GIL, so the next frame renders meanwhile); at most ``QUEUE`` frames wait."""
+
+    QUEUE = 3
+
+    def __init__(self, path, fps, quality, preset="veryfast", threaded=True):
         import imageio.v2 as iio
 
         self.w = iio.get_writer(
             str(path), format="FFMPEG", mode="I", fps=fps, codec="libx264", quality=quality,
             pixelformat="yuv420p", macro_block_size=1, ffmpeg_log_level="error",
-            ffmpeg_params=["-preset", "veryfast", "-tune", "animation"],
+            ffmpeg_params=["-preset", preset],
         )
+        self.error = None
+        self.queue = None
+        if threaded:
+            self.queue = queue.Queue(maxsize=self.QUEUE)
+            self.thread = threading.Thread(target=self._drain, name="trackrider-mp4", daemon=True)
+            self.thread.start()
+
+    def _drain(self):
+        while True:
+            img = self.queue.get()
+            if img is None:
+                return
+            if self.error is None:
+                try:
+                    self.w.append_data(img)
+                except Exception as exc:  # reported by the next __call__ or close()
+                    self.error = exc
 
     def __call__(self, img):
-        self.w.append_data(img)
+        if self.error is not None:
+            raise self.error
+        if self.queue is None:
+            self.w.append_data(img)
+        else:
+            self.queue.put(np.array(img))  # a copy: the renderer reuses its buffer
 
     def close(self):
+        if self.queue is not None:
+            self.queue.put(None)
+            self.thread.join()
         self.w.close()
+        if self.error is not None:
+            raise self.error
 
 
 class _GifWriter:
@@ -347,7 +382,7 @@ def render_ride(
 
         tmp_out = Path(tmp) / ("frames" + ext)
         if ext == ".mp4":
-            writer = _Mp4Writer(tmp_out, fps, q.encoder_quality)
+            writer = _Mp4Writer(tmp_out, fps, q.encoder_quality, q.encoder_preset)
         elif ext == ".gif":
             writer = _GifWriter(tmp_out, fps)
         else:

@@ -1,0 +1,107 @@
+"""Rendering speed: frames per second for a 7-car train on a rails-and-ties
+track, at 1280x720 and 640x360, split into rendering (scene update + render +
+read-back) and encoding (H.264 through imageio-ffmpeg).
+
+    python bench/render.py                # the two sizes, normal quality
+    python bench/render.py --variants     # also MSAA on, draft and high quality
+    python bench/render.py --seconds 2    # a shorter clip
+
+Uses the synthetic ride of ``trackrider.render.synthetic`` (an analytic oval
+with two hills, 200 m, a tie every 1.2 m), so it runs without the simulator.
+Software rendering (Mesa llvmpipe through EGL) when there is no GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from trackrider.render import RenderStats, render_ride  # noqa: E402
+from trackrider.render.synthetic import synthetic_ride  # noqa: E402
+
+
+def _cpu():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def run(rec, spec, size, quality, fps, out_dir, encode=True, camera="chase"):
+    """Render one clip; returns (RenderStats, output path). ``stats.extra`` holds
+    the CPU seconds of this process (renderer, llvmpipe threads) and of the
+    ffmpeg child (encoder): figures that the load of a shared machine disturbs less."""
+    stats = RenderStats()
+    cpu0 = _cpu()
+    out = Path(out_dir) / f"bench_{size[0]}x{size[1]}.mp4"
+    if encode:
+        render_ride(None, out, camera=camera, fps=fps, size=size, quality=quality, recording=rec, scene=spec, stats=stats)
+    else:  # rendering alone: frames go nowhere
+        from trackrider.render.video import frame_times, render_frames
+
+        t0 = time.perf_counter()
+        times = frame_times(rec.t_start, rec.t_end, fps, 1.0)
+        render_frames(rec, spec, times, camera, size, fps, 1.0, quality, lambda img: None, None, stats)
+        stats.total_s = time.perf_counter() - t0
+    cpu1 = _cpu()
+    stats.extra["cpu_own_s"], stats.extra["cpu_encoder_s"] = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+    return stats, out
+
+
+def best(repeat, *args, **kw):
+    """The fastest of ``repeat`` runs (the machine may be shared)."""
+    runs = [run(*args, **kw) for _ in range(max(repeat, 1))]
+    return min(runs, key=lambda r: r[0].total_s)
+
+
+def line(label, st, out=None):
+    n = max(st.frames, 1)
+    size = f", {os.path.getsize(out) / 1e6:.1f} MB" if out is not None and out.exists() else ""
+    return (
+        f"{label:<34} {st.frames / st.total_s:6.1f} frames/s overall | per frame: render {1e3 * st.render_s / n:5.1f} ms, "
+        f"encode {1e3 * st.encode_s / n:5.1f} ms | CPU per frame: renderer {1e3 * st.extra['cpu_own_s'] / n:5.1f} ms, "
+        f"ffmpeg {1e3 * st.extra['cpu_encoder_s'] / n:5.1f} ms{size}"
+    )
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=4.0, help="ride length rendered, s (default 4)")
+    ap.add_argument("--fps", type=float, default=30.0)
+    ap.add_argument("--variants", action="store_true", help="also time MSAA, draft and high quality")
+    ap.add_argument("--repeat", type=int, default=2, help="runs per figure; the fastest is shown (default 2)")
+    args = ap.parse_args(argv)
+
+    rec, spec = synthetic_ride(cars=7, duration=args.seconds)
+    print(f"7-car train, {spec.tracks[0].geometry.length:.0f} m track, {args.seconds:g} s at {args.fps:g} fps, "
+          f"camera chase; cores: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        # warm-up (first EGL context, shader compiles) is not measured
+        run(rec, spec, (320, 180), None, args.fps, tmp)
+        for size in ((1280, 720), (640, 360)):
+            st, out = best(args.repeat, rec, spec, size, None, args.fps, tmp)
+            print(line(f"{size[0]}x{size[1]} render+encode mp4", st, out))
+            st, _ = best(args.repeat, rec, spec, size, None, args.fps, tmp, encode=False)
+            print(line(f"{size[0]}x{size[1]} render only", st))
+        if args.variants:
+            for label, q in (("1280x720 high (MSAA x4, medium)", "high"), ("1280x720 draft (ultrafast)", "draft")):
+                st, out = best(args.repeat, rec, spec, (1280, 720), q, args.fps, tmp)
+                print(line(label, st, out))
+            from trackrider.render.quality import Quality
+
+            st, _ = best(args.repeat, rec, spec, (1280, 720), Quality(gradient_sky=False), args.fps, tmp, encode=False)
+            print(line("1280x720 plain sky render only", st))
+
+            st, _ = best(args.repeat, rec, spec, (1280, 720), Quality("msaa8", multi_samples=8), args.fps, tmp, encode=False)
+            print(line("1280x720 MSAA x8 render only", st))
+            for cam in ("onride", "overview"):
+                st, _ = best(args.repeat, rec, spec, (1280, 720), None, args.fps, tmp, encode=False, camera=cam)
+                print(line(f"1280x720 {cam} render only", st))
+
+
+if __name__ == "__main__":
+    main()
