@@ -189,3 +189,27 @@ def test_read_errors_are_input_errors(tmp_path):
     (tmp_path / SUMMARY_NAME).write_text("{not json")
     with pytest.raises(InputError, match="JSON"):
         read_summary(tmp_path)
+
+
+def test_a_train_called_nan_is_written_as_its_name(tmp_path):
+    labels = [("nan", 1), ("banana,nan", 2), ("bob", 1)]
+    w = TimeseriesWriter(tmp_path, labels)
+    t, s, fg = block(4, labels)
+    s[:, 2, list(ch.TRACK_CHANNELS)] = np.nan
+    w.write(t, s, fg)
+    w.close()
+    d = read_timeseries(tmp_path)
+    assert list(d["train"][:3]) == ["nan", "banana,nan", "bob"]
+    assert np.all(np.isnan(d["s"][2::3])) and np.all(np.isfinite(d["s"][0::3]))
+
+
+def test_fast_and_row_by_row_formats_agree(tmp_path):
+    labels = [("red", 1), ("bob", 1)]
+    t, s, fg = block(30, labels)          # "bob" is a free body: NaN track columns
+    for name, fast in (("fast", True), ("slow", False)):
+        (tmp_path / name).mkdir()
+        w = TimeseriesWriter(tmp_path / name, labels)
+        w._fast = fast
+        w.write(t, s, fg)
+        w.close()
+    assert (tmp_path / "fast" / CSV_NAME).read_bytes() == (tmp_path / "slow" / CSV_NAME).read_bytes()
