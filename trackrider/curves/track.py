@@ -341,6 +341,7 @@ class Track:
         dpsi = np.zeros(n)
         drho = np.zeros(n)  # dρ_up/ds on the exact runs, for a C2 carry
         self._carry = []  # (s_lo, s_hi, ψ(s), ψ'(s)) across steep stretches
+        self._psi_flip = 0.0  # added to the carries when the whole track's sign is flipped
         ok = ~steep
         self._up_exact = ok[:-1] & ok[1:]  # per node interval: the up frame is exact inside
         if not ok.any():
@@ -384,7 +385,45 @@ class Track:
             prev = (b, psi[b], dpsi[b], drho[b])
         if prev[0] < n - 1:
             self._extend(psi, dpsi, s, prev[0], prev[0] + 1, n - 1, backwards=False)
+        if self.closed:
+            self._close_up_angle(psi, dpsi, drho, int(starts[0]), int(prev[0]))
+        if self.closed or steep[0]:
+            # no upright start to anchor on: choose the sign that keeps riders upright over most of the track
+            sigma = np.cos(psi[ok] - ang[ok])
+            w = np.gradient(s)[ok]
+            if np.sum(sigma * w) < 0:
+                psi += np.pi
+                self._psi_flip = np.pi
         self._psi, self._dpsi = psi, dpsi
+
+    def _close_up_angle(self, psi, dpsi, drho, a0, b_last):
+        """On a closed track, carry the up frame across ``s = L ≡ 0`` and check it meets itself."""
+        from scipy.interpolate import BPoly
+
+        s, L, n = self._node_s, self.length, len(self._node_s)
+        gap = _angle_about(self._nT[:1], self._nN[-1:], self._nN[:1])[0]  # N_rmf(0) = N_rmf(L) turned by gap
+        if a0 == 0 and b_last == n - 1:
+            mismatch = _wrap_pi(psi[0] + gap - psi[-1])
+        else:
+            # ψ at the first exact node, relative to the RMF continued past L
+            d = _wrap_pi(psi[a0] + gap - psi[b_last])
+            end_val = psi[b_last] + d
+            bp = BPoly.from_derivatives([s[b_last], s[a0] + L], [[psi[b_last], dpsi[b_last], drho[b_last]],
+                                                                 [end_val, dpsi[a0], drho[a0]]])
+            dbp = bp.derivative()
+            shift = end_val - psi[a0]
+            tail = np.arange(b_last + 1, n)
+            head = np.arange(0, a0)
+            psi[tail], dpsi[tail] = bp(s[tail]), dbp(s[tail])
+            psi[head], dpsi[head] = bp(s[head] + L) - shift, dbp(s[head] + L)
+            self._carry.append((s[b_last], L, bp, dbp))
+            self._carry.append((0.0, s[a0], lambda x, bp=bp, sh=shift: bp(x + L) - sh,
+                                lambda x, dbp=dbp: dbp(x + L)))
+            mismatch = d
+        if abs(mismatch) > np.pi / 2 and self.frame_kind == "up":
+            raise InputError("closed track: after one lap the 'up' frame comes back upside down (an odd number "
+                             "of passes through the vertical); use frame 'minimal' or open the track",
+                             path=self.source, where="frame")
 
     def _rho_up_rate(self, s, h=1e-4):
         """dρ_up/ds at ``s`` by a central difference of the exact twist rate (1/m²)."""
@@ -534,7 +573,7 @@ class Track:
         for lo, hi, f_c, df_c in self._carry:  # steep stretches: the C2 carry itself, not its node samples
             m = (s > lo) & (s < hi)
             if m.any():
-                psi[m] = f_c(s[m])
+                psi[m] = f_c(s[m]) + self._psi_flip
                 dpsi[m] = df_c(s[m])
         if self.frame_kind == "up":
             th, dth = psi.copy(), dpsi.copy()

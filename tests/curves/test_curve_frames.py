@@ -161,3 +161,25 @@ def test_up_frame_carried_through_vertical_climb_without_snap():
     step = np.arccos(np.clip(np.sum(f.binormal[1:] * f.binormal[:-1], axis=1), -1, 1)) / np.diff(s)
     assert step.max() < 0.11  # ≤ 1/R plus a little: no 180° snap
     assert f.binormal[-1] == pytest.approx([0, 0, 1], abs=1e-9)
+
+
+def test_closed_circuit_starting_inside_a_loop():
+    """s = 0 in the middle of a loop: the carry wraps round, riders are upright on the straights."""
+    from trackrider.curves import arc
+
+    ref = Track.from_segments([straight(30), loop(10, offset=0.0), straight(30), arc(20, 180), straight(60),
+                               arc(20, 180)], closed=True)
+    L = ref.length
+    shift = 30 + 15.7  # a quarter of the way round the loop: the tangent is vertical at s = 0
+    tr = Track.from_points(ref.frames((np.arange(0, L, 0.5) + shift) % L).position, closed=True)
+    assert abs(tr.frame(0.0).tangent[2]) > 0.99
+    s = np.linspace(0, tr.length, 6001)
+    f, g = tr.frames(s), ref.frames((s + shift) % L)
+    assert np.abs(f.binormal - g.binormal).max() < 0.01  # the same frame as the circuit started on a straight
+    level = np.abs(f.tangent[:, 2]) < 1e-3
+    assert (f.binormal[level, 2] > 0.999).sum() > 0.9 * level.sum()  # upright on the level parts ...
+    top = np.argmax(f.position[:, 2])
+    assert f.binormal[top, 2] < -0.999  # ... and upside down at the top of the loop
+    assert darboux_fd_error(tr, np.linspace(0.3, tr.length - 0.3, 500)) < 1e-6
+    a, b = tr.frame(0.0), tr.frames(np.array([tr.length - 1e-7]))[0]
+    assert np.abs(a.normal - b.normal).max() < 1e-6
