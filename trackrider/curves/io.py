@@ -34,8 +34,8 @@ NL2_HEADER = ["No.", "PosX", "PosY", "PosZ", "FrontX", "FrontY", "FrontZ", "Left
 # NL2 (X, Y up, Z) -> trackrider (x, y, z up): a proper rotation (det +1), never a mirror
 NL2_TO_ZUP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 ORTHO_TOL = 1e-3
-# torsion is undefined on straights; report it only where the radius is below 1 km
-TORSION_MIN_CURVATURE = 1e-3  # 1/m
+# torsion is undefined on straights and spikes near them; report it where the radius is below 200 m
+TORSION_MIN_CURVATURE = 5e-3  # 1/m
 
 
 def _read_text(path: Path) -> str:
@@ -276,7 +276,7 @@ def curve_report(path, format: str = "auto") -> dict:
 
     Returns a dict with ``file, format, points, length`` (m), ``z_min, z_max`` (m),
     ``min_radius`` (m, ``inf`` if straight), ``max_curvature`` (1/m),
-    ``max_abs_torsion`` (1/m, where the radius is below 1 km), ``max_abs_roll`` (deg), ``closed``, ``frame``.
+    ``max_abs_torsion`` (1/m, where the radius is below 200 m), ``max_abs_roll`` (deg), ``closed``, ``frame``.
     """
     path = Path(os.fspath(path))
     track = load_curve(path, format=format)
@@ -310,7 +310,7 @@ def format_curve_report(report: dict) -> str:
         f"height range:     {r['z_min']:.3f} .. {r['z_max']:.3f} m",
         f"minimum radius:   {radius}",
         f"max curvature:    {r['max_curvature']:.5f} 1/m",
-        f"max |torsion|:    {r['max_abs_torsion']:.5f} 1/m (where radius < 1 km)",
+        f"max |torsion|:    {r['max_abs_torsion']:.5f} 1/m (where radius < 200 m)",
         f"max |roll|:       {r['max_abs_roll']:.1f} deg",
         f"closed:           {'yes' if r['closed'] else 'no'}",
     ])
