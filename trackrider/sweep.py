@@ -423,8 +423,22 @@ def _plan_digest(spec: SweepSpec, plan: list[dict]) -> str:
 
 # --------------------------------------------------------------------------- task
 
+_ANSI = None
+#: longest error text kept in a row, characters
+MAX_ERROR_CHARS = 400
+
+
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """Error text for a table cell: one line, no terminal colour codes, bounded."""
+    global _ANSI
+    if _ANSI is None:
+        import re
+
+        _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+    text = " ".join(_ANSI.sub("", str(text)).split())
+    if len(text) > MAX_ERROR_CHARS:
+        text = text[:MAX_ERROR_CHARS - 1] + "…"
+    return text
 
 
 def summary_row(summary: dict) -> dict:
@@ -1031,7 +1045,8 @@ def format_sweep_summary(result, worst: int = 3) -> str:
         if bad:
             lines.append(f"{status}: {len(bad)} run(s)")
             for r in bad[:max(worst, 10)]:
-                extra = f"  {r.get('error')}" if r.get("error") else ""
+                err = r.get("error") or ""
+                extra = f"  {err[:157]}…" if len(err) > 160 else (f"  {err}" if err else "")
                 lines.append(f"  run {r['run']}  {_describe(r, axes)}{extra}")
             if len(bad) > max(worst, 10):
                 lines.append(f"  … and {len(bad) - max(worst, 10)} more")
