@@ -261,7 +261,10 @@ def row_mobility(b, f, g, Wt):
 @njit(cache=True)
 def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_on,
                         G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta):
-    """Fill G (5,6), targets, W̃ and P of car ``b`` from its frame ``fr`` (NCOL)."""
+    """Fill G (5,6), targets, W̃ and P of car ``b`` from its frame ``fr`` (NCOL).
+
+    Leaves the car's mobility W (6,6) in ``W`` and A⁻¹ (5,5) in ``Ainv`` for ``project_track``.
+    """
     body_mobility(b, quat, inv_mass, inv_ib, R, W)
     ux, uy, uz = R[0, 2], R[1, 2], R[2, 2]
     rx, ry, rz = -cg * ux, -cg * uy, -cg * uz
@@ -278,8 +281,7 @@ def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_o
     c0, c1, c2 = _cross(rx, ry, rz, Bx, By, Bz)
     G[b, 1, 0], G[b, 1, 1], G[b, 1, 2], G[b, 1, 3], G[b, 1, 4], G[b, 1, 5] = Bx, By, Bz, c0, c1, c2
     tgt[b, 1] = erp_h * (dx * Bx + dy * By + dz * Bz)
-    # rows 3-5
-    # frame quaternion from [T N B] columns (reuse W-free scratch 'work')
+    # rows 3-5: rotation error against the frame quaternion ([T N B] columns)
     work[0, 0], work[1, 0], work[2, 0] = Tx, Ty, Tz
     work[0, 1], work[1, 1], work[2, 1] = Nx, Ny, Nz
     work[0, 2], work[1, 2], work[2, 2] = Bx, By, Bz
@@ -305,43 +307,42 @@ def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_o
         for k in range(6):
             G[b, 1, k] = 0.0
         tgt[b, 1] = 0.0
-    # A = G W Gᵀ ; WG = W Gᵀ (6,5) kept in Pm as scratch first
+    # WG[r] = W G[r]ᵀ (W block diagonal: 1/m I3 and I_w⁻¹), stored in Pm[b] for now
+    im = W[0, 0]
     for r in range(5):
-        for i in range(6):
+        Pm[b, r, 0] = im * G[b, r, 0]
+        Pm[b, r, 1] = im * G[b, r, 1]
+        Pm[b, r, 2] = im * G[b, r, 2]
+        for i in range(3):
+            Pm[b, r, 3 + i] = W[3 + i, 3] * G[b, r, 3] + W[3 + i, 4] * G[b, r, 4] + W[3 + i, 5] * G[b, r, 5]
+    for r in range(5):
+        for c in range(r, 5):
             s = 0.0
             for k in range(6):
-                s += W[i, k] * G[b, r, k]
-            work[3 + r, i] = s  # WGᵀ column r stored as row 3+r of work (work is 8×8)
-    for r in range(5):
-        for c in range(5):
-            s = 0.0
-            for k in range(6):
-                s += G[b, r, k] * work[3 + c, k]
+                s += G[b, r, k] * Pm[b, c, k]
             A[r, c] = s
+            A[c, r] = s
     if not support_on:
         for c in range(5):
             A[1, c] = 0.0
             A[c, 1] = 0.0
         A[1, 1] = 1.0
-    # copy WGᵀ rows out of work before invert_spd reuses it
-    for r in range(5):
-        for i in range(6):
-            Pm[b, r, i] = work[3 + r, i]
     invert_spd(A, 5, Ainv, work)
-    # P = A⁻¹ (W Gᵀ)ᵀ : Pm currently holds (W Gᵀ)ᵀ rows
+    # P = A⁻¹ WGᵀᵀ (5,6) into work rows 0..4
     for r in range(5):
         for i in range(6):
             s = 0.0
             for c in range(5):
                 s += Ainv[r, c] * Pm[b, c, i]
             work[r, i] = s
-    # W̃ = W − (W Gᵀ) P
+    # W̃ = W − WGᵀ P (symmetric)
     for i in range(6):
-        for j in range(6):
+        for j in range(i, 6):
             s = W[i, j]
             for r in range(5):
                 s -= Pm[b, r, i] * work[r, j]
             Wt[b, i, j] = s
+            Wt[b, j, i] = s
     for r in range(5):
         for i in range(6):
             Pm[b, r, i] = work[r, i]
@@ -552,94 +553,84 @@ def joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg):
         apply_impulse(b, jJ[j, r, 6:12], dl, Wt, Pm, lamT, car_on, ncars, vel, omg)
 
 
+# Chain (one train): couplers j0..j0+n−1 (one row each: distance or track ball), joint k joins
+# bodies (a_k, b_k) with b_k = a_{k+1}. With rows 1–5 of every car eliminated (W̃), the coupler
+# system S Δλ = r is tridiagonal: D_k = H_k W̃ H_kᵀ + γ_k, F_k = H_k^b W̃_{b_k} H_{k+1}^aᵀ.
+# LDLᵀ (Thomas): D'_k = D_k − F_{k−1}²/D'_{k−1}; forward y_k = r_k − F_{k−1} y_{k−1}/D'_{k−1};
+# back x_k = (y_k − F_k x_{k+1})/D'_k.  Per coupler we cache w = W̃ Hᵀ and p = P Hᵀ of both
+# ends so a solve costs O(1) per coupler: Δu = w Δλ, Δλ_T = −p Δλ.
 @njit(cache=True)
-def coupling_block(j1, j2, body, ji, jJ, jm, Wt, F):
-    """F = H_{j1}(body) W̃_body H_{j2}(body)ᵀ: how joints j1, j2 sharing ``body`` interact."""
-    o1 = 0 if ji[j1, JI_A] == body else 6
-    o2 = 0 if ji[j2, JI_A] == body else 6
-    for r in range(jm[j1]):
-        for c in range(jm[j2]):
-            F[r, c] = row_mobility(body, jJ[j1, r, o1:o1 + 6], jJ[j2, c, o2:o2 + 6], Wt)
-
-
-# Chain (one train): couplers j0..j0+n−1, joint k joins bodies (a_k, b_k) with b_k = a_{k+1}.
-# With rows 1–5 of every car eliminated (W̃), the coupler system S Δλ = r is block tridiagonal:
-#   D_k = K_k (joint_block), F_k = H_k^b W̃_{b_k} H_{k+1}^aᵀ.
-# Block LDLᵀ: D'_k = D_k − F_{k−1}ᵀ D'_{k−1}⁻¹ F_{k−1}; forward y_k = r_k − F_{k−1}ᵀ D'_{k−1}⁻¹ y_{k−1};
-# back x_k = D'_k⁻¹ (y_k − F_k x_{k+1}).  Cost O(n) per solve, factor once per step.
-@njit(cache=True)
-def factor_chain(j0, n, ji, jJ, jgam, jm, Wt, cDinv, cF, K, Kinv, work):
+def factor_chain(j0, n, ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf):
     for k in range(n):
         j = j0 + k
-        joint_block(j, ji, jJ, jgam, jm, Wt, K)
-        m = jm[j]
+        for e in range(2):
+            body = ji[j, JI_A + e]
+            o = 6 * e
+            for i in range(6):
+                s = 0.0
+                for q in range(6):
+                    s += Wt[body, i, q] * jJ[j, 0, o + q]
+                cw[j, o + i] = s
+            for r in range(5):
+                s = 0.0
+                if body < ncars and car_on[body]:
+                    for q in range(6):
+                        s += Pm[body, r, q] * jJ[j, 0, o + q]
+                cp[j, 5 * e + r] = s
+        d = jgam[j]
+        for i in range(12):
+            d += jJ[j, 0, i] * cw[j, i]
         if k > 0:
-            mp = jm[j - 1]
-            # K -= F_{k-1}ᵀ D'_{k-1}⁻¹ F_{k-1}
-            for r in range(m):
-                for c in range(m):
-                    s = 0.0
-                    for p in range(mp):
-                        t = 0.0
-                        for q in range(mp):
-                            t += cDinv[j - 1, p, q] * cF[j - 1, q, c]
-                        s += cF[j - 1, p, r] * t
-                    K[r, c] -= s
-        invert_spd(K, m, Kinv, work)
-        for r in range(m):
-            for c in range(m):
-                cDinv[j, r, c] = Kinv[r, c]
+            d -= cf[j - 1] * cf[j - 1] / cd[j - 1]
+        if d < 1e-300:
+            d = 1e-300
+        cd[j] = d
         if k < n - 1:
-            coupling_block(j, j + 1, ji[j, JI_B], ji, jJ, jm, Wt, K)
-            for r in range(3):
-                for c in range(3):
-                    cF[j, r, c] = K[r, c] if (r < m and c < jm[j + 1]) else 0.0
+            s = 0.0
+            for i in range(6):
+                s += cw[j, 6 + i] * jJ[j + 1, 0, i]
+            cf[j] = s
+        else:
+            cf[j] = 0.0
 
 
 @njit(cache=True)
-def solve_chain(j0, n, ji, jJ, jt, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars, vel, omg, cDinv, cF, cy):
+def solve_chain(j0, n, ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg, cw, cp, cd, cf, cy):
     """One exact solve of a train's coupler rows (rows 1–5 of its cars stay exact)."""
     for k in range(n):
         j = j0 + k
-        m = jm[j]
-        for r in range(m):
-            cy[j, r] = jt[j, r] - joint_velocity(j, r, ji, jJ, vel, omg) - jgam[j] * jlam[j, r]
+        a = ji[j, JI_A]
+        b = ji[j, JI_B]
+        r = jt[j, 0] - jgam[j] * jlam[j, 0]
+        for i in range(3):
+            r -= jJ[j, 0, i] * vel[a, i] + jJ[j, 0, 3 + i] * omg[a, i]
+            r -= jJ[j, 0, 6 + i] * vel[b, i] + jJ[j, 0, 9 + i] * omg[b, i]
         if k > 0:
-            mp = jm[j - 1]
-            for r in range(m):
-                s = 0.0
-                for p in range(mp):
-                    t = 0.0
-                    for q in range(mp):
-                        t += cDinv[j - 1, p, q] * cy[j - 1, q]
-                    s += cF[j - 1, p, r] * t
-                cy[j, r] -= s
-    # back substitution: x overwrites cy
+            r -= cf[j - 1] * cy[j - 1] / cd[j - 1]
+        cy[j] = r
     for k in range(n - 1, -1, -1):
         j = j0 + k
-        m = jm[j]
-        tmp0, tmp1, tmp2 = cy[j, 0], cy[j, 1], cy[j, 2]
         if k < n - 1:
-            mn = jm[j + 1]
-            for r in range(m):
-                s = 0.0
-                for c in range(mn):
-                    s += cF[j, r, c] * cy[j + 1, c]
-                if r == 0:
-                    tmp0 -= s
-                elif r == 1:
-                    tmp1 -= s
-                else:
-                    tmp2 -= s
-        for r in range(m):
-            cy[j, r] = cDinv[j, r, 0] * tmp0 + (cDinv[j, r, 1] * tmp1 if m > 1 else 0.0) \
-                + (cDinv[j, r, 2] * tmp2 if m > 2 else 0.0)
+            cy[j] = (cy[j] - cf[j] * cy[j + 1]) / cd[j]
+        else:
+            cy[j] = cy[j] / cd[j]
     for k in range(n):
         j = j0 + k
-        for r in range(jm[j]):
-            dl = cy[j, r]
-            jlam[j, r] += dl
-            joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
+        dl = cy[j]
+        jlam[j, 0] += dl
+        a = ji[j, JI_A]
+        b = ji[j, JI_B]
+        for i in range(3):
+            vel[a, i] += cw[j, i] * dl
+            omg[a, i] += cw[j, 3 + i] * dl
+            vel[b, i] += cw[j, 6 + i] * dl
+            omg[b, i] += cw[j, 9 + i] * dl
+        if a < ncars and car_on[a]:
+            for r in range(5):
+                lamT[a, r] -= cp[j, r] * dl
+        if b < ncars and car_on[b]:
+            for r in range(5):
+                lamT[b, r] -= cp[j, 5 + r] * dl
 
 
 @njit(cache=True)
@@ -706,22 +697,9 @@ def section_row(kind, speed, fmax, h):
 
 # ----------------------------------------------------------------------------- one step
 @njit(cache=True)
-def step_world(h, gx, gy, gz, erp, iterations, warm,
-               tdata, trow0, tnrows, tds, tlen, tclosed,
-               pos, quat, vel, omg, inv_mass, inv_ib, ib, mass,
-               ncars, car_f, car_i, car_frame,
-               sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax,
-               res,
-               ji, jf, jlam, tr_j0, tr_nj,
-               Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cDinv, cF, cy,
-               vel0, omg0, rowf, R, W, A, Ainv, work, K, Kinv, qf, theta, car_on, rr):
-    """Advance the world by one step of ``h`` seconds (see module docstring)."""
-    nb = pos.shape[0]
-    nj = ji.shape[0]
-    ntr = tr_j0.shape[0]
-    erp_h = erp / h
-    mu, cda, rho, mode, k_nl2, gmag = res[0], res[1], res[2], res[3], res[4], res[5]
-    # -- frames at each car's s; sections
+def stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, car_frame, car_on,
+                 sec_kind, sec_track, sec_from, sec_to):
+    """Frame at each car's s; the section each car is on (a change zeroes its row-6 impulses)."""
     for b in range(ncars):
         car_on[b] = car_i[b, CI_ON]
         if car_on[b]:
@@ -738,215 +716,240 @@ def step_world(h, gx, gy, gz, erp, iterations, warm,
                 car_i[b, CI_SECTION] = sec
         else:
             car_i[b, CI_SECTION] = -1
+
+
+@njit(cache=True)
+def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, mass, ncars, car_f, car_i,
+                     car_frame, car_on, res, R, W):
+    """Transport each car's velocity with its frame; gravity, gyroscopic term, explicit resistance.
+
+    Transport: the track turns a car's velocity field with its frame, R = F_new F_oldᵀ
+    (parallel transport; a projection instead would lose (h v κ)² of the kinetic energy per
+    step). The impulse it takes is a track-joint impulse, recorded with rows 1, 2 and 3.
+    """
+    nb = pos.shape[0]
+    mu, cda, rho, mode, k_nl2 = res[0], res[1], res[2], res[3], res[4]
+    for b in range(ncars):
+        car_f[b, CF_TR] = 0.0
+        car_f[b, CF_TR + 1] = 0.0
+        car_f[b, CF_TR + 2] = 0.0
+        if car_on[b] and car_i[b, CI_HASPREV] and car_i[b, CI_SUPPORT]:
+            fr = car_frame[b]
+            for i in range(3):
+                for k in range(3):
+                    R[i, k] = (fr[C_T + i] * car_f[b, CF_PREV + k] + fr[C_N + i] * car_f[b, CF_PREV + 3 + k]
+                               + fr[C_B + i] * car_f[b, CF_PREV + 6 + k])
+            v0, v1, v2 = vel[b, 0], vel[b, 1], vel[b, 2]
+            w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
+            for i in range(3):
+                vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
+                omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
+            m = mass[b]
+            dpx, dpy, dpz = m * (vel[b, 0] - v0), m * (vel[b, 1] - v1), m * (vel[b, 2] - v2)
+            car_f[b, CF_TR] = dpx * fr[C_N] + dpy * fr[C_N + 1] + dpz * fr[C_N + 2]
+            car_f[b, CF_TR + 1] = dpx * fr[C_B] + dpy * fr[C_B + 1] + dpz * fr[C_B + 2]
+            # angular impulse about T: I_w (ω' − ω)·T, less the moment of the linear impulse
+            # applied at the anchor r_m = −cg·u (the orientation rows' share)
+            quat_to_mat(quat[b], W)
+            s = 0.0
+            for i in range(3):
+                dwb = W[0, i] * (omg[b, 0] - w0) + W[1, i] * (omg[b, 1] - w1) + W[2, i] * (omg[b, 2] - w2)
+                tb = W[0, i] * fr[C_T] + W[1, i] * fr[C_T + 1] + W[2, i] * fr[C_T + 2]
+                s += ib[b, i] * dwb * tb
+            cg = car_f[b, CF_CG]
+            c0, c1, c2 = _cross(-cg * W[0, 2], -cg * W[1, 2], -cg * W[2, 2], dpx, dpy, dpz)
+            car_f[b, CF_TR + 2] = s - (c0 * fr[C_T] + c1 * fr[C_T + 1] + c2 * fr[C_T + 2])
     for b in range(nb):
+        if inv_mass[b] > 0.0:
+            vel[b, 0] += h * gx
+            vel[b, 1] += h * gy
+            vel[b, 2] += h * gz
+        quat_to_mat(quat[b], R)
+        # gyroscopic: ω_body, L = I ω_body, Δω = −h I⁻¹ (ω × L)
+        wb0 = R[0, 0] * omg[b, 0] + R[1, 0] * omg[b, 1] + R[2, 0] * omg[b, 2]
+        wb1 = R[0, 1] * omg[b, 0] + R[1, 1] * omg[b, 1] + R[2, 1] * omg[b, 2]
+        wb2 = R[0, 2] * omg[b, 0] + R[1, 2] * omg[b, 1] + R[2, 2] * omg[b, 2]
+        t0, t1, t2 = _cross(wb0, wb1, wb2, ib[b, 0] * wb0, ib[b, 1] * wb1, ib[b, 2] * wb2)
+        d0, d1, d2 = -h * inv_ib[b, 0] * t0, -h * inv_ib[b, 1] * t1, -h * inv_ib[b, 2] * t2
         for i in range(3):
-            vel0[b, i] = vel[b, i]
-            omg0[b, i] = omg[b, i]
-    any_bounded = False
+            omg[b, i] += R[i, 0] * d0 + R[i, 1] * d1 + R[i, 2] * d2
+    for b in range(ncars):
+        car_f[b, CF_FEXP] = 0.0
+        if car_on[b]:
+            fr = car_frame[b]
+            vt = vel[b, 0] * fr[C_T] + vel[b, 1] * fr[C_T + 1] + vel[b, 2] * fr[C_T + 2]
+            if mode == 1.0:
+                F = -mass[b] * k_nl2 * vt * abs(vt)
+            else:
+                F = -(0.5 * rho * cda + car_f[b, CF_DAVIS + 2]) * vt * abs(vt) - car_f[b, CF_DAVIS + 1] * vt
+            if F == 0.0:
+                continue
+            # an explicit force may at most stop the car in one step (no reversal)
+            lim = abs(vt) * mass[b] / h
+            if F > lim:
+                F = lim
+            elif F < -lim:
+                F = -lim
+            car_f[b, CF_FEXP] = F
+            dv = h * F * inv_mass[b]
+            for i in range(3):
+                vel[b, i] += dv * fr[C_T + i]
+
+
+@njit(cache=True)
+def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f, car_i, car_frame, car_on,
+                  ji, jf, tr_j0, tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf,
+                  R, W, A, Ainv, work, qf, theta, rr):
+    """Track blocks (G, W̃, P) and their exact projection; joint rows; chain factorisation."""
+    nb = pos.shape[0]
+    for b in range(nb):
+        for r in range(5):
+            lamT[b, r] = 0.0
+        if b < ncars and car_on[b]:
+            prepare_track_block(b, car_frame[b], quat, pos, inv_mass, inv_ib, car_f[b, CF_CG], erp_h,
+                                car_i[b, CI_SUPPORT], G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta)
+            project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr)
+        else:
+            body_mobility(b, quat, inv_mass, inv_ib, R, W)
+            for i in range(6):
+                for k in range(6):
+                    Wt[b, i, k] = W[i, k]
+    for j in range(ji.shape[0]):
+        prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
+    for t in range(tr_j0.shape[0]):
+        if tr_nj[t] > 0:
+            factor_chain(tr_j0[t], tr_nj[t], ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf)
+
+
+@njit(cache=True)
+def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, car_i, car_frame, car_on,
+                sec_kind, sec_speed, sec_fmax, res, ji, jlam, tr_j0, tr_nj,
+                Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work,
+                any_bounded):
+    """Warm start bounded rows, then iterations of (exact chain solves ↔ PGS sweep of the
+    bounded rows), then a final exact chain solve (equality rows exact; bounded rows within
+    their bounds by construction)."""
+    mu, mode = res[0], res[3]
+    nj = ji.shape[0]
+    ntr = tr_j0.shape[0]
     for j in range(nj):
         if ji[j, JI_CHAIN] == 0:
-            any_bounded = True
-    for b in range(ncars):
-        if car_on[b] and (car_i[b, CI_SECTION] >= 0 or mu > 0.0 or car_f[b, CF_DAVIS] > 0.0):
-            any_bounded = True
-    for attempt in range(4):
-        if attempt > 0:
-            for b in range(nb):
-                for i in range(3):
-                    vel[b, i] = vel0[b, i]
-                    omg[b, i] = omg0[b, i]
-        # -- transport velocities with the frame (parallel transport of the velocity field):
-        # the track turns the car's velocity with its frame, F_new F_oldᵀ; the impulse this
-        # takes is a track-joint impulse (recorded with rows 1, 2, 3).
-        for b in range(ncars):
-            car_f[b, CF_TR] = 0.0
-            car_f[b, CF_TR + 1] = 0.0
-            car_f[b, CF_TR + 2] = 0.0
-            if car_on[b] and car_i[b, CI_HASPREV] and car_i[b, CI_SUPPORT]:
-                fr = car_frame[b]
-                for i in range(3):
-                    for k in range(3):
-                        R[i, k] = (fr[C_T + i] * car_f[b, CF_PREV + k] + fr[C_N + i] * car_f[b, CF_PREV + 3 + k]
-                                   + fr[C_B + i] * car_f[b, CF_PREV + 6 + k])
-                v0, v1, v2 = vel[b, 0], vel[b, 1], vel[b, 2]
-                w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
-                for i in range(3):
-                    vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
-                    omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
-                m = mass[b]
-                dpx, dpy, dpz = m * (vel[b, 0] - v0), m * (vel[b, 1] - v1), m * (vel[b, 2] - v2)
-                car_f[b, CF_TR] = dpx * fr[C_N] + dpy * fr[C_N + 1] + dpz * fr[C_N + 2]
-                car_f[b, CF_TR + 1] = dpx * fr[C_B] + dpy * fr[C_B + 1] + dpz * fr[C_B + 2]
-                # torque impulse about T: I_w (ω' − ω)·T
-                quat_to_mat(quat[b], W)
-                s = 0.0
-                for i in range(3):
-                    # body components of Δω
-                    dwb = (W[0, i] * (omg[b, 0] - w0) + W[1, i] * (omg[b, 1] - w1)
-                           + W[2, i] * (omg[b, 2] - w2))
-                    tb = W[0, i] * fr[C_T] + W[1, i] * fr[C_T + 1] + W[2, i] * fr[C_T + 2]
-                    s += ib[b, i] * dwb * tb
-                # the linear impulse acts at the anchor r_m = −cg·u: its moment about the CoM is
-                # part of the rotation, so the orientation rows' share is (ΔL − r_m × Δp)·T
-                cg = car_f[b, CF_CG]
-                c0, c1, c2 = _cross(-cg * W[0, 2], -cg * W[1, 2], -cg * W[2, 2], dpx, dpy, dpz)
-                car_f[b, CF_TR + 2] = s - (c0 * fr[C_T] + c1 * fr[C_T + 1] + c2 * fr[C_T + 2])
-        # -- integrate velocities: gravity, gyroscopic term, explicit resistance along T
-        for b in range(nb):
-            if inv_mass[b] > 0.0:
-                vel[b, 0] += h * gx
-                vel[b, 1] += h * gy
-                vel[b, 2] += h * gz
-            quat_to_mat(quat[b], R)
-            # ω_body, L_body = I ω_body, τ = −ω × L
-            wb0 = R[0, 0] * omg[b, 0] + R[1, 0] * omg[b, 1] + R[2, 0] * omg[b, 2]
-            wb1 = R[0, 1] * omg[b, 0] + R[1, 1] * omg[b, 1] + R[2, 1] * omg[b, 2]
-            wb2 = R[0, 2] * omg[b, 0] + R[1, 2] * omg[b, 1] + R[2, 2] * omg[b, 2]
-            t0, t1, t2 = _cross(wb0, wb1, wb2, ib[b, 0] * wb0, ib[b, 1] * wb1, ib[b, 2] * wb2)
-            d0, d1, d2 = -h * inv_ib[b, 0] * t0, -h * inv_ib[b, 1] * t1, -h * inv_ib[b, 2] * t2
-            for i in range(3):
-                omg[b, i] += R[i, 0] * d0 + R[i, 1] * d1 + R[i, 2] * d2
-        for b in range(ncars):
-            car_f[b, CF_FEXP] = 0.0
-            if car_on[b]:
-                fr = car_frame[b]
-                vt = vel[b, 0] * fr[C_T] + vel[b, 1] * fr[C_T + 1] + vel[b, 2] * fr[C_T + 2]
-                F = 0.0
-                if mode == 1.0:
-                    F = -mass[b] * k_nl2 * vt * abs(vt)
-                else:
-                    F = -(0.5 * rho * cda + car_f[b, CF_DAVIS + 2]) * vt * abs(vt) - car_f[b, CF_DAVIS + 1] * vt
-                # an explicit force may at most stop the car in one step (no reversal)
-                lim = abs(vt) * mass[b] / h
-                if F > lim:
-                    F = lim
-                elif F < -lim:
-                    F = -lim
-                car_f[b, CF_FEXP] = F
-                dv = h * F * inv_mass[b]
-                for i in range(3):
-                    vel[b, i] += dv * fr[C_T + i]
-        # -- mobility of every body; track blocks of the cars on track, projected exactly
-        for b in range(nb):
-            for r in range(5):
-                lamT[b, r] = 0.0
-            if b < ncars and car_on[b]:
-                prepare_track_block(b, car_frame[b], quat, pos, inv_mass, inv_ib, car_f[b, CF_CG], erp_h,
-                                    car_i[b, CI_SUPPORT], G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta)
-                project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr)
-            else:
-                body_mobility(b, quat, inv_mass, inv_ib, R, W)
-                for i in range(6):
-                    for k in range(6):
-                        Wt[b, i, k] = W[i, k]
-        # -- joints: rows, chains factored once per step
-        for j in range(nj):
-            prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
+            for r in range(jm[j]):
+                jlam[j, r] = min(max(jlam[j, r] * warm, jlo[j, r]), jhi[j, r])
+                if jlam[j, r] != 0.0:
+                    joint_apply(j, r, jlam[j, r], ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
+        else:
             for r in range(3):
-                if ji[j, JI_CHAIN]:
-                    jlam[j, r] = 0.0
+                jlam[j, r] = 0.0
+    for b in range(ncars):
+        if not car_on[b]:
+            car_f[b, CF_L6] = 0.0
+            car_f[b, CF_L7] = 0.0
+            car_f[b, CF_L8] = 0.0
+            continue
+        sec = car_i[b, CI_SECTION]
+        if sec < 0 and mu == 0.0 and car_f[b, CF_DAVIS] == 0.0:
+            car_f[b, CF_L6] = 0.0
+            car_f[b, CF_L7] = 0.0
+            car_f[b, CF_L8] = 0.0
+            continue
+        fr = car_frame[b]
+        quat_to_mat(quat[b], R)
+        cg = car_f[b, CF_CG]
+        rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
+        c0, c1, c2 = _cross(rx, ry, rz, fr[C_T], fr[C_T + 1], fr[C_T + 2])
+        rowf[b, 0], rowf[b, 1], rowf[b, 2] = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+        rowf[b, 3], rowf[b, 4], rowf[b, 5] = c0, c1, c2
+        car_f[b, CF_L6] *= warm
+        car_f[b, CF_L7] *= warm
+        car_f[b, CF_L8] *= warm
+        if sec < 0:
+            car_f[b, CF_L6] = 0.0
+            car_f[b, CF_L7] = 0.0
+        else:
+            tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
+            car_f[b, CF_L6] = min(max(car_f[b, CF_L6], lo), hi)
+            if sec_kind[sec] != ch.LIFT:
+                car_f[b, CF_L7] = 0.0
+            else:
+                car_f[b, CF_L7] = max(car_f[b, CF_L7], 0.0)
+        lam = car_f[b, CF_L6] + car_f[b, CF_L7] + car_f[b, CF_L8]
+        if lam != 0.0:
+            apply_impulse(b, rowf[b], lam, Wt, Pm, lamT, car_on, ncars, vel, omg)
+    n_it = iterations if any_bounded else 0
+    for it in range(n_it):
         for t in range(ntr):
             if tr_nj[t] > 0:
-                factor_chain(tr_j0[t], tr_nj[t], ji, jJ, jgam, jm, Wt, cDinv, cF, K, Kinv, work)
-        # -- warm start of bounded rows (factor ``warm``)
+                solve_chain(tr_j0[t], tr_nj[t], ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg,
+                            cw, cp, cd, cf, cy)
         for j in range(nj):
             if ji[j, JI_CHAIN] == 0:
-                for r in range(jm[j]):
-                    jlam[j, r] = min(max(jlam[j, r] * warm, jlo[j, r]), jhi[j, r])
-                    if jlam[j, r] != 0.0:
-                        joint_apply(j, r, jlam[j, r], ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
-            else:
-                for r in range(3):
-                    jlam[j, r] = 0.0
+                solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
+                                vel, omg, K, Kinv, work)
         for b in range(ncars):
             if not car_on[b]:
-                car_f[b, CF_L6] = 0.0
-                car_f[b, CF_L7] = 0.0
-                car_f[b, CF_L8] = 0.0
                 continue
+            sec = car_i[b, CI_SECTION]
+            if sec >= 0:
+                tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
+                car_f[b, CF_L6] = solve_car_row(b, rowf[b], tv, car_f[b, CF_L6], lo, hi, Wt, Pm, lamT,
+                                                car_on, ncars, vel, omg)
+                if sec_kind[sec] == ch.LIFT:
+                    car_f[b, CF_L7] = solve_car_row(b, rowf[b], 0.0, car_f[b, CF_L7], 0.0, np.inf, Wt, Pm,
+                                                    lamT, car_on, ncars, vel, omg)
+            if mode == 1.0:
+                bound = mass[b] * mu * gmag * h
+            else:
+                l1 = lamT[b, 0] + car_f[b, CF_TR]
+                l2 = lamT[b, 1] + car_f[b, CF_TR + 1]
+                bound = mu * np.sqrt(l1 * l1 + l2 * l2) + car_f[b, CF_DAVIS] * h
+            if bound > 0.0:
+                car_f[b, CF_L8] = solve_car_row(b, rowf[b], 0.0, car_f[b, CF_L8], -bound, bound, Wt, Pm,
+                                                lamT, car_on, ncars, vel, omg)
+            else:
+                car_f[b, CF_L8] = 0.0
+    for t in range(ntr):
+        if tr_nj[t] > 0:
+            solve_chain(tr_j0[t], tr_nj[t], ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg,
+                        cw, cp, cd, cf, cy)
+
+
+@njit(cache=True)
+def stage_supports(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on, lamT, R):
+    """One-sided supports (railway): switch a row 2 off when its impulse would pull, on when the
+    car would sink into the track by the end of the step. Returns True if anything changed."""
+    changed = False
+    for b in range(ncars):
+        if not (car_on[b] and car_i[b, CI_ONESIDED]):
+            continue
+        if car_i[b, CI_SUPPORT]:
+            if lamT[b, 1] + car_f[b, CF_TR + 1] < 0.0:
+                car_i[b, CI_SUPPORT] = 0
+                changed = True
+        else:
             fr = car_frame[b]
             quat_to_mat(quat[b], R)
             cg = car_f[b, CF_CG]
             rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
-            c0, c1, c2 = _cross(rx, ry, rz, fr[C_T], fr[C_T + 1], fr[C_T + 2])
-            rowf[b, 0], rowf[b, 1], rowf[b, 2] = fr[C_T], fr[C_T + 1], fr[C_T + 2]
-            rowf[b, 3], rowf[b, 4], rowf[b, 5] = c0, c1, c2
-            for c in (CF_L6, CF_L7, CF_L8):
-                car_f[b, c] *= warm
-            sec = car_i[b, CI_SECTION]
-            if sec < 0:
-                car_f[b, CF_L6] = 0.0
-                car_f[b, CF_L7] = 0.0
-            else:
-                tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
-                car_f[b, CF_L6] = min(max(car_f[b, CF_L6], lo), hi)
-                if sec_kind[sec] != ch.LIFT:
-                    car_f[b, CF_L7] = 0.0
-                else:
-                    car_f[b, CF_L7] = max(car_f[b, CF_L7], 0.0)
-            lam = car_f[b, CF_L6] + car_f[b, CF_L7] + car_f[b, CF_L8]
-            if lam != 0.0:
-                apply_impulse(b, rowf[b], lam, Wt, Pm, lamT, car_on, ncars, vel, omg)
-        # -- iterations: exact chain solves alternating with PGS sweeps of the bounded rows
-        n_it = iterations if any_bounded else 0
-        for it in range(n_it):
-            for t in range(ntr):
-                if tr_nj[t] > 0:
-                    solve_chain(tr_j0[t], tr_nj[t], ji, jJ, jt, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
-                                vel, omg, cDinv, cF, cy)
-            for j in range(nj):
-                if ji[j, JI_CHAIN] == 0:
-                    solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
-                                    vel, omg, K, Kinv, work)
-            for b in range(ncars):
-                if not car_on[b]:
-                    continue
-                sec = car_i[b, CI_SECTION]
-                if sec >= 0:
-                    tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
-                    car_f[b, CF_L6] = solve_car_row(b, rowf[b], tv, car_f[b, CF_L6], lo, hi, Wt, Pm, lamT,
-                                                    car_on, ncars, vel, omg)
-                    if sec_kind[sec] == ch.LIFT:
-                        car_f[b, CF_L7] = solve_car_row(b, rowf[b], 0.0, car_f[b, CF_L7], 0.0, np.inf, Wt, Pm,
-                                                        lamT, car_on, ncars, vel, omg)
-                if mode == 1.0:
-                    bound = mass[b] * mu * gmag * h
-                else:
-                    l1 = lamT[b, 0] + car_f[b, CF_TR]
-                    l2 = lamT[b, 1] + car_f[b, CF_TR + 1]
-                    bound = mu * np.sqrt(l1 * l1 + l2 * l2) + car_f[b, CF_DAVIS] * h
-                if bound > 0.0:
-                    car_f[b, CF_L8] = solve_car_row(b, rowf[b], 0.0, car_f[b, CF_L8], -bound, bound, Wt, Pm,
-                                                    lamT, car_on, ncars, vel, omg)
-                else:
-                    car_f[b, CF_L8] = 0.0
-        for t in range(ntr):
-            if tr_nj[t] > 0:
-                solve_chain(tr_j0[t], tr_nj[t], ji, jJ, jt, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
-                            vel, omg, cDinv, cF, cy)
-        # -- one-sided supports: redo the step if the active set changed
-        changed = False
-        for b in range(ncars):
-            if car_on[b] and car_i[b, CI_ONESIDED]:
-                if car_i[b, CI_SUPPORT]:
-                    if lamT[b, 1] + car_f[b, CF_TR + 1] < 0.0:
-                        car_i[b, CI_SUPPORT] = 0
-                        changed = True
-                else:
-                    fr = car_frame[b]
-                    quat_to_mat(quat[b], R)
-                    cg = car_f[b, CF_CG]
-                    rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
-                    c0, c1, c2 = _cross(omg[b, 0], omg[b, 1], omg[b, 2], rx, ry, rz)
-                    va = ((vel[b, 0] + c0) * fr[C_B] + (vel[b, 1] + c1) * fr[C_B + 1]
-                          + (vel[b, 2] + c2) * fr[C_B + 2])
-                    gap = ((pos[b, 0] + rx - fr[C_P]) * fr[C_B] + (pos[b, 1] + ry - fr[C_P + 1]) * fr[C_B + 1]
-                           + (pos[b, 2] + rz - fr[C_P + 2]) * fr[C_B + 2])
-                    if gap + h * va < 0.0:
-                        car_i[b, CI_SUPPORT] = 1
-                        changed = True
-        if not changed:
-            break
+            c0, c1, c2 = _cross(omg[b, 0], omg[b, 1], omg[b, 2], rx, ry, rz)
+            va = (vel[b, 0] + c0) * fr[C_B] + (vel[b, 1] + c1) * fr[C_B + 1] + (vel[b, 2] + c2) * fr[C_B + 2]
+            gap = ((pos[b, 0] + rx - fr[C_P]) * fr[C_B] + (pos[b, 1] + ry - fr[C_P + 1]) * fr[C_B + 1]
+                   + (pos[b, 2] + rz - fr[C_P + 2]) * fr[C_B + 2])
+            if gap + h * va < 0.0:
+                car_i[b, CI_SUPPORT] = 1
+                changed = True
+    return changed
+
+
+@njit(cache=True)
+def has_bounded_rows(ncars, car_f, car_i, car_on, ji, mu):
+    for j in range(ji.shape[0]):
+        if ji[j, JI_CHAIN] == 0:
+            return True
+    for b in range(ncars):
+        if car_on[b] and (car_i[b, CI_SECTION] >= 0 or mu > 0.0 or car_f[b, CF_DAVIS] > 0.0):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -954,8 +957,9 @@ def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
                 tdata, trow0, tnrows, tds, tlen, tclosed, lamT, R, fr2):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
 
-    s ← s + (A.P − P(s))·T(s), then a Newton step of f(s) = (A.P − P(s))·T(s) with
-    f' = −1 + (A.P − P)·P''(s). Leaving an open track's end sets RAN_OFF and frees the car.
+    s is predicted as s + h (T·v_A), then corrected by a Newton step of the closest-point
+    condition f(s) = (A.P − P(s))·T(s) = 0 with f'(s) = −1 + (A.P − P)·P''(s) (PHYSICS.md §2).
+    Leaving an open track's end sets RAN_OFF and frees the car.
     """
     nb = pos.shape[0]
     for b in range(nb):
@@ -974,31 +978,35 @@ def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
         if not car_on[b]:
             continue
         fr = car_frame[b]
-        # remember the frame this step used (for the velocity transport of the next step)
         for k in range(3):
             car_f[b, CF_PREV + k] = fr[C_T + k]
             car_f[b, CF_PREV + 3 + k] = fr[C_N + k]
             car_f[b, CF_PREV + 6 + k] = fr[C_B + k]
         car_i[b, CI_HASPREV] = 1
-        car_f[b, CF_L1:CF_L1 + 5] = lamT[b, 0:5]
+        for r in range(5):
+            car_f[b, CF_L1 + r] = lamT[b, r]
         t = car_i[b, CI_TRACK]
         quat_to_mat(quat[b], R)
         cg = car_f[b, CF_CG]
         ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
-        s = car_f[b, CF_S]
         L = tlen[t]
         closed = tclosed[t]
-        for it in range(3):
+        # predictor: the old frame's closest-point step from the old s (first-order exact)
+        s = car_f[b, CF_S] + ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1]
+                              + (az - fr[C_P + 2]) * fr[C_T + 2])
+        for it in range(2):
+            if not closed and (s < 0.0 or s > L):
+                break
             eval_track(tdata, trow0[t], tnrows[t], tds[t], L, closed, s, fr2)
             dx, dy, dz = ax - fr2[C_P], ay - fr2[C_P + 1], az - fr2[C_P + 2]
             f = dx * fr2[C_T] + dy * fr2[C_T + 1] + dz * fr2[C_T + 2]
             fp = -1.0 + dx * fr2[C_DT] + dy * fr2[C_DT + 1] + dz * fr2[C_DT + 2]
-            if it == 0 or fp > -0.2:
+            if fp > -0.2:
                 fp = -1.0
             s = s - f / fp
             if closed:
                 s = s % L
-            elif s < 0.0 or s > L:
+            if abs(f) < 1e-10:
                 break
         if not closed and (s < 0.0 or s > L):
             car_i[b, CI_ON] = 0
@@ -1006,6 +1014,44 @@ def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
             car_i[b, CI_HASPREV] = 0
             s = 0.0 if s < 0.0 else L
         car_f[b, CF_S] = s
+
+
+@njit(cache=True)
+def step_world(h, gx, gy, gz, erp, iterations, warm, gmag,
+               tdata, trow0, tnrows, tds, tlen, tclosed,
+               pos, quat, vel, omg, inv_mass, inv_ib, ib, mass,
+               ncars, car_f, car_i, car_frame,
+               sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax, res,
+               ji, jf, jlam, tr_j0, tr_nj,
+               Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy,
+               vel0, omg0, rowf, R, W, A, Ainv, work, K, Kinv, qf, theta, car_on, rr):
+    """Advance the world by one step of ``h`` seconds (positions and s are moved by ``finish_step``)."""
+    nb = pos.shape[0]
+    erp_h = erp / h
+    stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, car_frame, car_on,
+                 sec_kind, sec_track, sec_from, sec_to)
+    for b in range(nb):
+        for i in range(3):
+            vel0[b, i] = vel[b, i]
+            omg0[b, i] = omg[b, i]
+    any_bounded = has_bounded_rows(ncars, car_f, car_i, car_on, ji, res[0])
+    for attempt in range(4):
+        if attempt > 0:  # redo with the new set of active supports
+            for b in range(nb):
+                for i in range(3):
+                    vel[b, i] = vel0[b, i]
+                    omg[b, i] = omg0[b, i]
+        stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, mass, ncars, car_f, car_i,
+                         car_frame, car_on, res, R, W)
+        stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f, car_i, car_frame, car_on,
+                      ji, jf, tr_j0, tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf,
+                      R, W, A, Ainv, work, qf, theta, rr)
+        stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, car_i, car_frame, car_on,
+                    sec_kind, sec_speed, sec_fmax, res, ji, jlam, tr_j0, tr_nj,
+                    Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work,
+                    any_bounded)
+        if not stage_supports(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on, lamT, R):
+            break
 
 
 @njit(cache=True)
@@ -1117,9 +1163,11 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
     jhi = np.zeros((njx, 3))
     jgam = np.zeros(njx)
     jm = np.zeros(njx, np.int64)
-    cDinv = np.zeros((njx, 3, 3))
-    cF = np.zeros((njx, 3, 3))
-    cy = np.zeros((njx, 3))
+    cw = np.zeros((njx, 12))
+    cp = np.zeros((njx, 10))
+    cd = np.zeros(njx)
+    cf = np.zeros(njx)
+    cy = np.zeros(njx)
     vel0 = np.zeros((nbx, 3))
     omg0 = np.zeros((nbx, 3))
     rowf = np.zeros((nbx, 6))
@@ -1134,11 +1182,7 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
     theta = np.zeros(3)
     fr2 = np.zeros(NCOL)
     car_on = np.zeros(nbx, np.int64)
-    res2 = np.empty(6)
     rr = np.zeros(16)
-    for k in range(5):
-        res2[k] = res[k]
-    res2[5] = gmag
     nrec = 0
     for n in range(n_steps):
         for b in range(ncars):
@@ -1150,11 +1194,11 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
                 a0, a1, a2 = _cross(omg[b, 0], omg[b, 1], omg[b, 2], -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2])
                 car_f[b, CF_SPEED] = ((vel[b, 0] + a0) * fr[C_T] + (vel[b, 1] + a1) * fr[C_T + 1]
                                       + (vel[b, 2] + a2) * fr[C_T + 2])
-        step_world(h, gx, gy, gz, erp, iterations, warm, tdata, trow0, tnrows, tds, tlen, tclosed,
+        step_world(h, gx, gy, gz, erp, iterations, warm, gmag, tdata, trow0, tnrows, tds, tlen, tclosed,
                    pos, quat, vel, omg, inv_mass, inv_ib, ib, mass, ncars, car_f, car_i, car_frame,
-                   sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax, res2,
+                   sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax, res,
                    ji, jf, jlam, tr_j0, tr_nj,
-                   Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cDinv, cF, cy,
+                   Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy,
                    vel0, omg0, rowf, R, W, A, Ainv, work, K, Kinv, qf, theta, car_on, rr)
         finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
                     tdata, trow0, tnrows, tds, tlen, tclosed, lamT, R, fr2)

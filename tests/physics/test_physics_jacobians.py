@@ -1,0 +1,156 @@
+"""Finite-difference checks of every Jacobian row kind: J·u = dC/dt along a random motion."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import analytic
+from trackrider.curves.compact import C_B, C_N, C_P, C_T, NCOL, eval_track
+from trackrider.physics import kernels as kn
+
+RNG = np.random.default_rng(7)
+
+
+def qmul(a, b):
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+
+
+def qexp(v):
+    a = np.linalg.norm(v)
+    if a < 1e-15:
+        return np.array([1.0, 0, 0, 0])
+    return np.concatenate([[np.cos(a / 2)], np.sin(a / 2) * v / a])
+
+
+def moved(pos, q, v, w, eps):
+    """State after moving for time eps at constant velocity v and angular velocity w (world)."""
+    return pos + eps * v, qmul(qexp(eps * w), q)
+
+
+def rot(q):
+    R = np.zeros((3, 3))
+    kn.quat_to_mat(q, R)
+    return R
+
+
+class Track:
+    def __init__(self, ct):
+        self.ct = ct
+
+    def frame(self, s):
+        out = np.zeros(NCOL)
+        eval_track(self.ct.data, 0, len(self.ct.data), self.ct.ds, self.ct.length, self.ct.closed, s, out)
+        return out
+
+    def closest(self, x, s):
+        for _ in range(30):
+            f = self.frame(s)
+            s += np.dot(x - f[C_P:C_P + 3], f[C_T:C_T + 3])
+        return s
+
+
+@pytest.mark.parametrize("cg", [0.0, 0.7])
+def test_track_joint_rows_match_finite_differences(cg):
+    trk = Track(analytic.hilly_circle(R=30.0, amp=3.0, waves=3, n=8001))
+    s0 = 37.0
+    fr = trk.frame(s0)
+    T, N, B = fr[C_T:C_T + 3], fr[C_N:C_N + 3], fr[C_B:C_B + 3]
+    qf = np.zeros(4)
+    kn.mat_to_quat(np.ascontiguousarray(np.column_stack([T, N, B])), qf)
+    pos = fr[C_P:C_P + 3] + cg * B
+    n = 1
+    G = np.zeros((n, 5, 6)); tgt = np.zeros((n, 5)); Wt = np.zeros((n, 6, 6)); Pm = np.zeros((n, 5, 6))
+    kn.prepare_track_block(0, fr, qf[None].copy(), pos[None].copy(), np.array([1 / 600.0]),
+                           np.array([[1 / 200.0, 1 / 300.0, 1 / 400.0]]), cg, 0.0, 1, G, tgt, Wt, Pm,
+                           np.zeros((3, 3)), np.zeros((6, 6)), np.zeros((5, 5)), np.zeros((5, 5)), np.zeros((8, 8)),
+                           np.zeros(4), np.zeros(3))
+    axes = [T, N, B]
+
+    def constraint(p, q):
+        up = rot(q)[:, 2]
+        anchor = p - cg * up
+        s = trk.closest(anchor, s0)
+        f = trk.frame(s)
+        qfs = np.zeros(4)
+        kn.mat_to_quat(np.ascontiguousarray(np.column_stack([f[C_T:C_T + 3], f[C_N:C_N + 3], f[C_B:C_B + 3]])), qfs)
+        th = np.zeros(3)
+        kn.rotation_error(q, qfs, th)
+        d = anchor - f[C_P:C_P + 3]
+        return np.array([d @ f[C_N:C_N + 3], d @ f[C_B:C_B + 3]] + [th @ e for e in axes])
+
+    for _ in range(5):
+        v = RNG.normal(size=3) * 5
+        w = RNG.normal(size=3) * 0.5
+        u = np.concatenate([v, w])
+        eps = 1e-5
+        cp = constraint(*moved(pos, qf, v, w, eps))
+        cm = constraint(*moved(pos, qf, v, w, -eps))
+        fd = (cp - cm) / (2 * eps)
+        Ju = G[0] @ u
+        np.testing.assert_allclose(Ju, fd, atol=2e-4 * np.linalg.norm(u))
+    # W̃ keeps the track rows satisfied: G W̃ = 0
+    assert np.max(np.abs(G[0] @ Wt[0])) < 1e-12
+
+
+def _joint_setup(kind, slack=False):
+    nb = 2
+    pos = RNG.normal(size=(nb, 3))
+    quat = np.array([qexp(RNG.normal(size=3)) for _ in range(nb)])
+    ji = np.zeros((1, kn.NJI), np.int64)
+    jf = np.zeros((1, kn.NJF))
+    ji[0, kn.JI_KIND], ji[0, kn.JI_A], ji[0, kn.JI_B] = kind, 0, 1
+    jf[0, kn.JF_LA:kn.JF_LA + 3] = RNG.normal(size=3)
+    jf[0, kn.JF_LB:kn.JF_LB + 3] = RNG.normal(size=3)
+    jf[0, kn.JF_GA:kn.JF_GA + 3] = pos[0] + [0.3, 0.2, 5.0]
+    jf[0, kn.JF_GB:kn.JF_GB + 3] = pos[1] + [-0.4, 0.1, 4.0]
+    jf[0, kn.JF_RATIO] = 1.7
+    jf[0, kn.JF_LEN] = 1.0
+    if kind == kn.J_BALL_TRACK:  # anchors meet: C = 0
+        pa = pos[0] + rot(quat[0]) @ jf[0, kn.JF_LA:kn.JF_LA + 3]
+        pos[1] = pa - rot(quat[1]) @ jf[0, kn.JF_LB:kn.JF_LB + 3]
+    return pos, quat, ji, jf
+
+
+def _joint_C(kind, pos, quat, jf, n_fixed=None):
+    pa = pos[0] + rot(quat[0]) @ jf[0, kn.JF_LA:kn.JF_LA + 3]
+    pb = pos[1] + rot(quat[1]) @ jf[0, kn.JF_LB:kn.JF_LB + 3]
+    if kind == kn.J_DISTANCE:
+        return np.array([np.linalg.norm(pb - pa) - jf[0, kn.JF_LEN]])
+    if kind == kn.J_BALL:
+        return pa - pb
+    if kind == kn.J_BALL_TRACK:
+        return np.array([(pa - pb) @ n_fixed])
+    la = np.linalg.norm(pa - jf[0, kn.JF_GA:kn.JF_GA + 3])
+    lb = np.linalg.norm(pb - jf[0, kn.JF_GB:kn.JF_GB + 3])
+    return np.array([jf[0, kn.JF_LEN] - (la + jf[0, kn.JF_RATIO] * lb)])
+
+
+@pytest.mark.parametrize("kind", [kn.J_DISTANCE, kn.J_BALL, kn.J_PULLEY, kn.J_BALL_TRACK])
+def test_joint_rows_match_finite_differences(kind):
+    pos, quat, ji, jf = _joint_setup(kind)
+    jJ = np.zeros((1, 3, 12)); jt = np.zeros((1, 3)); jlo = np.zeros((1, 3)); jhi = np.zeros((1, 3))
+    jgam = np.zeros(1); jm = np.zeros(1, np.int64)
+    kn.prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)))
+    m = jm[0]
+    n_fixed = None
+    if kind == kn.J_BALL_TRACK:
+        n_fixed = rot(quat[0])[:, 0] + rot(quat[1])[:, 0]
+        n_fixed /= np.linalg.norm(n_fixed)
+    for _ in range(5):
+        v = RNG.normal(size=(2, 3))
+        w = RNG.normal(size=(2, 3))
+        eps = 1e-6
+        states = []
+        for sgn in (1, -1):
+            p = pos.copy()
+            q = quat.copy()
+            for b in range(2):
+                p[b], q[b] = moved(pos[b], quat[b], v[b], w[b], sgn * eps)
+            states.append(_joint_C(kind, p, q, jf, n_fixed))
+        fd = (states[0] - states[1]) / (2 * eps)
+        u = np.concatenate([v[0], w[0], v[1], w[1]])
+        Ju = jJ[0, :m] @ u
+        np.testing.assert_allclose(Ju, fd, rtol=1e-6, atol=1e-7)
