@@ -30,6 +30,8 @@ MAX_STEPS = 10**9
 CHUNK_ROWS = 50_000
 #: at most this many recorded instants per chunk
 CHUNK_RECORDS = 2_000
+#: at most this many steps × entities per World.run call (a fraction of a second)
+CHUNK_WORK = 20_000
 
 
 @dataclass
@@ -221,7 +223,10 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         consume(metrics.push(t, samples.copy()))
 
     chunk_records = max(1, min(CHUNK_RECORDS, CHUNK_ROWS // max(1, n_ent)))
-    chunk_steps = chunk_records * record_every
+    # also bound the work per call (~ steps × entities) so progress reports come often
+    # (a whole number of recording intervals, so every chunk ends on a recorded step)
+    chunk_steps = min(chunk_records * record_every, CHUNK_WORK // max(1, n_ent))
+    chunk_steps = max(record_every, chunk_steps // record_every * record_every)
     start_steps = int(getattr(world, "step_count", 0) or 0)
     done = 0
     diverged = False
