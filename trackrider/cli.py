@@ -13,6 +13,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
@@ -45,7 +46,26 @@ def _fail(message: str, code: int) -> None:
 
 @contextmanager
 def _guard():
-    """Turn every failure into one ``error:`` line and an exit code (no tracebacks)."""
+    """Turn every failure into one ``error:`` line and an exit code (no tracebacks).
+
+    Warnings raised meanwhile (e.g. a curve file with repeated points) are shown
+    as one ``warning:`` line each after a successful command, and dropped after
+    a failed one (whose only line is the error).
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with _errors_to_exit_codes():
+            yield
+    seen = set()
+    for w in caught:
+        text = _one_line(str(w.message))
+        if text not in seen:
+            seen.add(text)
+            typer.echo(f"warning: {text}", err=True)
+
+
+@contextmanager
+def _errors_to_exit_codes():
     try:
         yield
     except (typer.Exit, typer.Abort):
