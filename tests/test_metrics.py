@@ -310,12 +310,33 @@ def test_energy_groups_take_in_joined_bodies_not_the_world():
 
 def test_event_list_is_capped(monkeypatch):
     monkeypatch.setattr(mt, "MAX_EVENTS", 5)
-    t = np.arange(1, 201) * 0.01
-    flags = np.full((200, 1), float(ch.ON_TRACK))
-    flags[1::2, 0] += ch.SUPPORT_CLAMPED               # flickers 100 times
-    m, _ = run_metrics(t, make_samples(t, 1, flags=flags, speed=np.full(200, 3.0)))
+    t = np.arange(1, 6001) * 0.01
+    flags = np.full((6000, 1), float(ch.ON_TRACK))
+    flags[::60, 0] += ch.SUPPORT_CLAMPED               # lifts off every 0.6 s: 100 episodes
+    m, _ = run_metrics(t, make_samples(t, 1, flags=flags, speed=np.full(6000, 3.0)))
     s = m.summary()
     assert len(s["events"]) == 5 and s["events_dropped"] == 95
+
+
+def test_flickering_support_flag_is_one_episode():
+    t = np.arange(1, 1001) * 0.01
+    flags = np.full((1000, 1), float(ch.ON_TRACK))
+    flags[100:200:3, 0] += ch.SUPPORT_CLAMPED          # flickers for 1 s: one episode
+    flags[500, 0] += ch.SUPPORT_CLAMPED                # 3 s later: a second one
+    m, _ = run_metrics(t, make_samples(t, 1, flags=flags, speed=np.full(1000, 3.0)))
+    ev = [(round(e["t"], 6), e["kind"]) for e in m.summary()["events"]]
+    assert ev == [(1.01, "support_lost"), (5.01, "support_lost")]
+
+
+def test_non_finite_g_does_not_poison_the_filter():
+    t = np.arange(1, 2001) * 0.01
+    gv = np.ones(2000)
+    gv[300] = np.nan
+    m, blocks = run_metrics(t, make_samples(t, 1, g_vertical=gv))
+    fg = np.concatenate([b[2] for b in blocks])[:, 0, 0]
+    assert np.isnan(fg[300])
+    assert np.allclose(np.delete(fg, 300), 1.0, atol=1e-12)
+    assert m.summary()["trains"]["red"]["max_g_vertical"] == pytest.approx(1.0)
 
 
 def test_crest_speed_and_extremes_with_their_place():

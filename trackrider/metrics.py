@@ -36,7 +36,8 @@ Definitions (also in ``docs/outputs.md``):
   ``wheel_lift`` (railway trains only) when the inner wheel load
   ``Q_inner = F2/2 − |M_T|/gauge`` falls below 0; re-armed once ``Q_inner``
   is back above ``WHEEL_LIFT_REARM`` × ``F2/2``.
-  ``support_lost`` when a car's ``SUPPORT_CLAMPED`` flag rises.
+  ``support_lost`` when a car's ``SUPPORT_CLAMPED`` flag rises (a flag set
+  again within ``FLAG_REARM_TIME`` of its last set sample is the same episode).
   ``ran_off_track`` when a car's ``RAN_OFF`` flag rises.
   ``stalled`` when a train that has moved faster than ``STALL_MOVING_SPEED``
   has every car slower than ``STALL_REST_SPEED`` for ``STALL_REST_TIME``
@@ -65,6 +66,8 @@ STALL_REST_SPEED = 0.05
 STALL_REST_TIME = 2.0
 #: a wheel_lift event re-arms when Q_inner > this fraction of F2/2
 WHEEL_LIFT_REARM = 0.05
+#: a support_lost flag set again within this time of its last set sample is the same episode, s
+FLAG_REARM_TIME = 0.5
 #: at most this many events are kept; the rest are only counted
 MAX_EVENTS = 1000
 
@@ -386,6 +389,7 @@ class RideMetrics:
         self.lag_samples = (self.filter.margin + self.filter.block) if self.filter.applied else 0
         self._t_buf = np.empty(0)
         self._s_buf = np.empty((0, self.n_entities, ch.N_CHANNELS))
+        self._last_finite = np.zeros(3 * self.n_entities)
 
         self.samples = 0
         self.t_last = None
@@ -419,6 +423,8 @@ class RideMetrics:
         self.airtime_lead = np.zeros(nt, dtype=np.int64)
         # edge detectors (per entity)
         self.prev_flags = np.zeros(ne, dtype=np.int64)
+        self.flag_last_set = {ch.RAN_OFF: np.full(ne, -np.inf),
+                              ch.SUPPORT_CLAMPED: np.full(ne, -np.inf)}
         self.lift_armed = np.ones(ne, dtype=bool)
         # crest detection: previous two z and |speed| per entity
         self.prev_z = np.full((2, ne), np.nan)
@@ -473,12 +479,22 @@ class RideMetrics:
         speed = smp[:, :, ch.SPEED]
         q_inner, _, lv = wheel_split(smp, self.gauge[None, :])
 
-        # flag edges: ran_off_track, support_lost (per car)
+        # flag edges: ran_off_track, support_lost (per car); a flag that was set
+        # again within FLAG_REARM_TIME of its last sample is the same episode
         prev = np.concatenate([self.prev_flags[None, :], flags[:-1]], axis=0)
         for bit, kind in ((ch.RAN_OFF, "ran_off_track"), (ch.SUPPORT_CLAMPED, "support_lost")):
-            rising = ((flags & bit) != 0) & ((prev & bit) == 0)
+            is_set = (flags & bit) != 0
+            rising = is_set & ((prev & bit) == 0)
+            last = self.flag_last_set[bit]
             for i, e in zip(*np.nonzero(rising)):
-                self._event(t[i], e, kind)
+                before = np.flatnonzero(is_set[:i, e])
+                t_last = t[before[-1]] if before.size else last[e]
+                if not (t[i] - t_last <= FLAG_REARM_TIME + 1e-9):
+                    self._event(t[i], e, kind)
+            any_set = is_set.any(axis=0)
+            if np.any(any_set):
+                last_idx = m - 1 - np.argmax(is_set[::-1], axis=0)
+                last[any_set] = t[last_idx[any_set]]
         self.prev_flags = flags[-1].copy()
 
         # wheel lift (railway cars): hysteresis on the inner load
@@ -646,6 +662,9 @@ class RideMetrics:
         self._t_buf = self._t_buf[n:]
         self._s_buf = self._s_buf[n:]
         fg = filtered.reshape(n, self.n_entities, 3)
+        raw = smp[:, :, list(_G_CHANNELS)]
+        if not np.all(np.isfinite(raw)):
+            fg = np.where(np.isfinite(raw), fg, np.nan)
         self._measure_filtered(t, smp, fg)
         return [(t, smp, fg)]
 
@@ -665,7 +684,27 @@ class RideMetrics:
         self._t_buf = np.concatenate([self._t_buf, t])
         self._s_buf = np.concatenate([self._s_buf, smp])
         g = smp[:, :, list(_G_CHANNELS)].reshape(len(t), 3 * self.n_entities)
-        return self._emit(self.filter.push(g))
+        return self._emit(self.filter.push(self._hold_finite(g)))
+
+    def _hold_finite(self, g):
+        """Replace non-finite G by the column's last finite value (0 before any).
+
+        A NaN would otherwise poison the recursive filter for the rest of the run;
+        the filtered value at such a sample is reported as NaN again (``_emit``).
+        """
+        bad = ~np.isfinite(g)
+        if np.any(bad):
+            g = g.copy()
+            for j in np.flatnonzero(bad.any(axis=0)):
+                col = g[:, j]
+                last = self._last_finite[j]
+                for i in range(len(col)):
+                    if np.isfinite(col[i]):
+                        last = col[i]
+                    else:
+                        col[i] = last
+        self._last_finite = g[-1].copy()
+        return g
 
     def finish(self):
         """Flush: returns the remaining blocks (the end of the series is exact)."""
