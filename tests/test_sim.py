@@ -474,3 +474,48 @@ def test_simulate_writes_byte_identical_outputs_and_refuses_overwrite(tmp_path, 
     with pytest.raises(InputError, match="overwrite"):
         simulate(sc, out_dir=tmp_path / "a")
     assert (tmp_path / "a" / CSV_NAME).read_bytes() == before
+
+
+def test_killed_cli_run_leaves_no_complete_looking_file(tmp_path):
+    """The real command, killed while it records: no timeseries.csv, no summary.json."""
+    scenario = tmp_path / "circuit.toml"
+    scenario.write_text(textwrap.dedent(f"""
+        [simulation]
+        duration = 100000.0
+        dt = 0.002
+        record_hz = 100
+
+        [[track]]
+        name = "loop"
+        curve = {str(ROOT / "curves" / "hilly_circuit.csv")!r}
+        closed = true
+
+        [[train]]
+        name = "red"
+        track = "loop"
+        cars = 2
+        start_s = 10.0
+        start_speed = 15.0
+        [train.car]
+        mass = 500.0
+    """))
+    out = tmp_path / "o"
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/numba_metrics"))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "run", str(scenario), "--out", str(out),
+                             "--quiet"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    part = out / (CSV_NAME + ".part")
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline and not (part.exists() and part.stat().st_size > 200_000):
+            if proc.poll() is not None:
+                pytest.fail(proc.stderr.read().decode())
+            time.sleep(0.1)
+        assert part.exists() and part.stat().st_size > 200_000
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert not (out / CSV_NAME).exists() and not (out / SUMMARY_NAME).exists()
+    # what was recorded is there, under a name that does not look whole, with whole rows up to
+    # the last flushed block
+    lines = part.read_text().splitlines()
+    assert lines[0].startswith("t,train,car,s,x,y,z,speed")

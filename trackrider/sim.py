@@ -62,6 +62,11 @@ class Result:
     wall_s: float = 0.0
     events: list = field(default_factory=list)
 
+    def __repr__(self):
+        sim_s = self.summary.get("simulated_s") if isinstance(self.summary, dict) else None
+        return (f"Result(status={self.status!r}, simulated_s={sim_s!r}, out_dir={self.out_dir!r}, "
+                f"timeseries={'None' if self.timeseries is None else str(len(self.timeseries)) + ' columns'})")
+
     @property
     def ok(self) -> bool:
         """False only for a diverged run (the others are results, not failures)."""
