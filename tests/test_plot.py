@@ -1,0 +1,61 @@
+"""``trackrider plot`` / ``plot_results``: a readable PNG of G and speed for one car."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from trackrider.cli import app
+from trackrider.errors import InputError
+from trackrider.plot import plot_results, read_car_series
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("plot") / "res"
+    result = runner.invoke(app, ["run", str(ROOT / "scenarios" / "weight_drop.toml"), "--out", str(out),
+                                 "--duration", "1.0", "-q"])
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+def test_plot_writes_a_png(results, tmp_path):
+    png = tmp_path / "ride.png"
+    result = runner.invoke(app, ["plot", str(results), "--out", str(png), "--car", "2"])
+    assert result.exit_code == 0, result.stderr
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+    assert not list(tmp_path.glob(".*tmp*"))
+
+
+def test_plot_picks_train_and_car(results):
+    name, d = read_car_series(results / "timeseries.csv", car=1, train="weight")
+    assert name == "weight"
+    assert np.all(np.diff(d["t"]) > 0)
+    # the weight falls along its vertical track: s grows by ½ a t² from 2 m
+    assert d["s"][-1] > d["s"][0]
+    name, d2 = read_car_series(results / "timeseries.csv", car=3)
+    assert name == "sled" and len(d2["t"]) == len(d["t"])
+    assert "g_vertical_filtered" in d2
+
+
+def test_plot_errors_name_the_problem(results, tmp_path):
+    with pytest.raises(InputError, match="no rows for car 9"):
+        plot_results(results, tmp_path / "x.png", car=9)
+    with pytest.raises(InputError, match="no train or body named 'blue'"):
+        plot_results(results, tmp_path / "x.png", train="blue")
+    with pytest.raises(InputError, match="folder does not exist"):
+        plot_results(results, tmp_path / "missing" / "x.png")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "timeseries.csv").write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(InputError, match="missing columns"):
+        plot_results(bad, tmp_path / "x.png")
+    assert not (tmp_path / "x.png").exists()
+    result = runner.invoke(app, ["plot", str(results), "--out", str(tmp_path / "x.png"), "--car", "0"])
+    assert result.exit_code == 2 and result.stderr.startswith("error: ")
