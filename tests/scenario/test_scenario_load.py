@@ -88,7 +88,7 @@ def test_geometry_checks(write, old, new, match):
 
 def test_closed_track_shorter_than_the_train(write):
     text = BASE.replace('segments = [{type = "start", position = [0.0, 0.0, 10.0]}, {type = "straight", length = 60.0}]',
-                        'closed = true\nsegments = [{type = "arc", radius = 1.0, angle = 360.0, axis = "yaw"}]')
+                        'closed = true\nsegments = [{type = "arc", radius = 0.5, angle = 360.0, axis = "yaw"}]')
     with pytest.raises(InputError, match=r"train\[0\]\.cars: 2 cars .* longer than the closed track"):
         load_scenario(write(text))
 
