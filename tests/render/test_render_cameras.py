@@ -6,7 +6,7 @@ import pytest
 
 from trackrider.render.cameras import Follow, camera_path
 from trackrider.render.recording import quat_to_matrix
-from trackrider.render.synthetic import synthetic_ride
+from trackrider.render.synthetic import OvalTrack, synthetic_ride
 
 
 @pytest.fixture(scope="module")
@@ -18,10 +18,11 @@ def poses():
     return pos, quat_to_matrix(quat), bounds
 
 
-def test_onride_eye_is_at_the_lead_cars_rider_point(poses):
+def test_onride_eye_is_above_the_lead_cars_rider_point(poses):
     pos, rot, bounds = poses
     cam = camera_path("onride", pos, rot, Follow(0, 2, 2.0, 1.0, 1.1), bounds, fps=30)
-    rider = pos[:, 0] + 1.1 * rot[:, 0, :, 2] - 0.2 * rot[:, 0, :, 0]
+    # the eyes: 0.3 m above the rider point, 0.15 car lengths behind the centre
+    rider = pos[:, 0] + (1.1 + 0.3) * rot[:, 0, :, 2] - 0.3 * rot[:, 0, :, 0]
     assert np.max(np.linalg.norm(cam.position - rider, axis=1)[5:-5]) < 0.05
     look = cam.focal_point - cam.position
     look /= np.linalg.norm(look, axis=1, keepdims=True)
@@ -36,13 +37,33 @@ def test_chase_is_behind_and_above_the_train(poses):
     assert np.all(np.sum(rel * rot[:, 2, :, 2], axis=1) > 2.0)  # above it
 
 
-def test_overview_stands_still_and_sees_the_whole_layout(poses):
+@pytest.mark.parametrize("aspect", [16 / 9, 1.0])
+def test_overview_stands_still_and_sees_the_whole_layout(poses, aspect):
     pos, rot, bounds = poses
-    cam = camera_path("overview", pos, rot, Follow(0, 2), bounds, fps=30)
+    track = OvalTrack()
+    pts = track.frames(np.linspace(0.0, track.length, 300)).position
+    cam = camera_path("overview", pos, rot, Follow(0, 2), bounds, fps=30, points=pts, aspect=aspect)
     assert np.ptp(cam.position, axis=0).max() == 0.0
-    radius = 0.5 * np.linalg.norm(bounds[1] - bounds[0])
-    d = np.linalg.norm(cam.position[0] - cam.focal_point[0])
-    assert d * np.sin(np.radians(cam.view_angle / 2)) > radius
+    tan_v = np.tan(np.radians(cam.view_angle / 2))
+    for i in (0, len(pos) // 2, len(pos) - 1):  # the focal point drifts after the train
+        f = cam.focal_point[i] - cam.position[i]
+        f /= np.linalg.norm(f)
+        r = np.cross(f, cam.up[i])
+        r /= np.linalg.norm(r)
+        u = np.cross(r, f)
+        rel = pts - cam.position[i]
+        depth = rel @ f
+        assert np.all(depth > cam.near)
+        assert np.max(np.abs(rel @ r) / depth) < tan_v * aspect
+        assert np.max(np.abs(rel @ u) / depth) < tan_v
+    # and it is not needlessly far: the layout spans at least half the width or height
+    rel = pts - cam.position[0]
+    f = cam.focal_point[0] - cam.position[0]
+    f /= np.linalg.norm(f)
+    r = np.cross(f, [0, 0, 1.0])
+    r /= np.linalg.norm(r)
+    x = (rel @ r) / (rel @ f)
+    assert np.ptp(x) > 0.5 * 2 * tan_v * aspect or np.ptp((rel @ np.cross(r, f)) / (rel @ f)) > 0.5 * 2 * tan_v
 
 
 def test_smoothing_removes_orientation_jitter(poses):

@@ -15,6 +15,10 @@ CAMERAS = ("onride", "chase", "overview")
 
 #: Gaussian smoothing, standard deviation in s: (position, direction vectors)
 SMOOTHING_S = {"onride": (0.04, 0.12), "chase": (0.35, 0.5), "overview": (1.0, 1.0)}
+#: onride: the eyes above the rider point, m
+EYE_ABOVE_RIDER = 0.3
+#: onride: the eyes behind the car's centre, in car lengths (the car's front stays in view)
+EYE_BEHIND_CENTRE = 0.15
 #: vertical field of view, degrees
 VIEW_ANGLE = {"onride": 75.0, "chase": 55.0, "overview": 40.0}
 
@@ -63,6 +67,8 @@ def camera_path(
     bounds: np.ndarray,
     fps: float,
     speed: float = 1.0,
+    points: np.ndarray | None = None,
+    aspect: float = 16 / 9,
 ) -> CameraPath:
     """Camera of kind ``kind`` for each of ``nf`` frames.
 
@@ -71,6 +77,9 @@ def camera_path(
     bounds : (2, 3) the scene's box (min, max), m, for ``overview`` and ``far``.
     fps, speed : frames per second of the video and its playback rate (simulated
         seconds per video second); smoothing widths are in simulated seconds.
+    points : (k, 3) points of the layout (track samples, recorded positions), m,
+        that ``overview`` keeps in the picture (default: the corners of ``bounds``).
+    aspect : width / height of the picture.
     """
     if kind not in CAMERAS:
         raise ValueError(f"unknown camera {kind!r}")
@@ -84,12 +93,13 @@ def camera_path(
     extent = float(np.linalg.norm(bounds[1] - bounds[0]))
     far = max(4.0 * extent, 500.0)
     if kind == "onride":
-        # the lead car's rider point, slightly forward, looking along the car
-        eye = lead_p + follow.rider_above_cg * up - 0.1 * follow.car_length * fwd
+        # the eyes of a rider in the lead car: EYE_ABOVE_RIDER above its rider
+        # point (the heart line, where G is measured), looking along the car
+        eye = lead_p + (follow.rider_above_cg + EYE_ABOVE_RIDER) * up - EYE_BEHIND_CENTRE * follow.car_length * fwd
         fwd_s = _unit(_smooth(fwd, sig_d))
         up_s = _unit(_smooth(up, sig_d))
         eye = _smooth(eye, sig_p)
-        focal = eye + 20.0 * fwd_s - 2.0 * up_s
+        focal = eye + 20.0 * fwd_s - 1.0 * up_s
         return CameraPath(eye, focal, up_s, VIEW_ANGLE[kind], 0.05, far)
     if kind == "chase":
         # behind and above the last car, looking at the middle of the train
@@ -100,16 +110,38 @@ def camera_path(
         eye = _smooth(eye, sig_p)
         focal = _smooth(centre, sig_p)
         return CameraPath(eye, focal, up_l, VIEW_ANGLE[kind], 0.2, far)
-    # overview: a fixed point seeing the whole layout, turning to follow the train
-    lo, hi = bounds
+    # overview: a fixed point seeing the whole layout side-on (across its longest
+    # horizontal axis, 30° to one side, 25° above), turning to follow the train
+    pts = bounds if points is None else np.asarray(points, dtype=float)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
     centre = 0.5 * (lo + hi)
-    radius = max(0.5 * extent, 5.0)
-    elevation, azimuth = np.radians(30.0), np.radians(-60.0)
-    direction = np.array([np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth), np.sin(elevation)])
-    distance = 1.15 * radius / np.sin(np.radians(0.5 * VIEW_ANGLE[kind]))
+    xy = pts[:, :2] - centre[:2]
+    if len(xy) > 2 and np.ptp(xy, axis=0).max() > 1e-9:
+        _, vecs = np.linalg.eigh(xy.T @ xy)
+        major = vecs[:, -1]
+    else:
+        major = np.array([1.0, 0.0])
+    across = np.array([major[1], -major[0]])
+    if across[1] > 0:  # a stable choice of side: look from the south-ish side
+        across = -across
+    az = np.radians(30.0)
+    horiz = np.cos(az) * across + np.sin(az) * major
+    el = np.radians(25.0)
+    direction = np.array([np.cos(el) * horiz[0], np.cos(el) * horiz[1], np.sin(el)])  # centre -> eye
+    fwd_c = -direction
+    right = np.cross(fwd_c, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    up_c = np.cross(right, fwd_c)
+    rel = pts - centre
+    half_v = np.tan(np.radians(0.5 * VIEW_ANGLE[kind]))
+    half_h = half_v * aspect
+    # each point fits the frame (85 %): |x| / (D + depth) <= 0.85 tan(half angle)
+    depth = rel @ fwd_c
+    need = np.maximum(np.abs(rel @ right) / (0.85 * half_h), np.abs(rel @ up_c) / (0.85 * half_v)) - depth
+    distance = max(float(need.max()), 10.0)
     nf = len(positions)
     eye = np.tile(centre + distance * direction, (nf, 1))
     train_c = 0.5 * (lead_p + last_p)
-    focal = _smooth(centre + 0.35 * (train_c - centre), sig_p)
+    focal = _smooth(centre + 0.2 * (train_c - centre), sig_p)
     up = np.tile([0.0, 0.0, 1.0], (nf, 1))
-    return CameraPath(eye, focal, up, VIEW_ANGLE[kind], max(0.5, 0.02 * distance), far + distance)
+    return CameraPath(eye, focal, up, VIEW_ANGLE[kind], max(0.5, 0.01 * distance), far + distance)

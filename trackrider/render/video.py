@@ -81,13 +81,19 @@ def _follow_for(spec: SceneSpec, labels) -> Follow:
     return Follow(lead=0, last=0)
 
 
-def _scene_bounds(recording: Recording, spec: SceneSpec) -> np.ndarray:
-    pts = [recording.positions.reshape(-1, 3)]
+def _layout_points(recording: Recording, spec: SceneSpec) -> np.ndarray:
+    """Points the overview must show: track samples and (a subsample of) the recorded positions, m."""
+    step = max(len(recording.times) // 200, 1)
+    pts = [recording.positions[::step].reshape(-1, 3)]
     for tr in spec.tracks:
-        s = np.linspace(0.0, float(tr.geometry.length), 200)
+        s = np.linspace(0.0, float(tr.geometry.length), 400)
         pts.append(np.asarray(tr.geometry.frames(s).position, dtype=float))
     allp = np.concatenate(pts)
-    allp = allp[np.all(np.isfinite(allp), axis=1)]
+    return allp[np.all(np.isfinite(allp), axis=1)]
+
+
+def _scene_bounds(recording: Recording, spec: SceneSpec) -> np.ndarray:
+    allp = _layout_points(recording, spec)
     return np.array([allp.min(axis=0), allp.max(axis=0)])
 
 
@@ -116,7 +122,8 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
         padded = np.concatenate([times[0] - step * np.arange(pad, 0, -1), times, times[-1] + step * np.arange(1, pad + 1)])
         pos_all, quat_all = recording.poses_at(padded)
         rot_all = quat_to_matrix(quat_all)
-        cam = camera_path(camera, pos_all, rot_all, follow, scene.bounds, fps, speed)
+        cam = camera_path(camera, pos_all, rot_all, follow, scene.bounds, fps, speed,
+                          points=_layout_points(recording, spec), aspect=size[0] / size[1])
         stats.build_s += _time.perf_counter() - t0
         total = len(times)
         for i in range(total):
