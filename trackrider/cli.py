@@ -286,6 +286,8 @@ def plot(
 ):
     """Plot G-forces and speed against time and against track position (PNG).
 
+    Given a sweep folder, plots each headline figure against each sweep axis.
+
     \b
     Example:
       trackrider plot results/classic_coaster --out ride.png --car 1
@@ -293,9 +295,16 @@ def plot(
     with _guard():
         if not out.lower().endswith(".png"):
             raise InputError(f"--out must name a .png file, got {out!r}")
-        from trackrider.plot import plot_results
+        from trackrider.sweep import is_sweep_dir
 
-        written = plot_results(results_dir, out, car=car, train=train)
+        if is_sweep_dir(results_dir):            # a sweep: each headline figure against each axis
+            from trackrider.sweep import plot_sweep
+
+            written = plot_sweep(results_dir, out)
+        else:
+            from trackrider.plot import plot_results
+
+            written = plot_results(results_dir, out, car=car, train=train)
         typer.echo(f"wrote {written}")
 
 
@@ -337,6 +346,38 @@ def render(
                               quality=q, duration=duration,
                               progress=True if (_stderr_is_terminal() and not quiet) else None)
         typer.echo(f"wrote {written or out}")
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+@app.command()
+def sweep(
+    sweep_file: str = typer.Argument(..., metavar="SWEEP.toml", help="A sweep file (see docs/sweeps.md)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS",
+                                            help="A Dask scheduler (tcp://host:8786) or 'local'."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="DIR",
+                                      help="Sweep folder (default: results/<sweep stem>/)."),
+    resume: bool = typer.Option(False, "--resume", help="Run only what an interrupted sweep left."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing sweep folder."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary."),
+):
+    """Run one base scenario many times with keys overridden (grid, zip, random, LHS).
+
+    \b
+    Example:
+      trackrider sweep scenarios/sweep_rollback.toml -j 2
+    """
+    with _guard():
+        if jobs is not None and jobs < 1:
+            raise InputError(f"--jobs must be ≥ 1, got {jobs}")
+        from trackrider.sweep import sweep_command
+
+        code = sweep_command(sweep_file, jobs=jobs, scheduler=scheduler, out=out, resume=resume,
+                             overwrite=overwrite, quiet=quiet, echo=typer.echo)
+    if code:
+        raise typer.Exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover
