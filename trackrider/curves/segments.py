@@ -25,7 +25,8 @@ import numpy as np
 from ..errors import InputError
 from . import _kernels as K
 
-NODE_SPACING = 0.25  # m
+NODE_SPACING = 0.25  # m, longest interval between frame nodes
+MAX_TURN = 0.02  # rad, largest turn of the tangent between frame nodes
 Z = np.array([0.0, 0.0, 1.0])
 
 
@@ -164,8 +165,11 @@ class SegmentCurve:
         self.closed = bool(closed)
         self.s0 = np.concatenate([[0.0], np.cumsum([p.length for p in pieces])])
         self.length = float(self.s0[-1])
-        nodes = [np.linspace(a, b, max(2, int(math.ceil((b - a) / NODE_SPACING))) + 1)[:-1]
-                 for a, b in zip(self.s0[:-1], self.s0[1:])]
+        nodes = []
+        for p, a, b in zip(pieces, self.s0[:-1], self.s0[1:]):
+            kmax = max(abs(p.w0), abs(p.w1)) * np.linalg.norm(np.cross(p.k, p.t0))
+            h = min(NODE_SPACING, MAX_TURN / kmax) if kmax > 0 else NODE_SPACING
+            nodes.append(np.linspace(a, b, max(2, int(math.ceil((b - a) / h))) + 1)[:-1])
         self.node_s = np.concatenate(nodes + [[self.length]])
         self.point_s = None
 

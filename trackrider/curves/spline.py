@@ -4,7 +4,7 @@ The spline is a degree-5 B-spline (C4: position, tangent, curvature and torsion
 are continuous) through the points at parameters ``u`` equal to the arc length
 of the previous fit (two refits starting from chord length), so ``|P_u|`` is
 close to 1. Arc length ``s(u)`` is tabulated by 8-point Gauss–Legendre on
-sub-intervals no longer than 0.25 m; ``u(s)`` is found by Newton on that table
+sub-intervals no longer than 0.25 m and turning by at most 0.02 rad; ``u(s)`` is found by Newton on that table
 to 1e-11 m.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from scipy.interpolate import BSpline, PPoly, make_interp_spline
 from . import _kernels as K
 
 SUB_SPACING = 0.25  # m, longest sub-interval of the arc-length table and frame nodes
+MAX_TURN = 0.02  # rad, largest turn of the tangent across one sub-interval
 DEGREE = 5
 MIN_POINTS = DEGREE + 1
 
@@ -71,6 +72,15 @@ class SplineCurve:
         lens = np.empty(len(base) - 1)
         K.span_arc_lengths(self.breaks, self.coef, base, K.GL_NODES, K.GL_WEIGHTS, lens)
         m = np.maximum(1, np.ceil(lens / SUB_SPACING).astype(np.int64))
+        # and no sub-interval turns the tangent by more than MAX_TURN (frames are interpolated between them)
+        probe = np.concatenate([base, 0.5 * (base[1:] + base[:-1])])
+        D = np.empty((len(probe), 4, 3))
+        K.ppoly_eval(self.breaks, self.coef, np.ascontiguousarray(probe), D)
+        sp = np.linalg.norm(D[:, 1], axis=1)
+        kap = np.linalg.norm(np.cross(D[:, 1], D[:, 2]), axis=1) / sp**3
+        nb = len(base)
+        kmax = np.maximum(np.maximum(kap[: nb - 1], kap[1:nb]), kap[nb:])
+        m = np.maximum(m, np.minimum(np.ceil(lens * kmax / MAX_TURN), 1000).astype(np.int64))
         if len(base) - 1 < 4 * len(u):
             m = np.maximum(m, 2)
         iv = np.repeat(np.arange(len(m)), m)
