@@ -183,3 +183,40 @@ def test_closed_circuit_starting_inside_a_loop():
     assert darboux_fd_error(tr, np.linspace(0.3, tr.length - 0.3, 500)) < 1e-6
     a, b = tr.frame(0.0), tr.frames(np.array([tr.length - 1e-7]))[0]
     assert np.abs(a.normal - b.normal).max() < 1e-6
+
+
+def test_track_starting_and_ending_vertical():
+    """Steep stretches at the ends: the frame is carried from the nearest upright point, continuously."""
+    from trackrider.curves import arc
+    from trackrider.curves.segments import start
+
+    tr = Track.from_segments([start(pitch=90.0), straight(8.0), arc(10.0, -90.0, "pitch"), straight(10.0),
+                              arc(10.0, 90.0, "pitch"), straight(8.0)])
+    s = np.linspace(0, tr.length, 4001)
+    f = tr.frames(s)
+    assert np.all(np.isfinite(f.darboux)) and np.all(np.isfinite(f.binormal))
+    level = np.abs(f.tangent[:, 2]) < 1e-9
+    assert np.abs(f.binormal[level] - [0, 0, 1]).max() < 1e-9  # upright where level
+    step = np.arccos(np.clip(np.sum(f.binormal[1:] * f.binormal[:-1], axis=1), -1, 1)) / np.diff(s)
+    assert step.max() < 0.11  # no snap: at most the pitch curvature 1/10 m
+    assert darboux_fd_error(tr, np.linspace(0.2, tr.length - 0.2, 400)) < 1e-5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_smooth_curves_give_finite_consistent_frames(seed):
+    rng = np.random.default_rng(seed)
+    n = 80
+    heading = np.cumsum(rng.normal(0, 0.15, n))
+    pitch = np.clip(np.cumsum(rng.normal(0, 0.15, n)), -1.4, 1.4)
+    d = np.column_stack([np.cos(pitch) * np.cos(heading), np.cos(pitch) * np.sin(heading), np.sin(pitch)])
+    pts = np.cumsum(d * 2.0, axis=0)
+    for frame in ("up", "minimal"):
+        tr = Track.from_points(pts, frame=frame)
+        s = np.linspace(0, tr.length, 3000)
+        f = tr.frames(s)
+        for name in ("position", "tangent", "normal", "binormal", "darboux", "roll"):
+            assert np.all(np.isfinite(getattr(f, name))), name
+        ortho = np.abs(np.sum(f.tangent * f.normal, axis=1)).max() + np.abs(np.linalg.norm(f.binormal, axis=1) - 1).max()
+        assert ortho < 1e-12
+        omega = np.linalg.norm(f.darboux, axis=1).max()
+        assert darboux_fd_error(tr, np.linspace(0.05, tr.length - 0.05, 300), h=1e-5) < 1e-5 * max(1.0, omega)
