@@ -249,3 +249,11 @@ def test_report_figures_of_a_known_helix(tmp_path):
     assert rep["max_abs_torsion"] == pytest.approx(c / (r * r + c * c), rel=1e-2)
     assert rep["z_min"] == pytest.approx(0.0, abs=1e-9) and rep["z_max"] == pytest.approx(4 * np.pi * c, abs=1e-6)
     assert rep["closed"] is False and rep["format"] == "points"
+
+
+def test_closed_with_distant_ends_is_refused(tmp_path):
+    p = tmp_path / "open.csv"
+    p.write_text("x,y,z\n" + "".join(f"{i},0,{0.01 * i * i}\n" for i in range(30)))
+    with pytest.raises(InputError, match="closed, but the last point is") as e:
+        load_curve(p, closed=True)
+    assert e.value.where == "closed"

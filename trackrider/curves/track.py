@@ -270,6 +270,10 @@ class Track:
                 extra = {k: v[:-1] for k, v in extra.items()}
                 if lines is not None:
                     lines = lines[:-1]
+            elif gap > 10 * np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)):
+                raise InputError(f"closed, but the last point is {gap:.3f} m from the first (more than 10 point "
+                                 f"spacings): the closing stretch would be a straight jump", path=source,
+                                 where="closed")
         if len(pts) < MIN_POINTS:
             raise InputError(f"a track needs at least {MIN_POINTS} distinct points (quintic spline), got {len(pts)}",
                              path=source, where="points")
