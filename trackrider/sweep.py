@@ -1126,3 +1126,37 @@ def plot_sweep(sweep_dir, out_png, headlines=None) -> Path:
     fig.savefig(out_png, dpi=110)
     plt.close(fig)
     return out_png
+
+
+# --------------------------------------------------------------------------- CLI glue
+
+def is_sweep_dir(path) -> bool:
+    """True when ``path`` is a sweep directory (``trackrider plot`` dispatches on it)."""
+    p = Path(path)
+    return (p / "sweep.csv").is_file() and (p / "plan.json").is_file()
+
+
+def sweep_command(sweep_file, jobs: int | None = None, scheduler: str | None = None,
+                  out: str | None = None, resume: bool = False, overwrite: bool = False,
+                  quiet: bool = False, echo: Callable[[str], Any] = print) -> int:
+    """``trackrider sweep``: run, print the summary, return the exit code.
+
+    InputError propagates (the command line turns it into ``error: …``, exit 2).
+    Ctrl-C: the finished runs are kept, a one-line note says how to resume,
+    exit code 130. The progress bar shows on a terminal unless ``quiet``.
+    """
+    import sys
+
+    show = (not quiet) and sys.stderr.isatty()
+    try:
+        result = run_sweep(sweep_file, out_dir=out, jobs=jobs, scheduler=scheduler,
+                           resume=resume, overwrite=overwrite, progress=show)
+    except KeyboardInterrupt:
+        where = out or str(Path("results") / Path(sweep_file).stem)
+        echo(f"interrupted: finished runs kept in {where}; continue with --resume")
+        return 130
+    if not quiet:
+        echo(format_sweep_summary(result))
+    echo(f"wrote {result.csv_path} ({len(result.rows)} runs, {result.n_run} run now, "
+         f"{result.n_failed} failed, {result.wall_s:.1f} s, {result.backend or 'nothing to run'})")
+    return 0
