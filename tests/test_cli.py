@@ -318,3 +318,26 @@ def test_subprocess_run_never_imports_vtk(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path, monkeypatch):
+    import trackrider.cli as cli
+    import trackrider.sim
+
+    calls = []
+    real = trackrider.sim.simulate
+
+    def spy(*args, progress=None, **kwargs):
+        calls.append(progress)
+        return real(*args, progress=progress, **kwargs)
+
+    monkeypatch.setattr(trackrider.sim, "simulate", spy)
+    monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: True)
+    result = runner.invoke(app, ["run", str(PENDULUM), "--out", str(tmp_path / "a"), "--duration", "0.5"])
+    assert result.exit_code == 0, result.stderr
+    assert callable(calls[-1])
+    result = runner.invoke(app, ["run", str(PENDULUM), "--out", str(tmp_path / "b"), "--duration", "0.5", "-q"])
+    assert result.exit_code == 0 and calls[-1] is None          # --quiet: no bar
+    monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: False)
+    result = runner.invoke(app, ["run", str(PENDULUM), "--out", str(tmp_path / "c"), "--duration", "0.5"])
+    assert result.exit_code == 0 and calls[-1] is None and result.stderr == ""

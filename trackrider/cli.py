@@ -242,9 +242,10 @@ def validate(
       trackrider validate scenarios/funicular.toml
     """
     with _guard():
-        from trackrider.scenario import load_scenario
+        from trackrider.scenario import build_world, load_scenario
 
-        load_scenario(scenario)
+        # building the world (without running it) also catches what the physics refuses
+        build_world(load_scenario(scenario))
         typer.echo("ok")
 
 
