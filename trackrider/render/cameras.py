@@ -19,6 +19,8 @@ SMOOTHING_S = {"onride": (0.04, 0.12), "chase": (0.35, 0.5), "overview": (1.0, 1
 EYE_ABOVE_RIDER = 0.3
 #: onride: the eyes behind the car's centre, in car lengths (the car's front stays in view)
 EYE_BEHIND_CENTRE = 0.15
+#: chase: behind the last car (m, plus 1.5 car lengths), to its left and above it (m, plus a car height)
+CHASE_BACK, CHASE_SIDE, CHASE_UP = 6.0, 2.5, 3.0
 #: vertical field of view, degrees
 VIEW_ANGLE = {"onride": 75.0, "chase": 55.0, "overview": 40.0}
 
@@ -104,8 +106,9 @@ def camera_path(
     if kind == "chase":
         # behind and above the last car, looking at the middle of the train
         fwd_l, up_l = _unit(_smooth(last_r[:, :, 0], sig_d)), _unit(_smooth(last_r[:, :, 2], sig_d))
-        back = 6.0 + 1.5 * follow.car_length
-        eye = last_p - back * fwd_l + (3.0 + follow.car_height) * up_l
+        left_l = _unit(np.cross(up_l, fwd_l))
+        back = CHASE_BACK + 1.5 * follow.car_length
+        eye = last_p - back * fwd_l + CHASE_SIDE * left_l + (CHASE_UP + follow.car_height) * up_l
         centre = 0.5 * (lead_p + last_p) + 0.5 * follow.car_height * up_l
         eye = _smooth(eye, sig_p)
         focal = _smooth(centre, sig_p)

@@ -19,6 +19,7 @@ RAIL_COLOUR = (250, 200, 20)
 TIE_COLOUR = (70, 70, 75)
 SUPPORT_COLOUR = (225, 225, 220)
 GROUND_COLOURS = ((96, 140, 72), (106, 150, 80))
+GROUND_CELL = 10.0  # m, side of a ground square
 SKY_BOTTOM = (205, 225, 242)
 SKY_TOP = (70, 130, 205)
 SKY_MID = (135, 175, 225)  # a plain sky, when the gradient is off
@@ -197,24 +198,33 @@ def ground(xmin, xmax, ymin, ymax, z, cell: float = 10.0, max_cells: int = 120) 
     return Quads(pts, quads, colours, np.tile([0.0, 0.0, 1.0], (len(quads), 1)))
 
 
-def sky_dome(centre, radius: float, n_azimuth: int = 32, n_elevation: int = 10):
-    """A hemisphere (from 8° below the horizon to the zenith) around ``centre``,
-    with per-point colours from ``SKY_BOTTOM`` at the horizon to ``SKY_TOP``:
-    a gradient sky that costs one pass over the sky's pixels only (a gradient
-    background would shade the whole screen first).
+def sky_dome(centre, radius: float, top_deg: float = 35.0, n_azimuth: int = 32, n_elevation: int = 7):
+    """A band of sky around ``centre`` from 8° below the horizon to ``top_deg``
+    above it, with per-point colours from ``SKY_BOTTOM`` at the horizon to
+    ``SKY_TOP`` at its top edge; above it the plain background (``SKY_TOP``)
+    shows. A gradient sky that shades only the pixels near the horizon (a
+    gradient background would shade the whole screen first).
 
     Returns points (n, 3), quads (m, 4), point colours (n, 3) uint8.
     """
-    el = np.radians(np.concatenate([[-8.0], np.linspace(0.0, 90.0, n_elevation)]))
+    el = np.radians(np.concatenate([[-8.0], np.linspace(0.0, top_deg, n_elevation)]))
     az = np.linspace(0.0, 2.0 * math.pi, n_azimuth, endpoint=False)
     e, a = np.meshgrid(el, az, indexing="ij")
     pts = np.asarray(centre, dtype=float) + radius * np.column_stack(
         [(np.cos(e) * np.cos(a)).ravel(), (np.cos(e) * np.sin(a)).ravel(), np.sin(e).ravel()]
     )
-    w = np.clip(np.sin(e.ravel()), 0.0, 1.0) ** 0.6  # 0 at the horizon, 1 at the zenith
+    w = np.clip(e.ravel() / np.radians(top_deg), 0.0, 1.0) ** 0.7  # 0 at the horizon, 1 at the top edge
     colours = np.rint((1 - w)[:, None] * np.asarray(SKY_BOTTOM) + w[:, None] * np.asarray(SKY_TOP)).astype(np.uint8)
     i, j = np.meshgrid(np.arange(len(el) - 1), np.arange(n_azimuth), indexing="ij")
     i, j = i.ravel(), j.ravel()
     j1 = (j + 1) % n_azimuth
     quads = np.stack([i * n_azimuth + j, i * n_azimuth + j1, (i + 1) * n_azimuth + j1, (i + 1) * n_azimuth + j], axis=-1)
     return pts, quads, colours
+
+
+def ground_texture(lights=LIGHTS, ambient: float = AMBIENT, diffuse: float = DIFFUSE) -> np.ndarray:
+    """The 2 × 2 checker (RGB uint8) of the ground, with the lighting of a level
+    surface baked in; repeated once per two cells by the renderer."""
+    shade = ambient + sum(diffuse * i * max(0.0, float(np.asarray(d)[2] / np.linalg.norm(d))) for d, i in lights)
+    c = np.clip(np.rint(np.asarray(GROUND_COLOURS, dtype=float) * shade), 0, 255).astype(np.uint8)
+    return np.array([[c[0], c[1]], [c[1], c[0]]], dtype=np.uint8)
