@@ -111,3 +111,9 @@ def test_toml_error_reports_line_and_column(write):
     with pytest.raises(InputError) as info:
         load_scenario(path)
     assert info.value.where == "line 3, column 6"
+
+
+def test_absurdly_long_segment_track_is_refused_before_building(write):
+    path = write(edit("length = 60.0", "length = 60.0}, {type = \"helix\", radius = 900000.0, turns = 2.0"))
+    with pytest.raises(InputError, match=r"track\[0\]\.segments: the track would be 1\.131e\+04 km long"):
+        load_scenario(path)

@@ -38,6 +38,8 @@ MAX_LENGTH = 1.0e6
 MAX_MASS = 1.0e9
 MAX_FORCE = 1.0e12
 MAX_SPEED = 1.0e4
+#: longest track built from segments, m (memory: the track is tabulated every few cm)
+MAX_TRACK_LENGTH = 50_000.0
 _REQUIRED = object()
 
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
@@ -396,6 +398,21 @@ def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
     return out
 
 
+def _segment_length(seg: dict) -> float:
+    """Arc length of a validated segment, m."""
+    kind = seg["type"]
+    if kind in ("straight", "clothoid"):
+        return seg["length"]
+    if kind == "arc":
+        return seg["radius"] * math.radians(abs(seg["angle"]))
+    if kind == "helix":
+        c = seg.get("pitch", 0.0) / (2 * math.pi)
+        return 2 * math.pi * math.hypot(seg["radius"], c) * abs(seg["turns"])
+    if kind == "loop":
+        return 2 * math.pi * seg["radius"] + seg.get("offset", 0.0)
+    return 0.0
+
+
 def _roll(ctx: _Ctx, t: dict, where: str):
     if "roll" not in t:
         return None
@@ -440,6 +457,10 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         segments = [_segment(ctx, seg, f"{where}.segments[{j}]", j) for j, seg in enumerate(value)]
         if all(seg["type"] == "start" for seg in segments):
             raise ctx.error(f"{where}.segments", "has no segment after 'start'")
+        total = sum(_segment_length(seg) for seg in segments)
+        if total > MAX_TRACK_LENGTH:
+            raise ctx.error(f"{where}.segments", f"the track would be {total / 1000:.4g} km long "
+                            f"(limit {MAX_TRACK_LENGTH / 1000:g} km)")
     fmt = _string(ctx, t, "format", where, "auto", choices=FORMATS)
     if has_segments and "format" in t:
         raise ctx.error(f"{where}.format", "applies to a curve file, not to segments")
@@ -528,7 +549,7 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         raise ctx.error(f"{pw}.damping", "needs stiffness too (a soft coupler is a spring and a damper)")
     return TrainConfig(
         name=name, track=track, track_index=track_names.index(track),
-        cars=_number(ctx, t, "cars", where, 1, integer=True, ge=1, le=100_000),
+        cars=_number(ctx, t, "cars", where, 1, integer=True, ge=1, le=10_000),
         wheels=_string(ctx, t, "wheels", where, "coaster", choices=WHEELS),
         start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
         start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
