@@ -11,7 +11,7 @@ import json
 import math
 import tomllib
 
-from conftest import BASE
+from scenario_texts import BASE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
