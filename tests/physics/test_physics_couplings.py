@@ -145,3 +145,18 @@ def test_distance_joint_between_a_car_and_the_world_holds_it_on_a_grade():
     t, r, st = run(w, 2000, 100)
     assert np.all(np.abs(r[:, 0, ch.SPEED]) < 1e-6)
     assert w.jlam[0, 0] / w.dt == pytest.approx(M * G * np.sin(np.radians(5.0)), rel=1e-4)
+
+
+@pytest.mark.parametrize("ctype", ["distance", "ball"])
+def test_chain_solve_equals_a_direct_solve_of_the_whole_step_on_a_hilly_curve(ctype):
+    from trackrider.physics.reference import exact_coupler_impulses, one_step_rows
+
+    w = World(dt=1e-3)
+    w.add_track(analytic.hilly_circle(R=60.0, amp=3.0, waves=4, n=6001))
+    w.add_train("a", 0, 60, car(), coupling=CouplingSpec(ctype, 0.5), start_s=160.0, start_speed=12.0)
+    w.run(300, 300)
+    rows = one_step_rows(w)
+    lam_exact, lamT_exact = exact_coupler_impulses(rows)
+    assert np.max(np.abs(lam_exact)) * 1e3 > 1.0  # the couplers do carry force (> 1 N)
+    np.testing.assert_allclose(rows["lam_c"], lam_exact, rtol=0, atol=1e-8 * np.max(np.abs(lam_exact)))
+    np.testing.assert_allclose(rows["lamT"], lamT_exact, rtol=0, atol=1e-8 * np.max(np.abs(lamT_exact)))

@@ -1,0 +1,103 @@
+"""Solver benchmark: trains of 7, 100 and 1000 cars on a curved hilly circuit at dt = 1 ms.
+
+Prints, per train length: µs per step (wall and CPU), multiple of real time (CPU), ns per
+row and pass, and the largest coupler-force error of one step against an exact sparse direct
+solve of the same step's equality system (numpy/scipy, assembled independently from the
+kernel's rows); then the compile time from a cold cache and from the cache (subprocesses).
+
+    python bench/solver.py [--quick]
+
+Timings on a shared machine are noisy: the CPU-time columns (process time) are the ones
+to compare.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests" / "physics"))
+os.environ.setdefault("NUMBA_CACHE_DIR", "/tmp/numba_bench_solver")
+
+import numpy as np  # noqa: E402
+
+
+def build(n_cars, track):
+    from trackrider.physics import CarSpec, CouplingSpec, World
+
+    w = World(dt=1e-3)
+    w.add_track(track)
+    w.add_train("bench", 0, n_cars, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1),
+                coupling=CouplingSpec("distance", 0.5), start_s=n_cars * 2.5 + 5.0, start_speed=12.0)
+    return w
+
+
+from trackrider.physics.reference import exact_coupler_impulses, one_step_rows  # noqa: E402
+
+
+def timing(n_cars, steps, track):
+    w = build(n_cars, track)
+    w.run(20, 20)  # compile (or load) and settle
+    t0, c0 = time.perf_counter(), time.process_time()
+    w.run(steps, 100)
+    wall = (time.perf_counter() - t0) / steps
+    cpu = (time.process_time() - c0) / steps
+    rows_per_step = 5 * n_cars + (n_cars - 1)
+    # coupler-force error of one step vs the exact solve
+    rows = one_step_rows(w)
+    lam_exact, _ = exact_coupler_impulses(rows)
+    lam = rows["lam_c"]
+    scale = max(np.max(np.abs(lam_exact)), 1e-300)
+    err = np.max(np.abs(lam - lam_exact)) / scale
+    f_max = scale / w.dt
+    return wall, cpu, rows_per_step, err, f_max
+
+
+def compile_times():
+    code = ("import sys, time; t0 = time.perf_counter(); sys.path.insert(0, %r);"
+            "import analytic; from trackrider.physics import World, CarSpec, CouplingSpec;"
+            "w = World(); w.add_track(analytic.hilly_circle(R=40.0, amp=2.0, n=2001));"
+            "w.add_train('a', 0, 3, CarSpec(600, 2, 1.2, 1)); w.run(2, 1);"
+            "print(time.perf_counter() - t0)") % str(ROOT / "tests" / "physics")
+    out = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for _ in range(2):
+            r0 = os.times()
+            p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT)
+            r1 = os.times()
+            if p.returncode != 0:
+                raise RuntimeError(p.stderr)
+            out.append((float(p.stdout.strip().splitlines()[-1]),
+                        (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system)))
+    return out
+
+
+def main(argv=None):
+    import analytic
+
+    argv = sys.argv[1:] if argv is None else argv
+    quick = "--quick" in argv
+    track = analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001)  # ~3.1 km, hills of ±3 m
+    print("trackrider solver benchmark — curved hilly circuit (R 500 m, ±3 m hills), dt = 1 ms, "
+          "distance couplers, coasting")
+    print(f"{'cars':>5} {'rows':>6} {'us/step wall':>13} {'us/step cpu':>12} {'x real (cpu)':>13} "
+          f"{'ns/row-pass':>12} {'coupler err':>12} {'max coupler F':>14}")
+    for n, steps in ((7, 5000 if quick else 20000), (100, 500 if quick else 3000), (1000, 50 if quick else 500)):
+        wall, cpu, rows, err, fmax = timing(n, steps, track)
+        print(f"{n:>5} {rows:>6} {wall * 1e6:>13.1f} {cpu * 1e6:>12.1f} {1e-3 / cpu:>13.1f} "
+              f"{cpu / rows * 1e9:>12.1f} {err:>12.2e} {fmax:>12.1f} N")
+    (cold_wall, cold_cpu), (warm_wall, warm_cpu) = compile_times()
+    print(f"compile + first steps, cold cache: {cold_wall:.1f} s wall ({cold_cpu:.1f} s cpu); "
+          f"from cache: {warm_wall:.1f} s wall ({warm_cpu:.1f} s cpu)")
+    print("ns/row-pass: CPU time per step / equality rows (5 per car + 1 per coupler); with no bounded "
+          "rows a step is one exact track-block projection plus one exact chain solve.")
+
+
+if __name__ == "__main__":
+    main()
