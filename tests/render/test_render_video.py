@@ -251,3 +251,40 @@ def test_importing_trackrider_does_not_import_vtk():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_cli_reports_missing_libraries_in_one_line(ride, tmp_path, monkeypatch):
+    """Through ``trackrider render``: exit code 2, one ``error:`` line naming the packages."""
+    from typer.testing import CliRunner
+
+    from trackrider.cli import app
+
+    res = tmp_path / "res"
+    res.mkdir()
+    (res / "timeseries.csv").write_text("t,train,car,x,y,z,qw,qx,qy,qz\n0,a,1,0,0,0,1,0,0,0\n")
+    (res / "summary.json").write_text(json.dumps({"scenario": str(tmp_path / "x.toml")}))
+    monkeypatch.setattr(probe, "_PROBE_CODE", "import os; os.abort()")
+    monkeypatch.setattr(probe, "_cached", [])
+    result = CliRunner().invoke(app, ["render", str(res), "--out", str(tmp_path / "ride.mp4")])
+    assert result.exit_code == 2
+    text = result.output.strip()  # CliRunner mixes stderr into output by default
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), text
+    assert "libegl1 libgl1-mesa-dri" in lines[0] and "Traceback" not in text
+    assert not (tmp_path / "ride.mp4").exists()
+
+
+def test_png_at_time_zero_shows_the_start(ride, tmp_path):
+    rec, spec = ride
+    late = type(rec)(rec.times + 0.01, rec.labels, rec.positions, rec.quaternions)  # first sample after step 1
+    a = iio3.imread(render_ride(None, tmp_path / "a.png", size=SMALL, time=0.0, recording=late, scene=spec))
+    b = iio3.imread(render_ride(None, tmp_path / "b.png", size=SMALL, time=0.01, recording=late, scene=spec))
+    assert np.array_equal(a, b)
+
+
+def test_progress_callable_sees_every_frame(ride, tmp_path):
+    rec, spec = ride
+    seen = []
+    render_ride(None, tmp_path / "p.gif", fps=4, size=(64, 36), recording=rec, scene=spec,
+                progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(i, 7) for i in range(1, 8)]  # 0, 0.25, ... 1.5 s

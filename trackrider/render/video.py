@@ -253,25 +253,49 @@ def _read_results(results: Path):
 
 
 def _progress_bar(enabled):
-    """A callable(done, total) drawing a rich progress bar on stderr, and its closer."""
+    """``(bar, close)``: ``bar(label)`` returns a callable(done, total) that draws
+    one task of a rich progress bar on stderr (or calls the user's callable);
+    ``close()`` removes the bar. ``bar`` is None when there is nothing to show."""
     if enabled is None or enabled is False:
         return None, lambda: None
     if callable(enabled):
-        return enabled, lambda: None
+        return (lambda label: (lambda done, total: enabled(done, total)) if label == "rendering" else None), lambda: None
     if not sys.stderr.isatty():
         return None, lambda: None
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    bar = Progress(TextColumn("rendering"), BarColumn(), TextColumn("{task.completed}/{task.total} frames"), TimeRemainingColumn(), transient=True)
+    bar = Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=True,
+    )
     bar.start()
-    task = [None]
 
-    def update(done, total):
-        if task[0] is None:
-            task[0] = bar.add_task("render", total=total)
-        bar.update(task[0], completed=done)
+    def task(label):
+        ids = []
 
-    return update, bar.stop
+        def update(done, total):
+            unit = "frames" if label == "rendering" else "s"
+            what = f"{done:g}/{total:g} {unit}"
+            if not ids:
+                ids.append(bar.add_task(label, total=total, what=what))
+            bar.update(ids[0], completed=done, what=what)
+
+        return update
+
+    return task, bar.stop
+
+
+class _closing:
+    def __init__(self, close):
+        self.close = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
 
 def render_ride(
@@ -358,7 +382,8 @@ def render_ride(
     if problem is not None:
         raise InputError(problem)
 
-    with tempfile.TemporaryDirectory(prefix="trackrider-render-") as tmp:
+    bar, close_bar = _progress_bar(progress)
+    with tempfile.TemporaryDirectory(prefix="trackrider-render-") as tmp, _closing(close_bar):
         if recording is None or scene is None:
             if src.is_dir():
                 rec, scen_path = _read_results(src)
@@ -368,7 +393,8 @@ def render_ride(
 
                 scenario = _load_scenario(src)
                 run_dir = Path(tmp) / "run"
-                simulate(scenario, out_dir=run_dir, duration=duration)
+                simulate(scenario, out_dir=run_dir, duration=duration,
+                         progress=bar("simulating") if bar is not None else None)
                 rec, _ = _read_results(run_dir)
                 spec = scene_from_scenario(scenario)
             recording = recording or rec
@@ -378,11 +404,15 @@ def render_ride(
             t_end = min(t_end, t_start + float(duration))
         if ext == ".png":
             t_still = 0.5 * (t_start + t_end) if time is None else float(time)
+            if 0.0 <= t_still < t_start:  # before the first sample (recorded after step 1): the start
+                t_still = t_start
             if not (t_start - 1e-9 <= t_still <= recording.t_end + 1e-9):
                 raise InputError(f"time must be within the recording, {t_start:g}..{recording.t_end:g} s, got {t_still:g}", where="--time")
             times = np.array([t_still])
         else:
             t0 = t_start if time is None else float(time)
+            if 0.0 <= t0 < t_start:
+                t0 = t_start
             if not (t_start - 1e-9 <= t0 < t_end):
                 raise InputError(f"time must be within the recording, {t_start:g}..{t_end:g} s, got {t0:g}", where="--time")
             times = frame_times(t0, t_end, fps, speed)
@@ -396,14 +426,18 @@ def render_ride(
             writer = _PngWriter(tmp_out)
         stats = stats if stats is not None else RenderStats()
         t_begin = _time.perf_counter()
-        bar, close_bar = _progress_bar(progress)
         try:
-            render_frames(recording, scene, times, camera, (w, h), fps, speed, q, writer, bar, stats)
-        finally:
-            close_bar()
-            t_close = _time.perf_counter()
-            writer.close()
-            stats.encode_s += _time.perf_counter() - t_close
+            render_frames(recording, scene, times, camera, (w, h), fps, speed, q, writer,
+                          bar("rendering") if bar is not None else None, stats)
+        except BaseException:
+            try:  # stop ffmpeg; the temporary folder goes, nothing is written
+                writer.close()
+            except Exception:  # noqa: BLE001 - the first error is the one to report
+                pass
+            raise
+        t_close = _time.perf_counter()
+        writer.close()
+        stats.encode_s += _time.perf_counter() - t_close
         stats.total_s = _time.perf_counter() - t_begin
         # atomic: the output appears complete or not at all
         tmp_final = out.with_name(f".{out.name}.tmp{os.getpid()}")
