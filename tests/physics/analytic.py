@@ -140,3 +140,26 @@ def run(world, n_steps, record_every=1):
     if not ts:
         return np.zeros(0), np.zeros((0, world.n_entities, 28)), status
     return np.concatenate(ts), np.concatenate(ss), status
+
+
+def ballistic_hill(u=15.0, half_width=25.0, n=4001, g=9.81):
+    """A hill shaped like a free-fall parabola z = −g x²/(2u²) over x ∈ [−w, w] (in x-z):
+    a point crossing its top at speed ``u`` feels zero G all along. Returns (track, s_top)."""
+    x = np.linspace(-half_width, half_width, 200001)
+    z = -g * x**2 / (2 * u**2)
+    d = np.sqrt(np.diff(x) ** 2 + np.diff(z) ** 2)
+    sg = np.concatenate([[0], np.cumsum(d)])
+    L = sg[-1]
+    s = np.linspace(0.0, L, n)
+    xs = np.interp(s, sg, x)
+    c = g / u**2
+    P = np.column_stack([xs, np.zeros(n), -0.5 * c * xs**2])
+    r1 = np.column_stack([np.ones(n), np.zeros(n), -c * xs])
+    r2 = np.column_stack([np.zeros(n), np.zeros(n), -c * np.ones(n)])
+    sp = np.linalg.norm(r1, axis=1)
+    T = r1 / sp[:, None]
+    dT = (r2 - np.sum(r2 * T, axis=1)[:, None] * T) / sp[:, None] ** 2
+    N = np.tile([0.0, 1.0, 0.0], (n, 1))
+    B = np.cross(T, N)
+    Om = np.cross(T, dT)
+    return _table(P, T, N, B, Om, dT, L, False), float(np.interp(0.0, x, sg))
