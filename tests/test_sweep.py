@@ -320,3 +320,56 @@ def test_real_resume_reruns_nothing_that_finished(tmp_path):
     assert again.csv_path.read_bytes() == res.csv_path.read_bytes()
     png = sw.plot_sweep(out, tmp_path / "sweep.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sweep_command_prints_the_summary_and_the_table(tmp_path):
+    lines = []
+    code = sw.sweep_command(str(TINY), jobs=2, out=str(tmp_path / "cli"), quiet=False,
+                            echo=lines.append)
+    assert code == 0
+    text = "\n".join(lines)
+    assert "sweep sweep_tiny: 12 runs" in text and "lowest speed, m/s:" in text
+    assert f"wrote {tmp_path / 'cli' / 'sweep.csv'} (12 runs, 12 run now, 0 failed" in text
+    assert sw.is_sweep_dir(tmp_path / "cli") and not sw.is_sweep_dir(tmp_path)
+
+
+# ----------------------------------------------------------------- the bundled rollback sweep
+
+ROLLBACK = SCENARIOS / "sweep_rollback.toml"
+
+
+def _rollback_runs():
+    spec = sw.load_sweep(ROLLBACK)
+    plan = sw.plan_runs(spec)
+    return spec, {tuple(p["values"].values()): p for p in plan}
+
+
+def test_rollback_sweep_full_calm_train_crests_and_empty_windy_worn_train_valleys(tmp_path):
+    spec, runs = _rollback_runs()
+    assert len(runs) == 27 and [ax.key for ax in spec.axes] == [
+        "train.red.car.mass", "resistance.rolling", "resistance.drag_area"]
+    rows = {}
+    for key in [(550.0, 0.003, 0.3), (250.0, 0.011, 1.3)]:
+        task = dict(runs[key], scenario=str(spec.scenario), sweep_dir=str(tmp_path),
+                    duration=spec.duration, keep_timeseries=False)
+        rows[key] = sw.run_one(task)
+    full, empty = rows[(550.0, 0.003, 0.3)], rows[(250.0, 0.011, 1.3)]
+    assert full["status"] == "completed" and full["valleyed"] is False
+    assert full["n_rolled_back"] == 0 and full["min_crest_speed"] > 0.5
+    assert empty["valleyed"] is True and empty["n_rolled_back"] >= 1
+    assert empty["min_speed"] < -1.0            # it ran backwards down the second hill
+
+
+@pytest.mark.slow
+def test_rollback_sweep_valleys_are_monotone_in_load_resistance_and_wind(tmp_path):
+    res = sw.run_sweep(ROLLBACK, out_dir=tmp_path / "rb", jobs=2, progress=False)
+    assert res.n_failed == 0
+    key = lambda r: (r["train.red.car.mass"], r["resistance.rolling"], r["resistance.drag_area"])
+    valley = {key(r): r["valleyed"] for r in res.rows}
+    assert 0 < sum(valley.values()) < len(valley)
+    # a lighter train, more rolling resistance or more drag never does better
+    for (m, mu, cda), v in valley.items():
+        if v:
+            for (m2, mu2, cda2), v2 in valley.items():
+                if m2 <= m and mu2 >= mu and cda2 >= cda:
+                    assert v2, ((m, mu, cda), (m2, mu2, cda2))
