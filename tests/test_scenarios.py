@@ -79,6 +79,14 @@ def test_pendulum_period_matches_physical_pendulum():
     assert summary["max_speed"] == pytest.approx(v_max, rel=5e-3)
     assert summary["max_g_vertical"] == pytest.approx(1 + v_max**2 / (G * R), abs=5e-3)
     assert abs(summary["energy_drift"]) < 5e-3
+    # the free body on a 2 m rod beside it: a simple pendulum (the rod lets the bob turn freely)
+    bob = series(res, "bob")
+    x = bob["x"] - 6.0
+    assert np.allclose(np.hypot(x, bob["z"] - 2.0), 2.0, atol=1e-4)
+    i = np.nonzero((x[:-1] < 0) & (x[1:] >= 0))[0]
+    crossings = bob["t"][i] - x[i] * (bob["t"][i + 1] - bob["t"][i]) / (x[i + 1] - x[i])
+    T_rod = 2 * math.pi * math.sqrt(2.0 / G) * (1 + theta0**2 / 16 + 11 * theta0**4 / 3072)
+    assert np.mean(np.diff(crossings)) == pytest.approx(T_rod, rel=2e-3)
 
 
 def test_first_drop_speed_from_height():

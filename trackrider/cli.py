@@ -140,6 +140,9 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None):
         speed = "—" if vmax is None else f"{vmax:.1f} m/s"
         table.add_row(str(name), speed, f"{f('min_g_vertical')} / {f('max_g_vertical')}",
                       f("max_abs_g_lateral"), f("max_abs_g_longitudinal"), f("airtime_s", "{:.2f} s"))
+    for name, b in (summary.get("bodies") or {}).items():
+        vmax = b.get("max_speed")
+        table.add_row(f"{name} (body)", "—" if vmax is None else f"{vmax:.1f} m/s", "—", "—", "—", "—")
     ev_text = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())) or "none"
     speedup = sim_s / wall if wall > 0 else float("inf")
     lines = [
