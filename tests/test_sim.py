@@ -135,6 +135,7 @@ def test_csv_matches_in_memory_result(tmp_path):
             assert list(d[name]) == list(col)
         else:
             assert np.allclose(d[name], col, rtol=1e-6, atol=1e-12, equal_nan=True), name
+    assert disk.load_timeseries()["t"].shape == mem.load_timeseries()["t"].shape
     on_disk = read_summary(tmp_path / "o")
     assert on_disk["trains"] == json.loads(json.dumps(mem.summary["trains"]))
 

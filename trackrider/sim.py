@@ -72,6 +72,16 @@ class Result:
         """False only for a diverged run (the others are results, not failures)."""
         return self.status != "diverged"
 
+    def load_timeseries(self) -> dict:
+        """The timeseries: in memory, or read back from ``out_dir/timeseries.csv``."""
+        if self.timeseries is not None:
+            return self.timeseries
+        if self.out_dir is None:
+            raise ValueError("this result has neither a timeseries in memory nor an out_dir")
+        from trackrider.record import read_timeseries
+
+        return read_timeseries(self.out_dir)
+
     def raise_for_status(self):
         """Raise ``SimulationError`` if the run diverged (outputs are kept)."""
         if self.status == "diverged":
