@@ -163,7 +163,7 @@ def test_build_error_of_an_unsupported_joint_is_exit_2(tmp_path):
     assert result.exit_code in (0, 2)          # 0 once the physics has hinges
     if result.exit_code == 2:
         err = one_error_line(result)
-        assert "joint[0]" in err and str(path) in err
+        assert "joint[1]" in err and str(path) in err      # the pendulum has its rod as joint[0]
         assert not (tmp_path / "o").exists()
 
 
