@@ -341,3 +341,15 @@ def test_progress_bar_on_a_terminal_only(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "_stderr_is_terminal", lambda: False)
     result = runner.invoke(app, ["run", str(PENDULUM), "--out", str(tmp_path / "c"), "--duration", "0.5"])
     assert result.exit_code == 0 and calls[-1] is None and result.stderr == ""
+
+
+@pytest.mark.parametrize("args", [["run", str(PENDULUM), "--duration", "abc"], ["runn"], ["validate"],
+                                  ["run", str(PENDULUM), "--bogus"], ["plot", "x"]])
+def test_usage_errors_are_one_line_exit_2(args):
+    err = one_error_line(runner.invoke(app, args))
+    assert "--help" in err
+
+
+def test_no_arguments_shows_help():
+    result = runner.invoke(app, [])
+    assert result.exit_code == 2 and "Usage:" in result.stdout + result.stderr

@@ -19,11 +19,40 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperGroup
 
 from trackrider import __version__
 from trackrider.errors import InputError, SimulationError
 
+class _OneLineErrors(TyperGroup):
+    """The command group: usage errors (unknown option, a word for a number …) are one
+    ``error:`` line with exit code 2 too, like every other bad input."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except Exception as exc:  # noqa: BLE001 - click's own exceptions, told apart by duck typing
+            if type(exc).__name__ == "NoArgsIsHelpError" and hasattr(exc, "show"):
+                exc.show()
+                sys.exit(2)
+            if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
+                hint = ""
+                ctx = getattr(exc, "ctx", None)
+                if ctx is not None:
+                    hint = f" (see '{ctx.command_path} --help')"
+                typer.echo(f"error: {_one_line(exc.format_message())}{hint}", err=True)
+                sys.exit(exc.exit_code)
+            if type(exc).__name__ == "Abort":
+                typer.echo("error: aborted", err=True)
+                sys.exit(1)
+            raise
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="trackrider",
     help="Simulate trains and roller coasters on 3D spline tracks: G-forces, wheel loads, events, video.\n\n"
          "\b\nExample:\n  trackrider run scenarios/classic_coaster.toml",
