@@ -636,13 +636,16 @@ def solve_chain(j0, n, ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg, cw
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars, vel, omg,
                     K, Kinv, work):
-    """One projected Gauss–Seidel update of a bounded (or unchained) joint; blocks of 3 for ball."""
+    """One projected Gauss–Seidel update of a bounded (or unchained) joint; blocks of 3 for ball.
+
+    Returns the largest change of an impulse (N·s), for the convergence test.
+    """
     m = jm[j]
     if m == 1:
         joint_block(j, ji, jJ, jgam, jm, Wt, K)
         k = K[0, 0]
         if k <= 0.0:
-            return
+            return 0.0
         dl = (jt[j, 0] - joint_velocity(j, 0, ji, jJ, vel, omg) - jgam[j] * jlam[j, 0]) / k
         old = jlam[j, 0]
         new = min(max(old + dl, jlo[j, 0]), jhi[j, 0])
@@ -650,16 +653,20 @@ def solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_o
         jlam[j, 0] = new
         if dl != 0.0:
             joint_apply(j, 0, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
+        return abs(dl)
     else:
         joint_block(j, ji, jJ, jgam, jm, Wt, K)
         invert_spd(K, m, Kinv, work)
         rr0 = jt[j, 0] - joint_velocity(j, 0, ji, jJ, vel, omg) - jgam[j] * jlam[j, 0]
         rr1 = jt[j, 1] - joint_velocity(j, 1, ji, jJ, vel, omg) - jgam[j] * jlam[j, 1]
         rr2 = jt[j, 2] - joint_velocity(j, 2, ji, jJ, vel, omg) - jgam[j] * jlam[j, 2]
+        dmax = 0.0
         for r in range(3):
             dl = Kinv[r, 0] * rr0 + Kinv[r, 1] * rr1 + Kinv[r, 2] * rr2
             jlam[j, r] += dl
             joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
+            dmax = max(dmax, abs(dl))
+        return dmax
 
 
 # ----------------------------------------------------------------------------- car rows along T
@@ -877,37 +884,50 @@ def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, c
         if lam != 0.0:
             apply_impulse(b, rowf[b], lam, Wt, Pm, lamT, car_on, ncars, vel, omg)
     n_it = iterations if any_bounded else 0
+    # converged when no bounded impulse changed by more than 1e-9 m g h (heaviest body)
+    tol = 0.0
+    for b in range(mass.shape[0]):
+        tol = max(tol, 1e-9 * mass[b] * gmag * h)
     for it in range(n_it):
         for t in range(ntr):
             if tr_nj[t] > 0:
                 solve_chain(tr_j0[t], tr_nj[t], ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg,
                             cw, cp, cd, cf, cy)
+        dmax = 0.0
         for j in range(nj):
             if ji[j, JI_CHAIN] == 0:
-                solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
-                                vel, omg, K, Kinv, work)
+                d = solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
+                                    vel, omg, K, Kinv, work)
+                dmax = max(dmax, d)
         for b in range(ncars):
             if not car_on[b]:
                 continue
             sec = car_i[b, CI_SECTION]
             if sec >= 0:
                 tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
-                car_f[b, CF_L6] = solve_car_row(b, rowf[b], tv, car_f[b, CF_L6], lo, hi, Wt, Pm, lamT,
-                                                car_on, ncars, vel, omg)
+                old = car_f[b, CF_L6]
+                car_f[b, CF_L6] = solve_car_row(b, rowf[b], tv, old, lo, hi, Wt, Pm, lamT, car_on, ncars, vel, omg)
+                dmax = max(dmax, abs(car_f[b, CF_L6] - old))
                 if sec_kind[sec] == ch.LIFT:
-                    car_f[b, CF_L7] = solve_car_row(b, rowf[b], 0.0, car_f[b, CF_L7], 0.0, np.inf, Wt, Pm,
+                    old = car_f[b, CF_L7]
+                    car_f[b, CF_L7] = solve_car_row(b, rowf[b], 0.0, old, 0.0, np.inf, Wt, Pm,
                                                     lamT, car_on, ncars, vel, omg)
+                    dmax = max(dmax, abs(car_f[b, CF_L7] - old))
             if mode == 1.0:
                 bound = mass[b] * mu * gmag * h
             else:
                 l1 = lamT[b, 0] + car_f[b, CF_TR]
                 l2 = lamT[b, 1] + car_f[b, CF_TR + 1]
                 bound = mu * np.sqrt(l1 * l1 + l2 * l2) + car_f[b, CF_DAVIS] * h
+            old = car_f[b, CF_L8]
             if bound > 0.0:
-                car_f[b, CF_L8] = solve_car_row(b, rowf[b], 0.0, car_f[b, CF_L8], -bound, bound, Wt, Pm,
+                car_f[b, CF_L8] = solve_car_row(b, rowf[b], 0.0, old, -bound, bound, Wt, Pm,
                                                 lamT, car_on, ncars, vel, omg)
             else:
                 car_f[b, CF_L8] = 0.0
+            dmax = max(dmax, abs(car_f[b, CF_L8] - old))
+        if dmax <= tol:
+            break  # converged: finish with the exact chain solve below
     for t in range(ntr):
         if tr_nj[t] > 0:
             solve_chain(tr_j0[t], tr_nj[t], ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg,
