@@ -27,10 +27,12 @@ os.environ.setdefault("NUMBA_CACHE_DIR", "/tmp/numba_bench_solver")
 import numpy as np  # noqa: E402
 
 
-def build(n_cars, track):
+def build(n_cars, track, rolling=0.0):
     from trackrider.physics import CarSpec, CouplingSpec, World
 
     w = World(dt=1e-3)
+    if rolling:
+        w.set_resistance(rolling=rolling, drag_area=0.8)
     w.add_track(track)
     w.add_train("bench", 0, n_cars, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1),
                 coupling=CouplingSpec("distance", 0.5), start_s=n_cars * 2.5 + 5.0, start_speed=12.0)
@@ -40,8 +42,8 @@ def build(n_cars, track):
 from trackrider.physics.reference import exact_coupler_impulses, one_step_rows  # noqa: E402
 
 
-def timing(n_cars, steps, track):
-    w = build(n_cars, track)
+def timing(n_cars, steps, track, rolling=0.0):
+    w = build(n_cars, track, rolling)
     w.run(20, 20)  # compile (or load) and settle
     t0, c0 = time.perf_counter(), time.process_time()
     w.run(steps, 100)
@@ -49,6 +51,8 @@ def timing(n_cars, steps, track):
     cpu = (time.process_time() - c0) / steps
     rows_per_step = 5 * n_cars + (n_cars - 1)
     # coupler-force error of one step vs the exact solve
+    if rolling:  # bounded rows: no equality-only reference
+        return wall, cpu, rows_per_step, float("nan"), float("nan")
     rows = one_step_rows(w)
     lam_exact, _ = exact_coupler_impulses(rows)
     lam = rows["lam_c"]
@@ -92,6 +96,10 @@ def main(argv=None):
         wall, cpu, rows, err, fmax = timing(n, steps, track)
         print(f"{n:>5} {rows:>6} {wall * 1e6:>13.1f} {cpu * 1e6:>12.1f} {1e-3 / cpu:>13.1f} "
               f"{cpu / rows * 1e9:>12.1f} {err:>12.2e} {fmax:>12.1f} N")
+    for n, steps in ((7, 2000 if quick else 10000), (1000, 30 if quick else 300)):
+        wall, cpu, rows, err, fmax = timing(n, steps, track, rolling=0.002)
+        print(f"{n:>5} {rows:>6} {wall * 1e6:>13.1f} {cpu * 1e6:>12.1f} {1e-3 / cpu:>13.1f} "
+              f"{cpu / rows * 1e9:>12.1f}   (with rolling resistance + drag: friction rows, PGS passes)")
     (cold_wall, cold_cpu), (warm_wall, warm_cpu) = compile_times()
     print(f"compile + first steps, cold cache: {cold_wall:.1f} s wall ({cold_cpu:.1f} s cpu); "
           f"from cache: {warm_wall:.1f} s wall ({warm_cpu:.1f} s cpu)")
