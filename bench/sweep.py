@@ -79,7 +79,7 @@ def noop_rate(scheduler, jobs, n):
     """(seconds to start, seconds per task) for n echo tasks through one executor."""
     t0 = time.perf_counter()
     backend = _Backend(scheduler, jobs)
-    executor, close, _ = sw.make_executor(jobs, backend.scheduler)
+    executor, close, _, _ = sw.make_executor(jobs, backend.scheduler)
     try:
         task = {"run": "warm", "seed": 0, "values": {}}
         # make sure every worker is up before timing

@@ -729,7 +729,7 @@ def _dask_missing(where: str) -> InputError:
 
 
 def make_executor(jobs: int | None = None, scheduler=None):
-    """The executor of a sweep: ``(executor, close, description)``.
+    """The executor of a sweep: ``(executor, close, description, client)``.
 
     scheduler None (and no ``DASK_SCHEDULER_ADDRESS``): a process pool of
     ``jobs`` workers (default: all cores). ``"local"``: a Dask ``LocalCluster``
@@ -737,7 +737,7 @@ def make_executor(jobs: int | None = None, scheduler=None):
     Any other string: the address of a running Dask scheduler
     (``tcp://host:8786``, or ``inproc://…`` for an in-process cluster). A
     ``distributed.Client`` is used as it is. ``close()`` releases what was
-    started here.
+    started here; ``client`` is the ``distributed.Client`` (None for the pool).
     """
     if scheduler is None:
         scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
@@ -757,7 +757,7 @@ def make_executor(jobs: int | None = None, scheduler=None):
         ctx = multiprocessing.get_context(method)
         pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
         return pool, (lambda: pool.shutdown(wait=True, cancel_futures=True)), \
-            f"process pool, {n} workers"
+            f"process pool, {n} workers", None
     try:
         import distributed
     except ImportError:
@@ -791,7 +791,26 @@ def make_executor(jobs: int | None = None, scheduler=None):
             except Exception:  # noqa: BLE001
                 pass
 
-    return executor, close, desc
+    return executor, close, desc, client
+
+
+def warm_dask_workers(client, scenario_path) -> None:
+    """Compile (or load) the kernels on every Dask worker before the runs start.
+
+    One worker per host first (it compiles into that host's cache, alone), then
+    the others (they load from the cache): parallel first compilations into one
+    cache can crash.
+    """
+    workers = client.scheduler_info().get("workers", {})
+    first: dict[str, str] = {}
+    for address, info in sorted(workers.items()):
+        first.setdefault(str(info.get("host", address)), address)
+    leaders = list(first.values())
+    if leaders:
+        client.run(warm_up, str(scenario_path), workers=leaders)
+    rest = [a for a in sorted(workers) if a not in leaders]
+    if rest:
+        client.run(warm_up, str(scenario_path), workers=rest)
 
 
 class _Progress:
@@ -921,7 +940,13 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
     if todo:
         if task is run_one:
             warm_up(spec.scenario)  # compile numba kernels once, before any worker starts
-        executor, close, result.backend = make_executor(jobs, scheduler)
+        executor, close, result.backend, client = make_executor(jobs, scheduler)
+        if client is not None and task is run_one:
+            try:
+                warm_dask_workers(client, spec.scenario)
+            except BaseException:
+                close()
+                raise
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "runs").mkdir(exist_ok=True)
