@@ -353,3 +353,13 @@ def test_usage_errors_are_one_line_exit_2(args):
 def test_no_arguments_shows_help():
     result = runner.invoke(app, [])
     assert result.exit_code == 2 and "Usage:" in result.stdout + result.stderr
+
+
+def test_running_off_the_track_is_a_result_not_a_failure(tmp_path):
+    out = tmp_path / "off"
+    result = runner.invoke(app, ["run", str(ROOT / "scenarios" / "first_drop.toml"), "--out", str(out),
+                                 "--duration", "8", "-q"])
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "ran_off_track"
+    assert any(e["kind"] == "ran_off_track" and e["train"] == "car" for e in summary["events"])
