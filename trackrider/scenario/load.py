@@ -253,6 +253,8 @@ def read_toml(path: Path) -> dict:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputError("not a TOML text file (invalid UTF-8)", path=path, where=f"line {line}") from None
+    if text.startswith("\ufeff"):  # a byte-order mark some editors write
+        text = text[1:]
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
