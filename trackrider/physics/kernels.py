@@ -87,12 +87,12 @@ NJI = 5
 
 
 # ----------------------------------------------------------------------------- small maths
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def quat_to_mat(q, R):
     """Rotation matrix (3,3) of the unit quaternion ``q`` (w, x, y, z)."""
     w, x, y, z = q[0], q[1], q[2], q[3]
@@ -107,7 +107,7 @@ def quat_to_mat(q, R):
     R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def mat_to_quat(R, q):
     """Unit quaternion (w, x, y, z) of the rotation matrix ``R`` (Shepperd's method)."""
     tr = R[0, 0] + R[1, 1] + R[2, 2]
@@ -140,7 +140,7 @@ def mat_to_quat(R, q):
         q[k] /= n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def rotation_error(qa, qf, theta):
     """Rotation vector θ (rad, world axes) of ``q_A ⊗ q_F*``, sign-fixed (scalar part ≥ 0).
 
@@ -165,7 +165,7 @@ def rotation_error(qa, qf, theta):
     theta[2] = f * z
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def invert_spd(A, n, Ainv, work):
     """Inverse of the leading n×n block of a symmetric positive definite ``A`` (Gauss–Jordan)."""
     for i in range(n):
@@ -189,7 +189,7 @@ def invert_spd(A, n, Ainv, work):
                         Ainv[i, j] -= f * Ainv[c, j]
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def body_mobility(b, quat, inv_mass, inv_ib, R, W):
     """W = diag(1/m I3, R diag(inv_ib) Rᵀ) of body ``b`` into W (6,6)."""
     quat_to_mat(quat[b], R)
@@ -208,7 +208,7 @@ def body_mobility(b, quat, inv_mass, inv_ib, R, W):
             W[3 + i, 3 + j] = s
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def apply_impulse(b, f, scale, Wt, Pm, lamT, car_on, ncars, vel, omg):
     """Apply generalised impulse ``scale·f`` (6) to body ``b`` through its mobility W̃.
 
@@ -230,14 +230,14 @@ def apply_impulse(b, f, scale, Wt, Pm, lamT, car_on, ncars, vel, omg):
             lamT[b, r] -= scale * s
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def row_velocity(b, f, vel, omg):
     """J·u of body ``b`` for a 6-vector row ``f``."""
     return (f[0] * vel[b, 0] + f[1] * vel[b, 1] + f[2] * vel[b, 2]
             + f[3] * omg[b, 0] + f[4] * omg[b, 1] + f[5] * omg[b, 2])
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def row_mobility(b, f, g, Wt):
     """fᵀ W̃_b g."""
     s = 0.0
@@ -258,7 +258,7 @@ def row_mobility(b, f, g, Wt):
 #          J = [−(Ω·e) T, e − (Ω·e)(r_m × T)]              target −erp/h θ·e, θ = rotvec(q_A ⊗ q_F*)
 #   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
 #   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_on,
                         G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta):
     """Fill G (5,6), targets, W̃ and P of car ``b`` from its frame ``fr`` (NCOL).
@@ -348,7 +348,7 @@ def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_o
             Pm[b, r, i] = work[r, i]
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr):
     """Exact projection of car ``b``'s velocity onto rows 1–5: Δλ = A⁻¹(t − G u), u += W Gᵀ Δλ."""
     for r in range(5):
@@ -383,7 +383,7 @@ def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr):
 # Pulley (seed 000 in 3D): u = p − g, l = |u|, n = u/l, C = C_i − (l_a + r l_b),
 #   J = [−n_a, −(r_a × n_a), −r n_b, −r (r_b × n_b)]; a rope (slack) only pulls: λ ≥ 0,
 #   speculative target −C/h while slack.
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R):
     """Fill rows, targets, bounds and softness of joint ``j``."""
     kind = ji[j, JI_KIND]
@@ -514,7 +514,7 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
             jt[j, 0] = -erp_h * C
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def joint_block(j, ji, jJ, jgam, jm, Wt, K):
     """K = J W̃ Jᵀ + γ I (m×m) of joint ``j``."""
     a = ji[j, JI_A]
@@ -531,7 +531,7 @@ def joint_block(j, ji, jJ, jgam, jm, Wt, K):
         K[r, r] += jgam[j]
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def joint_velocity(j, r, ji, jJ, vel, omg):
     a = ji[j, JI_A]
     b = ji[j, JI_B]
@@ -543,7 +543,7 @@ def joint_velocity(j, r, ji, jJ, vel, omg):
     return s
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg):
     a = ji[j, JI_A]
     b = ji[j, JI_B]
@@ -559,7 +559,7 @@ def joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg):
 # LDLᵀ (Thomas): D'_k = D_k − F_{k−1}²/D'_{k−1}; forward y_k = r_k − F_{k−1} y_{k−1}/D'_{k−1};
 # back x_k = (y_k − F_k x_{k+1})/D'_k.  Per coupler we cache w = W̃ Hᵀ and p = P Hᵀ of both
 # ends so a solve costs O(1) per coupler: Δu = w Δλ, Δλ_T = −p Δλ.
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def factor_chain(j0, n, ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf):
     for k in range(n):
         j = j0 + k
@@ -594,7 +594,7 @@ def factor_chain(j0, n, ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf):
             cf[j] = 0.0
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_chain(j0, n, ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg, cw, cp, cd, cf, cy):
     """One exact solve of a train's coupler rows (rows 1–5 of its cars stay exact)."""
     for k in range(n):
@@ -633,7 +633,7 @@ def solve_chain(j0, n, ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg, cw
                 lamT[b, r] -= cp[j, 5 + r] * dl
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars, vel, omg,
                     K, Kinv, work):
     """One projected Gauss–Seidel update of a bounded (or unchained) joint; blocks of 3 for ball.
@@ -673,7 +673,7 @@ def solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_o
 # Motor (row 6), anti-rollback ratchet and rolling friction share J = [T, r_m × T] (T·v_A):
 #   motor target v_set, bounds [F_min h, F_max h] by section kind; ratchet target 0, [0, ∞);
 #   friction target 0, bounds ±(μ·|wheel force| + Davis A) h  or ±m μ g h ("nl2").
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_car_row(b, f, target, lam_old, lo, hi, Wt, Pm, lamT, car_on, ncars, vel, omg):
     """Scalar PGS update of a car row along T; returns the new accumulated impulse."""
     k = row_mobility(b, f, f, Wt)
@@ -687,7 +687,7 @@ def solve_car_row(b, f, target, lam_old, lo, hi, Wt, Pm, lamT, car_on, ncars, ve
     return new
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def section_row(kind, speed, fmax, h):
     """(target speed, lower, upper impulse bound) of row 6 for a section kind."""
     F = fmax * h
@@ -703,7 +703,7 @@ def section_row(kind, speed, fmax, h):
 
 
 # ----------------------------------------------------------------------------- one step
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, car_frame, car_on,
                  sec_kind, sec_track, sec_from, sec_to):
     """Frame at each car's s; the section each car is on (a change zeroes its row-6 impulses)."""
@@ -725,7 +725,7 @@ def stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, 
             car_i[b, CI_SECTION] = -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, mass, ncars, car_f, car_i,
                      car_frame, car_on, res, R, W):
     """Transport each car's velocity with its frame; gravity, gyroscopic term, explicit resistance.
@@ -803,7 +803,7 @@ def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, m
                 vel[b, i] += dv * fr[C_T + i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f, car_i, car_frame, car_on,
                   ji, jf, tr_j0, tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf,
                   R, W, A, Ainv, work, qf, theta, rr):
@@ -828,7 +828,7 @@ def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f,
             factor_chain(tr_j0[t], tr_nj[t], ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, car_i, car_frame, car_on,
                 sec_kind, sec_speed, sec_fmax, res, ji, jlam, tr_j0, tr_nj,
                 Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work,
@@ -934,7 +934,7 @@ def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, c
                         cw, cp, cd, cf, cy)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_supports(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on, lamT, R):
     """One-sided supports (railway): switch a row 2 off when its impulse would pull, on when the
     car would sink into the track by the end of the step. Returns True if anything changed."""
@@ -961,7 +961,7 @@ def stage_supports(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_o
     return changed
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def has_bounded_rows(ncars, car_f, car_i, car_on, ji, mu):
     for j in range(ji.shape[0]):
         if ji[j, JI_CHAIN] == 0:
@@ -972,7 +972,7 @@ def has_bounded_rows(ncars, car_f, car_i, car_on, ji, mu):
     return False
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
                 tdata, trow0, tnrows, tds, tlen, tclosed, lamT, R, fr2):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
@@ -1036,7 +1036,7 @@ def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
         car_f[b, CF_S] = s
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0, ncars, car_f, car_i, car_frame,
                   sec_kind, lamT, R, out):
     """Write one sample (n_entities, N_CHANNELS) from the state after the step."""
@@ -1118,7 +1118,7 @@ def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0
         out[b, ch.FLAGS] = float(flags)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm,
               tdata, trow0, tnrows, tds, tlen, tclosed,
               pos, quat, vel, omg, inv_mass, inv_ib, ib, mass,
