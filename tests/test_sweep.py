@@ -186,6 +186,17 @@ def test_same_table_from_process_pool_and_dask_local_cluster(plumbing, tmp_path)
                             scheduler=cluster.scheduler_address, progress=False,
                             task=arithmetic_task)
     assert dask.backend.startswith("Dask scheduler inproc://")
+    # DASK_SCHEDULER_ADDRESS stands in for --scheduler
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        os.environ["DASK_SCHEDULER_ADDRESS"] = cluster.scheduler_address
+        try:
+            env = sw.run_sweep(plumbing, out_dir=tmp_path / "env", progress=False,
+                               task=arithmetic_task)
+        finally:
+            del os.environ["DASK_SCHEDULER_ADDRESS"]
+    assert env.backend == f"Dask scheduler {cluster.scheduler_address}"
+    assert env.csv_path.read_bytes() == pool.csv_path.read_bytes()
     one = sw.run_sweep(plumbing, out_dir=tmp_path / "one", jobs=1, progress=False,
                        task=arithmetic_task)
     table = pool.csv_path.read_bytes()
@@ -284,7 +295,6 @@ def test_real_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     path = write(tmp_path / "s.toml", f"""
 [sweep]
 scenario = "{base.name}"
-keep_timeseries = false
 [axes]
 "train.red.cars" = [2, 14]
 "train.red.start_s" = [10.0, 40.0]
@@ -295,6 +305,12 @@ keep_timeseries = false
     assert (bad["train.red.cars"], bad["train.red.start_s"]) == (14, 10.0)
     assert "does not fit" in bad["error"] and "\n" not in bad["error"]
     assert sum(r["status"] == "completed" for r in res.rows) == 3
+    for r in res.rows:                         # each run's own outputs, complete
+        files = sorted(p.name for p in (tmp_path / "out" / "runs" / r["run"]).iterdir())
+        if r["status"] == "error":
+            assert files == ["row.json"]
+        else:
+            assert files == ["row.json", "summary.json", "timeseries.csv"]
     assert "error: 1 run(s)" in sw.format_sweep_summary(tmp_path / "out")
 
 
