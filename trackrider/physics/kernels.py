@@ -1118,53 +1118,23 @@ def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0
         out[b, ch.FLAGS] = float(flags)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm,
               tdata, trow0, tnrows, tds, tlen, tclosed,
               pos, quat, vel, omg, inv_mass, inv_ib, ib, mass,
               ncars, car_f, car_i, car_frame,
               sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax, res,
-              ji, jf, jlam, tr_j0, tr_nj, out_t, out):
+              ji, jf, jlam, tr_j0, tr_nj, out_t, out, scratch):
     """Run ``n_steps`` steps; record every ``record_every``-th into ``out`` (m, nb, N_CHANNELS).
 
+    ``scratch`` is the tuple of work arrays made by ``make_scratch``.
     Returns (steps done, records written, status 0 ok / 1 diverged, entity of divergence).
     """
     nb = pos.shape[0]
     nj = ji.shape[0]
     gmag = np.sqrt(gx * gx + gy * gy + gz * gz)
-    njx = max(nj, 1)
-    nbx = max(nb, 1)
-    Wt = np.zeros((nbx, 6, 6))
-    Pm = np.zeros((nbx, 5, 6))
-    G = np.zeros((nbx, 5, 6))
-    tgt = np.zeros((nbx, 5))
-    lamT = np.zeros((nbx, 5))
-    jJ = np.zeros((njx, 3, 12))
-    jt = np.zeros((njx, 3))
-    jlo = np.zeros((njx, 3))
-    jhi = np.zeros((njx, 3))
-    jgam = np.zeros(njx)
-    jm = np.zeros(njx, np.int64)
-    cw = np.zeros((njx, 12))
-    cp = np.zeros((njx, 10))
-    cd = np.zeros(njx)
-    cf = np.zeros(njx)
-    cy = np.zeros(njx)
-    vel0 = np.zeros((nbx, 3))
-    omg0 = np.zeros((nbx, 3))
-    rowf = np.zeros((nbx, 6))
-    R = np.zeros((3, 3))
-    W = np.zeros((6, 6))
-    A = np.zeros((5, 5))
-    Ainv = np.zeros((5, 5))
-    work = np.zeros((8, 8))
-    K = np.zeros((3, 3))
-    Kinv = np.zeros((3, 3))
-    qf = np.zeros(4)
-    theta = np.zeros(3)
-    fr2 = np.zeros(NCOL)
-    car_on = np.zeros(nbx, np.int64)
-    rr = np.zeros(16)
+    (Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, vel0, omg0, rowf,
+     R, W, A, Ainv, work, K, Kinv, qf, theta, fr2, car_on, rr) = scratch
     nrec = 0
     for n in range(n_steps):
         for b in range(ncars):
@@ -1223,3 +1193,42 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
                           car_frame, sec_kind, lamT, R, out[nrec])
             nrec += 1
     return n_steps, nrec, 0, -1
+
+
+def make_scratch(nb, nj):
+    """Work arrays of ``run_chunk`` for ``nb`` bodies and ``nj`` joints (allocated in Python, once)."""
+    njx = max(nj, 1)
+    nbx = max(nb, 1)
+    Wt = np.zeros((nbx, 6, 6))
+    Pm = np.zeros((nbx, 5, 6))
+    G = np.zeros((nbx, 5, 6))
+    tgt = np.zeros((nbx, 5))
+    lamT = np.zeros((nbx, 5))
+    jJ = np.zeros((njx, 3, 12))
+    jt = np.zeros((njx, 3))
+    jlo = np.zeros((njx, 3))
+    jhi = np.zeros((njx, 3))
+    jgam = np.zeros(njx)
+    jm = np.zeros(njx, np.int64)
+    cw = np.zeros((njx, 12))
+    cp = np.zeros((njx, 10))
+    cd = np.zeros(njx)
+    cf = np.zeros(njx)
+    cy = np.zeros(njx)
+    vel0 = np.zeros((nbx, 3))
+    omg0 = np.zeros((nbx, 3))
+    rowf = np.zeros((nbx, 6))
+    R = np.zeros((3, 3))
+    W = np.zeros((6, 6))
+    A = np.zeros((5, 5))
+    Ainv = np.zeros((5, 5))
+    work = np.zeros((8, 8))
+    K = np.zeros((3, 3))
+    Kinv = np.zeros((3, 3))
+    qf = np.zeros(4)
+    theta = np.zeros(3)
+    fr2 = np.zeros(NCOL)
+    car_on = np.zeros(nbx, np.int64)
+    rr = np.zeros(16)
+    return (Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, vel0, omg0, rowf,
+            R, W, A, Ainv, work, K, Kinv, qf, theta, fr2, car_on, rr)

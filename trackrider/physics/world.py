@@ -551,8 +551,7 @@ class World:
         r = self._res
         self.res = np.array([r["rolling"], r["drag_area"], r["air_density"], 1.0 if r["mode"] == "nl2" else 0.0,
                              r["nl2_drag"]], dtype=np.float64)
-        if r["mode"] == "nl2" and r["drag_area"] > 0:
-            pass  # drag_area is ignored in nl2 mode (nl2_drag is the drag)
+        self._scratch = kn.make_scratch(nb, nj)
         self._built = True
 
     def _body_index(self, end):
@@ -655,7 +654,7 @@ class World:
                 self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass,
                 self.ncars, self.car_f, self.car_i, self.car_frame,
                 self.sec_kind, self.sec_track, self.sec_from, self.sec_to, self.sec_speed, self.sec_fmax,
-                self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out)
+                self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out, self._scratch)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:
