@@ -363,3 +363,17 @@ def test_running_off_the_track_is_a_result_not_a_failure(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "ran_off_track"
     assert any(e["kind"] == "ran_off_track" and e["train"] == "car" for e in summary["events"])
+
+
+def test_set_overrides_keys_from_the_command_line(tmp_path):
+    out = tmp_path / "heavy"
+    result = runner.invoke(app, ["run", str(PENDULUM), "--out", str(out), "--duration", "0.5", "-q",
+                                 "--set", "train.bead.car.mass=2.5", "--set", "simulation.record_hz=100"])
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["record_hz"] == 100
+    err = one_error_line(runner.invoke(app, ["validate", str(PENDULUM), "--set", "train.bead.car.mass=-1"]))
+    assert "train[0].car.mass: must be > 0" in err
+    err = one_error_line(runner.invoke(app, ["validate", str(PENDULUM), "--set", "train.bead.car.colour=red"]))
+    assert "no key" in err
+    one_error_line(runner.invoke(app, ["validate", str(PENDULUM), "--set", "oops"]))

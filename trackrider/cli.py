@@ -116,6 +116,29 @@ def _errors_to_exit_codes():
         _fail(f"internal error: {type(exc).__name__}: {exc} (set TRACKRIDER_DEBUG=1 for a traceback)", 1)
 
 
+def _parse_sets(sets) -> dict | None:
+    """``--set KEY=VALUE`` options → ``load_scenario`` overrides (VALUE is a TOML value)."""
+    if not sets:
+        return None
+    import tomllib
+
+    overrides = {}
+    for item in sets:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"--set wants KEY=VALUE (e.g. train.red.car.mass=650), got {item!r}")
+        try:
+            value = tomllib.loads(f"v = {text.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text.strip()          # a bare word: a string (wheels=railway)
+        overrides[key] = value
+    return overrides
+
+
+SET_HELP = "Override a scenario key, e.g. --set train.red.car.mass=650 (repeatable; VALUE in TOML syntax)."
+
+
 def _version(value: bool):
     if value:
         typer.echo(f"trackrider {__version__}")
@@ -193,6 +216,7 @@ def run(
                                              help="Simulate S seconds instead of the scenario's duration."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the outputs in an existing DIR."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary table."),
+    sets: Optional[list[str]] = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
 ):
     """Simulate a scenario; write DIR/timeseries.csv and DIR/summary.json.
 
@@ -203,7 +227,7 @@ def run(
     with _guard():
         from trackrider.scenario import load_scenario
 
-        sc = load_scenario(scenario)
+        sc = load_scenario(scenario, _parse_sets(sets))
         if duration is not None:
             if not (math.isfinite(duration) and duration > 0):
                 raise InputError(f"--duration must be a positive number of seconds, got {duration:g}")
@@ -266,6 +290,7 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
 @app.command()
 def validate(
     scenario: str = typer.Argument(..., metavar="SCENARIO.toml", help="The scenario file."),
+    sets: Optional[list[str]] = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
 ):
     """Check a scenario and every file it names, without simulating; prints ok.
 
@@ -277,7 +302,7 @@ def validate(
         from trackrider.scenario import build_world, load_scenario
 
         # building the world (without running it) also catches what the physics refuses
-        build_world(load_scenario(scenario))
+        build_world(load_scenario(scenario, _parse_sets(sets)))
         typer.echo("ok")
 
 
