@@ -938,11 +938,14 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
                          n_resumed=n_resumed, run_ids=[p["run"] for p in plan])
     executor = close = None
     if todo:
-        if task is run_one:
-            warm_up(spec.scenario)  # compile numba kernels once, before any worker starts
+        dask = bool(scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS"))
+        if task is run_one and not dask:
+            warm_up(spec.scenario)  # compile numba kernels once, before the pool forks
+        # a Dask cluster is reached first, so a bad address fails at once
         executor, close, result.backend, client = make_executor(jobs, scheduler)
         if client is not None and task is run_one:
             try:
+                warm_up(spec.scenario)  # fills this host's cache for local workers
                 warm_dask_workers(client, spec.scenario)
             except BaseException:
                 close()
