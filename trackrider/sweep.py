@@ -941,6 +941,8 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
         dask = bool(scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS"))
         if task is run_one and not dask:
             warm_up(spec.scenario)  # compile numba kernels once, before the pool forks
+        if not dask and jobs is None:
+            jobs = min(os.cpu_count() or 1, len(todo))   # no idle workers to fork
         # a Dask cluster is reached first, so a bad address fails at once
         executor, close, result.backend, client = make_executor(jobs, scheduler)
         if client is not None and task is run_one:
