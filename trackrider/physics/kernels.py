@@ -263,7 +263,8 @@ def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_o
                         G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta):
     """Fill G (5,6), targets, W̃ and P of car ``b`` from its frame ``fr`` (NCOL).
 
-    Leaves the car's mobility W (6,6) in ``W`` and A⁻¹ (5,5) in ``Ainv`` for ``project_track``.
+    Leaves the car's mobility W (6,6) in ``W`` and the Cholesky factor of A in ``A`` (inverse pivots
+    on ``Ainv``'s diagonal) for ``project_track``.
     """
     body_mobility(b, quat, inv_mass, inv_ib, R, W)
     ux, uy, uz = R[0, 2], R[1, 2], R[2, 2]
@@ -327,14 +328,33 @@ def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_o
             A[1, c] = 0.0
             A[c, 1] = 0.0
         A[1, 1] = 1.0
-    invert_spd(A, 5, Ainv, work)
-    # P = A⁻¹ WGᵀᵀ (5,6) into work rows 0..4
+    # Cholesky A = L Lᵀ in place (lower triangle of A; Ainv[r, r] keeps 1/L_rr)
     for r in range(5):
-        for i in range(6):
-            s = 0.0
-            for c in range(5):
-                s += Ainv[r, c] * Pm[b, c, i]
-            work[r, i] = s
+        d = A[r, r]
+        for k in range(r):
+            d -= A[r, k] * A[r, k]
+        if d < 1e-300:
+            d = 1e-300
+        lr = np.sqrt(d)
+        A[r, r] = lr
+        Ainv[r, r] = 1.0 / lr
+        for c in range(r + 1, 5):
+            e = A[c, r]
+            for k in range(r):
+                e -= A[c, k] * A[r, k]
+            A[c, r] = e * Ainv[r, r]
+    # P = A⁻¹ WG (5,6): two triangular solves per column, into work rows 0..4
+    for i in range(6):
+        for r in range(5):
+            e = Pm[b, r, i]
+            for k in range(r):
+                e -= A[r, k] * work[k, i]
+            work[r, i] = e * Ainv[r, r]
+        for r in range(4, -1, -1):
+            e = work[r, i]
+            for k in range(r + 1, 5):
+                e -= A[k, r] * work[k, i]
+            work[r, i] = e * Ainv[r, r]
     # W̃ = W − WGᵀ P (symmetric)
     for i in range(6):
         for j in range(i, 6):
@@ -349,30 +369,35 @@ def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_o
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr):
-    """Exact projection of car ``b``'s velocity onto rows 1–5: Δλ = A⁻¹(t − G u), u += W Gᵀ Δλ."""
+def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr, A):
+    """Exact projection of car ``b``'s velocity onto rows 1–5: Δλ = A⁻¹(t − G u), u += W Gᵀ Δλ.
+
+    ``A`` holds the Cholesky factor and ``Ainv``'s diagonal its inverse pivots (``prepare_track_block``).
+    """
     for r in range(5):
-        rr[r] = tgt[b, r] - row_velocity(b, G[b, r], vel, omg)
+        e = tgt[b, r] - row_velocity(b, G[b, r], vel, omg)
+        for k in range(r):
+            e -= A[r, k] * rr[5 + k]
+        rr[5 + r] = e * Ainv[r, r]
+    for r in range(4, -1, -1):
+        e = rr[5 + r]
+        for k in range(r + 1, 5):
+            e -= A[k, r] * rr[5 + k]
+        rr[5 + r] = e * Ainv[r, r]
+        lamT[b, r] += rr[5 + r]
+    f0 = 0.0
+    f1 = 0.0
+    f2 = 0.0
     for r in range(5):
-        s = 0.0
-        for c in range(5):
-            s += Ainv[r, c] * rr[c]
-        rr[5 + r] = s
-        lamT[b, r] += s
-    f = rr[10:16]
-    for k in range(6):
-        s = 0.0
-        for r in range(5):
-            s += G[b, r, k] * rr[5 + r]
-        f[k] = s
-    for i in range(6):
-        s = 0.0
-        for k in range(6):
-            s += W[i, k] * f[k]
-        if i < 3:
-            vel[b, i] += s
-        else:
-            omg[b, i - 3] += s
+        dl = rr[5 + r]
+        vel[b, 0] += W[0, 0] * G[b, r, 0] * dl
+        vel[b, 1] += W[0, 0] * G[b, r, 1] * dl
+        vel[b, 2] += W[0, 0] * G[b, r, 2] * dl
+        f0 += G[b, r, 3] * dl
+        f1 += G[b, r, 4] * dl
+        f2 += G[b, r, 5] * dl
+    for i in range(3):
+        omg[b, i] += W[3 + i, 3] * f0 + W[3 + i, 4] * f1 + W[3 + i, 5] * f2
 
 
 # ----------------------------------------------------------------------------- joints
@@ -815,7 +840,7 @@ def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f,
         if b < ncars and car_on[b]:
             prepare_track_block(b, car_frame[b], quat, pos, inv_mass, inv_ib, car_f[b, CF_CG], erp_h,
                                 car_i[b, CI_SUPPORT], G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta)
-            project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr)
+            project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr, A)
         else:
             body_mobility(b, quat, inv_mass, inv_ib, R, W)
             for i in range(6):
