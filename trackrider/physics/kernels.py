@@ -731,12 +731,13 @@ def section_row(kind, speed, fmax, h):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, car_frame, car_on,
                  sec_kind, sec_track, sec_from, sec_to):
-    """Frame at each car's s; the section each car is on (a change zeroes its row-6 impulses)."""
+    """The section each car is on (a change zeroes its row-6 impulses); frames are current."""
     for b in range(ncars):
         car_on[b] = car_i[b, CI_ON]
         if car_on[b]:
+            # car_frame[b] already holds the frame at s (finish_step evaluates it right after the
+            # s update, while those table rows are still in cache)
             t = car_i[b, CI_TRACK]
-            eval_track(tdata, trow0[t], tnrows[t], tds[t], tlen[t], tclosed[t], car_f[b, CF_S], car_frame[b])
             sec = -1
             for k in range(sec_kind.shape[0]):
                 if sec_track[k] == t and sec_from[k] <= car_f[b, CF_S] <= sec_to[k]:
@@ -1058,6 +1059,8 @@ def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
             car_i[b, CI_RANOFF] = 1
             car_i[b, CI_HASPREV] = 0
             s = 0.0 if s < 0.0 else L
+        else:
+            eval_track(tdata, trow0[t], tnrows[t], tds[t], L, closed, s, car_frame[b])
         car_f[b, CF_S] = s
 
 
