@@ -959,6 +959,7 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
         _write_json_atomic(plan_path, {"digest": digest, "sweep": str(spec.path.resolve()),
                                        "scenario": str(spec.scenario),
                                        "axes": [ax.key for ax in spec.axes],
+                                       "scales": {ax.key: ax.scale for ax in spec.axes},
                                        "method": spec.method, "seed": spec.seed,
                                        "runs": plan})
     # rows found only as row.json (finished after the driver stopped) join the log
@@ -1130,10 +1131,18 @@ def plot_sweep(sweep_dir, out_png, headlines=None) -> Path:
     fig, grid = plt.subplots(nr, nc, figsize=(3.2 * nc + 0.8, 2.4 * nr + 0.6),
                              squeeze=False, constrained_layout=True)
     bad = [r.get("status") in BAD_STATUSES or r.get("valleyed") is True for r in rows]
+    scales = plan.get("scales") or {}
     for i, col in enumerate(headlines):
         for j, ax_key in enumerate(axes):
             ax = grid[i][j]
             xs = [r.get(ax_key) for r in rows]
+            if any(x is not None and not isinstance(x, float) for x in xs):
+                # a categorical axis (strings, booleans): one position per value
+                cats = list(dict.fromkeys(str(x) for x in xs if x is not None))
+                xs = [float(cats.index(str(x))) if x is not None else None for x in xs]
+                ax.set_xticks(range(len(cats)), cats)
+            elif scales.get(ax_key) == "log":
+                ax.set_xscale("log")
             ys = [r.get(col) if col != "status" else float(b) for r, b in zip(rows, bad)]
             good = [(x, y) for x, y, b in zip(xs, ys, bad)
                     if not b and isinstance(x, float) and isinstance(y, float)]
@@ -1148,7 +1157,16 @@ def plot_sweep(sweep_dir, out_png, headlines=None) -> Path:
                 ax.set_xlabel(ax_key, fontsize=8)
             if j == 0:
                 ax.set_ylabel(labels.get(col, col), fontsize=8)
-            ax.tick_params(labelsize=7)
+            finite = [y for y in ys if isinstance(y, float) and math.isfinite(y)]
+            if finite and max(finite) - min(finite) <= 1e-6 * max(1.0, abs(max(finite))):
+                # (nearly) constant: a readable range around it, not 1e-12 ticks
+                mid, pad = (max(finite) + min(finite)) / 2, max(1e-3, 0.02 * abs(max(finite)))
+                ax.set_ylim(mid - pad, mid + pad)
+            ax.tick_params(which="both", labelsize=7)
+            try:
+                ax.ticklabel_format(axis="y", useOffset=False)
+            except AttributeError:  # not a scalar formatter
+                pass
             ax.grid(alpha=0.3)
     fig.suptitle(f"sweep {d.name}: {len(rows)} runs", fontsize=10)
     out_png = Path(out_png)
