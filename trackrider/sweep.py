@@ -1200,8 +1200,11 @@ def sweep_command(sweep_file, jobs: int | None = None, scheduler: str | None = N
         result = run_sweep(sweep_file, out_dir=out, jobs=jobs, scheduler=scheduler,
                            resume=resume, overwrite=overwrite, progress=show)
     except KeyboardInterrupt:
-        where = out or str(Path("results") / Path(sweep_file).stem)
-        echo(f"interrupted: finished runs kept in {where}; continue with --resume")
+        where = Path(out) if out else Path("results") / Path(sweep_file).stem
+        if (where / "plan.json").is_file():
+            echo(f"interrupted: finished runs kept in {where}; continue with --resume")
+        else:
+            echo("interrupted before the sweep started: nothing written")
         return 130
     if not quiet:
         echo(format_sweep_summary(result))
