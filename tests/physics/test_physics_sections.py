@@ -197,3 +197,19 @@ def test_lift_pulls_a_whole_train_with_force_shared_by_the_cars_on_it():
     total = r[late, :, ch.MOTOR_FORCE].sum(axis=1)
     np.testing.assert_allclose(total, 5 * M * G * np.sin(a), rtol=0.02)
     np.testing.assert_allclose(r[late, :, ch.SPEED], 3.0, atol=0.01)
+
+
+def test_long_train_with_friction_rows_and_a_lift_stays_stable():
+    # 200 cars: warm-started friction and motor rows alternate with the exact chain solve
+    n, alpha = 200, np.radians(3.0)
+    w = World(dt=2e-3)
+    w.add_track(analytic.straight(1200.0, pitch_deg=3.0, n=2401))
+    w.add_train("a", 0, n, car(cg_height=0.3), coupling=CouplingSpec("distance", 0.5), start_s=520.0)
+    w.add_section("lift", 0, 400.0, 600.0, speed=2.0, max_force=4e4)
+    w.set_resistance(rolling=0.003)
+    t, r, st = run(w, 3000, 500)
+    assert st.ok
+    np.testing.assert_allclose(r[-1, :, ch.SPEED], 2.0, atol=1e-6)
+    need = n * M * G * (np.sin(alpha) + 0.003 * np.cos(alpha))
+    assert r[-1, :, ch.MOTOR_FORCE].sum() == pytest.approx(need, rel=1e-3)
+    assert np.all(r[-1, :, ch.MOTOR_FORCE] <= 4e4 * (1 + 1e-9))

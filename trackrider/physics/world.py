@@ -481,8 +481,8 @@ class World:
         self.mass, self.inv_mass, self.ib = mass, inv_mass, ib
         self.inv_ib = 1.0 / ib
         self.car_f, self.car_i, self.car_frame = car_f, car_i, car_frame
-        self.entity_labels = labels
-        self.entity_train = np.array(etrain, dtype=np.int64)
+        self._entity_labels = labels
+        self._entity_train = np.array(etrain, dtype=np.int64)
         # joints: train chains first (consecutive), then the user's joints
         ji_rows, jf_rows, tr_j0, tr_nj = [], [], [], []
         for ti, t in enumerate(self._trains):
@@ -607,6 +607,18 @@ class World:
         return i
 
     # ------------------------------------------------------------------ running
+    @property
+    def entity_labels(self) -> list:
+        """``[(train_or_body_name, car_no_1_based), ...]`` in entity order (builds the world)."""
+        self._build()
+        return self._entity_labels
+
+    @property
+    def entity_train(self) -> np.ndarray:
+        """(n_entities,) int: train index of each entity, -1 for free bodies (builds the world)."""
+        self._build()
+        return self._entity_train
+
     @property
     def n_entities(self) -> int:
         self._build()
