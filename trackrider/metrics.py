@@ -549,6 +549,8 @@ class RideMetrics:
         on = (flags & ch.ON_TRACK) != 0
         on_prev = np.concatenate([np.ones((1, self.n_entities), bool), on[:-1]], axis=0)
         crest &= on_prev
+        # a turning point (a train rolling back) or a train at rest is not a crest passed
+        crest &= np.abs(sp_all[:-1]) > STALL_REST_SPEED
         t_prev = np.concatenate([[t[0] - self.record_dt], t[:-1]])
         for k, cars in enumerate(self.train_cars):
             if cars.size == 0:
