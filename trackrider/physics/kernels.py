@@ -666,32 +666,28 @@ def solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_o
     Returns the largest change of an impulse (N·s), for the convergence test.
     """
     m = jm[j]
+    joint_block(j, ji, jJ, jgam, jm, Wt, K)
     if m == 1:
-        joint_block(j, ji, jJ, jgam, jm, Wt, K)
-        k = K[0, 0]
-        if k <= 0.0:
+        if K[0, 0] <= 0.0:
             return 0.0
-        dl = (jt[j, 0] - joint_velocity(j, 0, ji, jJ, vel, omg) - jgam[j] * jlam[j, 0]) / k
-        old = jlam[j, 0]
-        new = min(max(old + dl, jlo[j, 0]), jhi[j, 0])
-        dl = new - old
-        jlam[j, 0] = new
-        if dl != 0.0:
-            joint_apply(j, 0, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
-        return abs(dl)
+        Kinv[0, 0] = 1.0 / K[0, 0]
     else:
-        joint_block(j, ji, jJ, jgam, jm, Wt, K)
         invert_spd(K, m, Kinv, work)
-        rr0 = jt[j, 0] - joint_velocity(j, 0, ji, jJ, vel, omg) - jgam[j] * jlam[j, 0]
-        rr1 = jt[j, 1] - joint_velocity(j, 1, ji, jJ, vel, omg) - jgam[j] * jlam[j, 1]
-        rr2 = jt[j, 2] - joint_velocity(j, 2, ji, jJ, vel, omg) - jgam[j] * jlam[j, 2]
-        dmax = 0.0
-        for r in range(3):
-            dl = Kinv[r, 0] * rr0 + Kinv[r, 1] * rr1 + Kinv[r, 2] * rr2
-            jlam[j, r] += dl
+    for r in range(m):  # residuals (work row 7)
+        work[7, r] = jt[j, r] - joint_velocity(j, r, ji, jJ, vel, omg) - jgam[j] * jlam[j, r]
+    dmax = 0.0
+    for r in range(m):
+        dl = 0.0
+        for c in range(m):
+            dl += Kinv[r, c] * work[7, c]
+        old = jlam[j, r]
+        new = min(max(old + dl, jlo[j, r]), jhi[j, r])  # one-sided rows are scalar (m = 1)
+        dl = new - old
+        jlam[j, r] = new
+        if dl != 0.0:
             joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg)
-            dmax = max(dmax, abs(dl))
-        return dmax
+        dmax = max(dmax, abs(dl))
+    return dmax
 
 
 # ----------------------------------------------------------------------------- car rows along T
