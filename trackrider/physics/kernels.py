@@ -39,6 +39,11 @@ J_DISTANCE = 0
 J_BALL = 1
 J_PULLEY = 2
 J_BALL_TRACK = 3    # ball coupler between two track-bound cars: only its row along the track
+J_HINGE = 4         # ball (3 rows) + two angular rows keeping an axis: one 5×5 block
+J_PRISMATIC = 5     # two line rows (moving-axis term) + three angle rows: one 5×5 block
+J_HINGE_AXIS = 6    # one angular row about a hinge axis: angle limits (JI_SLACK) or motor / damper
+J_SLIDE = 7         # one row along a prismatic axis: limits (JI_SLACK) or spring / damper
+NJR = 5             # rows per joint at most (jJ (nj, NJR, 12), jt, jlo, jhi, jlam (nj, NJR))
 
 # ---- car float columns (car_f)
 CF_S = 0            # arc length of the anchor, m
@@ -54,7 +59,8 @@ CF_TR = 13          # transport impulse along N, B (2) and torque about T (1)
 CF_FEXP = 16        # explicit resistance force along T last step, N
 CF_PREV = 17        # frame axes T, N, B of the last step (9 columns)
 CF_DAVIS = 26       # Davis A, B, C (3)
-NCF = 29
+CF_HANGR = 29       # suspended car: rider point above the hanging body's centre of mass along its up, m
+NCF = 30
 # ---- car int columns (car_i)
 CI_TRACK = 0
 CI_ONESIDED = 1     # 1: railway (support one-sided)
@@ -63,7 +69,8 @@ CI_SUPPORT = 3      # 1: support row active this step
 CI_SECTION = 4      # active section index, -1 none
 CI_HASPREV = 5      # 1: CF_PREV holds a frame
 CI_RANOFF = 6
-NCI = 7
+CI_HANG = 7         # suspended car: body index of the hanging body, -1 none
+NCI = 8
 
 # ---- joint float columns (jf)
 JF_LA = 0           # anchor a in body a axes (or world point if a is the world), 3
@@ -76,7 +83,13 @@ JF_K = 14           # stiffness N/m (0: rigid)
 JF_C = 15           # damping N·s/m
 JF_MIN = 16         # slack range min length, m (distance, when JI_SLACK)
 JF_MAX = 17
-NJF = 18
+JF_AX = 18          # hinge / prismatic axis in body a axes (world axes if a is the world), 3
+JF_P1 = 21          # hinge: 1st axis normal in b axes; prismatic: 1st normal in a axes; limit: ref in a, 3
+JF_P2 = 24          # hinge: 2nd axis normal in b axes; prismatic: 2nd normal in a axes; limit: ref in b, 3
+JF_Q = 27           # prismatic: rest relative rotation q_a0* ⊗ q_b0 (w, x, y, z), 4
+JF_TQ = 31          # hinge motor max torque N·m / slide: unused (inf: unbounded)
+JF_V = 32           # hinge motor target angular speed rad/s
+NJF = 33
 # ---- joint int columns (ji)
 JI_KIND = 0
 JI_A = 1            # body index, -1 world
@@ -90,6 +103,30 @@ NJI = 5
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _qmul(aw, ax, ay, az, bw, bx, by, bz):
+    """Quaternion product a ⊗ b (w, x, y, z)."""
+    return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _rotvec(w, x, y, z):
+    """Rotation vector (rad) of the unit quaternion (w, x, y, z), sign-fixed (w ≥ 0)."""
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    vn = np.sqrt(x * x + y * y + z * z)
+    f = 2.0 if vn < 1e-12 else 2.0 * np.arctan2(vn, w) / vn
+    return f * x, f * y, f * z
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _mv(R, v0, v1, v2):
+    """R v for a 3×3 R."""
+    return (R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2, R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2,
+            R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -408,6 +445,50 @@ def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr, A):
 # Pulley (seed 000 in 3D): u = p − g, l = |u|, n = u/l, C = C_i − (l_a + r l_b),
 #   J = [−n_a, −(r_a × n_a), −r n_b, −r (r_b × n_b)]; a rope (slack) only pulls: λ ≥ 0,
 #   speculative target −C/h while slack.
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _set_row(jJ, j, r, l0, l1, l2, a0, a1, a2, m0, m1, m2, b0, b1, b2):
+    jJ[j, r, 0], jJ[j, r, 1], jJ[j, r, 2], jJ[j, r, 3], jJ[j, r, 4], jJ[j, r, 5] = l0, l1, l2, a0, a1, a2
+    jJ[j, r, 6], jJ[j, r, 7], jJ[j, r, 8], jJ[j, r, 9], jJ[j, r, 10], jJ[j, r, 11] = m0, m1, m2, b0, b1, b2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _ball_rows(j, jJ, jt, rax, ray, raz, rbx, rby, rbz, ex_, ey_, ez_, erp_h):
+    """Rows 0–2 of a ball joint (C = p_a − p_b = (ex_, ey_, ez_)): J_k = [e_k, r_a × e_k, −e_k, −(r_b × e_k)]."""
+    for r in range(3):
+        ex = 1.0 if r == 0 else 0.0
+        ey = 1.0 if r == 1 else 0.0
+        ez = 1.0 if r == 2 else 0.0
+        c0, c1, c2 = _cross(rax, ray, raz, ex, ey, ez)
+        d0, d1, d2 = _cross(rbx, rby, rbz, ex, ey, ez)
+        _set_row(jJ, j, r, ex, ey, ez, c0, c1, c2, -ex, -ey, -ez, -d0, -d1, -d2)
+    jt[j, 0] = -erp_h * ex_
+    jt[j, 1] = -erp_h * ey_
+    jt[j, 2] = -erp_h * ez_
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _axis_w(a, quat, jf, j, col, R):
+    """World direction of the vector jf[j, col:col+3] fixed in body ``a`` (world axes if a < 0: the world)."""
+    if a < 0:
+        return jf[j, col], jf[j, col + 1], jf[j, col + 2]
+    quat_to_mat(quat[a], R)
+    return _mv(R, jf[j, col], jf[j, col + 1], jf[j, col + 2])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _one_sided(j, x, lo, hi, h, erp_h, jt, jlo, jhi):
+    """Limit row of a coordinate x (J·u = ẋ) kept in [lo, hi]: the nearer bound is active; a
+    speculative target −C/h while inside (no impulse until the limit would be crossed this step)."""
+    if x - lo < hi - x:
+        C = x - lo           # must stay ≥ 0: λ ≥ 0
+        jt[j, 0] = -erp_h * C if C < 0.0 else -C / h
+        jlo[j, 0] = 0.0
+    else:
+        C = x - hi           # must stay ≤ 0: λ ≤ 0
+        jt[j, 0] = -erp_h * C if C > 0.0 else -C / h
+        jhi[j, 0] = 0.0
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R):
     """Fill rows, targets, bounds and softness of joint ``j``."""
@@ -516,6 +597,98 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
             den = c + h * k
             jgam[j] = 1.0 / (h * den)
             jt[j, 0] = -(k / den) * ((pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz)
+    elif kind == J_HINGE:
+        # Hinge = ball + two angular rows. Axis a fixed in body a (a_w = R_a ax), normals b1, b2 fixed
+        # in b (b_k = R_b p_k, ⟂ axis at the start). Ball rows as J_BALL; angular rows
+        #   C_k = a_w·b_k,  Ċ_k = (ω_a × a)·b_k + a·(ω_b × b_k) = ω_a·(a × b_k) − ω_b·(a × b_k)
+        #   J_k = [0, a × b_k, 0, −(a × b_k)],  target −erp/h C_k,  K = J W̃ Jᵀ (5×5 block with the ball).
+        jm[j] = 5
+        _ball_rows(j, jJ, jt, rax, ray, raz, rbx, rby, rbz, pax - pbx, pay - pby, paz - pbz, erp_h)
+        axx, axy, axz = _axis_w(a, quat, jf, j, JF_AX, R)
+        for k in range(2):
+            bx_, by_, bz_ = _axis_w(b, quat, jf, j, JF_P1 + 3 * k, R)
+            c0, c1, c2 = _cross(axx, axy, axz, bx_, by_, bz_)
+            _set_row(jJ, j, 3 + k, 0.0, 0.0, 0.0, c0, c1, c2, 0.0, 0.0, 0.0, -c0, -c1, -c2)
+            jt[j, 3 + k] = -erp_h * (axx * bx_ + axy * by_ + axz * bz_)
+            jlo[j, 3 + k] = -np.inf
+            jhi[j, 3 + k] = np.inf
+    elif kind == J_PRISMATIC:
+        # Prismatic (seed 003): d = p_b − p_a, normals n1, n2 ⟂ axis fixed in body a (world if a is the
+        # world). Line rows C_k = d·n_k; the axis moves with a, so (Dirk Gregorius's point)
+        #   Ċ_k = (ṗ_b − ṗ_a)·n_k + d·(ω_a × n_k)
+        #       = n_k·(v_b + ω_b × r_b) − n_k·(v_a + ω_a × r_a) + ω_a·(n_k × d)
+        #   J_k = [−n_k, −(r_a + d) × n_k, n_k, r_b × n_k]   (r_a + d = p_b − x_a: the lever arm to p_b)
+        # Angle rows: q_b = q_a ⊗ q_rel at rest; θ = rotvec(q_b ⊗ (q_a ⊗ q_rel)*) (world axes),
+        #   Ċ_e ≈ (ω_b − ω_a)·e, J_e = [0, −e, 0, e] for e = x, y, z; targets −erp/h C. One 5×5 block.
+        jm[j] = 5
+        dx, dy, dz = pbx - pax, pby - pay, pbz - paz
+        lx, ly, lz = rax + dx, ray + dy, raz + dz
+        for k in range(2):
+            nx, ny, nz = _axis_w(a, quat, jf, j, JF_P1 + 3 * k, R)
+            c0, c1, c2 = _cross(lx, ly, lz, nx, ny, nz)
+            d0, d1, d2 = _cross(rbx, rby, rbz, nx, ny, nz)
+            _set_row(jJ, j, k, -nx, -ny, -nz, -c0, -c1, -c2, nx, ny, nz, d0, d1, d2)
+            jt[j, k] = -erp_h * (dx * nx + dy * ny + dz * nz)
+        if a >= 0:
+            qaw, qax, qay, qaz = quat[a, 0], quat[a, 1], quat[a, 2], quat[a, 3]
+        else:
+            qaw, qax, qay, qaz = 1.0, 0.0, 0.0, 0.0
+        if b >= 0:
+            qbw, qbx, qby, qbz = quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3]
+        else:
+            qbw, qbx, qby, qbz = 1.0, 0.0, 0.0, 0.0
+        tw, tx, ty, tz = _qmul(qaw, qax, qay, qaz, jf[j, JF_Q], jf[j, JF_Q + 1], jf[j, JF_Q + 2], jf[j, JF_Q + 3])
+        ew, ex_, ey_, ez_ = _qmul(qbw, qbx, qby, qbz, tw, -tx, -ty, -tz)
+        th0, th1, th2 = _rotvec(ew, ex_, ey_, ez_)
+        _set_row(jJ, j, 2, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+        _set_row(jJ, j, 3, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
+        _set_row(jJ, j, 4, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+        jt[j, 2] = -erp_h * th0
+        jt[j, 3] = -erp_h * th1
+        jt[j, 4] = -erp_h * th2
+        jlo[j, 3], jhi[j, 3], jlo[j, 4], jhi[j, 4] = -np.inf, np.inf, -np.inf, np.inf
+    elif kind == J_HINGE_AXIS:
+        # One row about the hinge axis a_w: J = [0, −a_w, 0, a_w] (J·u = (ω_b − ω_a)·a_w = dθ/dt).
+        # Angle θ = atan2((r_a × r_b)·a_w, r_a·r_b) with reference normals r_a = R_a p_a, r_b = R_b p_b
+        # (equal at the start: θ = 0). Limits [lo, hi] (JI_SLACK): the nearer one is a one-sided row
+        # like the slack distance; else motor/damper: target JF_V, bounds ±JF_TQ h, damping c as
+        # softness γ = 1/(h c) (c = 0: rigid motor).
+        jm[j] = 1
+        axx, axy, axz = _axis_w(a, quat, jf, j, JF_AX, R)
+        _set_row(jJ, j, 0, 0.0, 0.0, 0.0, -axx, -axy, -axz, 0.0, 0.0, 0.0, axx, axy, axz)
+        if ji[j, JI_SLACK]:
+            u0, u1, u2 = _axis_w(a, quat, jf, j, JF_P1, R)
+            w0, w1, w2 = _axis_w(b, quat, jf, j, JF_P2, R)
+            c0, c1, c2 = _cross(u0, u1, u2, w0, w1, w2)
+            th = np.arctan2(c0 * axx + c1 * axy + c2 * axz, u0 * w0 + u1 * w1 + u2 * w2)
+            _one_sided(j, th, jf[j, JF_MIN], jf[j, JF_MAX], h, erp_h, jt, jlo, jhi)
+        else:
+            jt[j, 0] = jf[j, JF_V]
+            jlo[j, 0] = -jf[j, JF_TQ] * h
+            jhi[j, 0] = jf[j, JF_TQ] * h
+            if jf[j, JF_C] > 0.0:
+                jgam[j] = 1.0 / (h * jf[j, JF_C])
+    elif kind == J_SLIDE:
+        # One row along the prismatic axis u (fixed in a): C = d·u − x_rest, J = [−u, −(r_a + d) × u, u, r_b × u]
+        # (same moving-axis term as the line rows). Limits [lo, hi] on x = d·u (JI_SLACK): one-sided
+        # like the slack distance; else spring k / damper c in soft form γ = 1/(h(c + hk)), target
+        # −k/(c + hk)·C (PHYSICS.md §3).
+        jm[j] = 1
+        dx, dy, dz = pbx - pax, pby - pay, pbz - paz
+        ux, uy, uz = _axis_w(a, quat, jf, j, JF_AX, R)
+        c0, c1, c2 = _cross(rax + dx, ray + dy, raz + dz, ux, uy, uz)
+        d0, d1, d2 = _cross(rbx, rby, rbz, ux, uy, uz)
+        _set_row(jJ, j, 0, -ux, -uy, -uz, -c0, -c1, -c2, ux, uy, uz, d0, d1, d2)
+        x = dx * ux + dy * uy + dz * uz
+        if ji[j, JI_SLACK]:
+            _one_sided(j, x, jf[j, JF_MIN], jf[j, JF_MAX], h, erp_h, jt, jlo, jhi)
+        else:
+            k = jf[j, JF_K]
+            c = jf[j, JF_C]
+            den = c + h * k
+            if den > 0.0:
+                jgam[j] = 1.0 / (h * den)
+                jt[j, 0] = -(k / den) * (x - jf[j, JF_LEN])
     else:  # J_PULLEY
         jm[j] = 1
         r_ = jf[j, JF_RATIO]
@@ -1084,18 +1257,24 @@ def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0
             ke += 0.5 * ib[b, k] * wbk * wbk
         out[b, ch.KINETIC_ENERGY] = ke
         out[b, ch.POTENTIAL_ENERGY] = m * gmag * pos[b, 2]
-        # specific force: f_cm = Δv/h − g (every non-gravitational impulse of the step / (m h))
-        fx = (vel[b, 0] - vel0[b, 0]) / h - gx
-        fy = (vel[b, 1] - vel0[b, 1]) / h - gy
-        fz = (vel[b, 2] - vel0[b, 2]) / h - gz
+        # specific force: f_cm = Δv/h − g (every non-gravitational impulse of the step / (m h));
+        # a suspended car reports its hanging body's (gb), at its rider point, in that body's axes
+        gb = b
         if b < ncars:
             rh = car_f[b, CF_RIDER] - car_f[b, CF_CG]
+            if car_i[b, CI_HANG] >= 0:
+                gb = car_i[b, CI_HANG]
+                rh = car_f[b, CF_HANGR]
+                quat_to_mat(quat[gb], R)
         else:
             rh = 0.0
+        fx = (vel[gb, 0] - vel0[gb, 0]) / h - gx
+        fy = (vel[gb, 1] - vel0[gb, 1]) / h - gy
+        fz = (vel[gb, 2] - vel0[gb, 2]) / h - gz
         rx, ry, rz = rh * R[0, 2], rh * R[1, 2], rh * R[2, 2]
-        al0, al1, al2 = (omg[b, 0] - omg0[b, 0]) / h, (omg[b, 1] - omg0[b, 1]) / h, (omg[b, 2] - omg0[b, 2]) / h
+        al0, al1, al2 = (omg[gb, 0] - omg0[gb, 0]) / h, (omg[gb, 1] - omg0[gb, 1]) / h, (omg[gb, 2] - omg0[gb, 2]) / h
         c0, c1, c2 = _cross(al0, al1, al2, rx, ry, rz)
-        w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
+        w0, w1, w2 = omg[gb, 0], omg[gb, 1], omg[gb, 2]
         d0, d1, d2 = _cross(w0, w1, w2, rx, ry, rz)
         e0, e1, e2 = _cross(w0, w1, w2, d0, d1, d2)
         fx += c0 + e0
@@ -1104,6 +1283,9 @@ def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0
         out[b, ch.G_LONGITUDINAL] = (fx * R[0, 0] + fy * R[1, 0] + fz * R[2, 0]) / gmag
         out[b, ch.G_LATERAL] = (fx * R[0, 1] + fy * R[1, 1] + fz * R[2, 1]) / gmag
         out[b, ch.G_VERTICAL] = (fx * R[0, 2] + fy * R[1, 2] + fz * R[2, 2]) / gmag
+        if gb != b:
+            quat_to_mat(quat[b], R)
+            w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
         if b >= ncars:
             out[b, ch.FLAGS] = ch.FREE_BODY
             continue
@@ -1228,10 +1410,10 @@ def make_scratch(nb, nj):
     G = np.zeros((nbx, 5, 6))
     tgt = np.zeros((nbx, 5))
     lamT = np.zeros((nbx, 5))
-    jJ = np.zeros((njx, 3, 12))
-    jt = np.zeros((njx, 3))
-    jlo = np.zeros((njx, 3))
-    jhi = np.zeros((njx, 3))
+    jJ = np.zeros((njx, NJR, 12))
+    jt = np.zeros((njx, NJR))
+    jlo = np.zeros((njx, NJR))
+    jhi = np.zeros((njx, NJR))
     jgam = np.zeros(njx)
     jm = np.zeros(njx, np.int64)
     cw = np.zeros((njx, 12))
@@ -1247,8 +1429,8 @@ def make_scratch(nb, nj):
     A = np.zeros((5, 5))
     Ainv = np.zeros((5, 5))
     work = np.zeros((8, 8))
-    K = np.zeros((3, 3))
-    Kinv = np.zeros((3, 3))
+    K = np.zeros((NJR, NJR))
+    Kinv = np.zeros((NJR, NJR))
     qf = np.zeros(4)
     theta = np.zeros(3)
     fr2 = np.zeros(NCOL)

@@ -35,6 +35,20 @@ class CarSpec:
         m, rider point above the track curve, where G-forces are measured.
     inertia : (Ixx, Iyy, Izz) or None
         kg·m² about the centre of mass in car axes (forward, left, up); default: the box.
+    suspended : bool, default False
+        a suspended car: a trolley of ``trolley_mass`` rides the track (its anchor on the curve,
+        ``cg_height`` ignored) and the car body (``mass``, the box, ``inertia``) hangs below it on
+        a hinge along the direction of travel, pivot on the track curve, its centre of mass
+        ``hang`` below the pivot; it swings outward in curves. The car's G-forces are those of
+        the swinging body at ``rider_height`` along its up axis from the pivot (negative: below
+        the rail), in the body's axes. The body is also recorded as a free-body entity
+        ``("<train>.body", car_no)``.
+    hang : float, default 1.5
+        m, pivot to the hanging body's centre of mass (> 0; suspended cars only).
+    trolley_mass : float or None
+        kg, the trolley of a suspended car; default 0.1 × ``mass``.
+    swing_damping : float, default 0.0
+        N·m·s/rad, a rotary damper on the swing hinge (0: free swing).
     """
 
     mass: float
@@ -44,6 +58,10 @@ class CarSpec:
     cg_height: float = 0.0
     rider_height: float = 1.1
     inertia: tuple | None = None
+    suspended: bool = False
+    hang: float = 1.5
+    trolley_mass: float | None = None
+    swing_damping: float = 0.0
 
 
 @dataclass
@@ -229,6 +247,13 @@ class World:
                 raise InputError("must be three positive numbers", where="car.inertia")
         else:
             inertia = mass / 12.0 * np.array([width**2 + height**2, length**2 + height**2, length**2 + width**2])
+        susp = bool(car.suspended)
+        hang = _num(car.hang, "car.hang", lo=0.0, lo_open=True) if susp else 0.0
+        tmass = mass * 0.1 if car.trolley_mass is None else _num(car.trolley_mass, "car.trolley_mass", lo=0.0,
+                                                                  lo_open=True)
+        swing_c = _num(car.swing_damping, "car.swing_damping", lo=0.0)
+        if susp:
+            cg = 0.0
         if wheels not in ("coaster", "railway"):
             raise InputError(f"must be 'coaster' or 'railway', got {wheels!r}", where="wheels")
         ctype = coupling.type
@@ -256,7 +281,8 @@ class World:
                                      where="start_s")
         self._trains.append(dict(name=str(name), track=track, n=n, mass=mass, length=length, inertia=inertia,
                                  cg=cg, rider=rider, railway=wheels == "railway", ctype=ctype, gap=gap,
-                                 stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0))
+                                 stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0,
+                                 suspended=susp, hang=hang, trolley_mass=tmass, swing_damping=swing_c))
         return len(self._trains) - 1
 
     @staticmethod
@@ -358,15 +384,20 @@ class World:
         Kinds: ``pulley`` (``ground_a``, ``ground_b`` m, ``ratio`` default 1, ``slack`` default
         False: a rope that only pulls), ``distance`` (``length`` m default: the current
         distance, ``stiffness``, ``damping``, ``min_length``/``max_length`` for a slack
-        range), ``ball``. Anchors are in body axes (m); default a car's track anchor or a
-        body's centre; for the world an anchor is a world point (default: where the other
-        end's anchor starts). Returns the joint index.
+        range), ``ball``, ``hinge`` (``axis`` in a's axes — world axes if a is the world —
+        default (0, 1, 0); ``min_angle``/``max_angle`` rad, the angle of b relative to a about
+        the axis from its start (0); ``motor_speed`` rad/s with ``max_torque`` N·m (default
+        unbounded); ``damping`` N·m·s/rad), ``prismatic`` (``axis`` as for hinge; b slides
+        along it and may not turn relative to a; ``min_travel``/``max_travel`` m from the start;
+        a spring ``stiffness`` N/m, ``damping`` N·s/m, at rest at travel ``rest`` m, default 0).
+        Anchors are in body axes (m); default a car's track anchor or a body's centre; for the
+        world an anchor is a world point (default: where the other end's anchor starts); for
+        hinge and prismatic the default anchor of b is where a's anchor starts. Returns the
+        joint index.
         """
         self._check_open()
-        if kind in ("hinge", "prismatic"):
-            raise InputError(f"joint type {kind!r} is not available yet", where="type")
-        if kind not in ("pulley", "distance", "ball"):
-            raise InputError(f"must be pulley, distance or ball, got {kind!r}", where="type")
+        if kind not in ("pulley", "distance", "ball", "hinge", "prismatic"):
+            raise InputError(f"must be pulley, distance, ball, hinge or prismatic, got {kind!r}", where="type")
         for end, key in ((a, "a"), (b, "b")):
             self._check_end(end, key)
         if a == "world" and b == "world":
@@ -374,7 +405,9 @@ class World:
         p = dict(params)
         known = {"pulley": {"ground_a", "ground_b", "ratio", "slack"},
                  "distance": {"length", "stiffness", "damping", "min_length", "max_length"},
-                 "ball": set()}[kind]
+                 "ball": set(),
+                 "hinge": {"axis", "min_angle", "max_angle", "motor_speed", "max_torque", "damping"},
+                 "prismatic": {"axis", "min_travel", "max_travel", "stiffness", "damping", "rest"}}[kind]
         for k in p:
             if k not in known:
                 raise InputError(f"unknown parameter {k!r} for a {kind} joint", where=k)
@@ -385,9 +418,23 @@ class World:
                 p[k] = _vec(p[k], 3, k)
             p["ratio"] = _num(p.get("ratio", 1.0), "ratio", lo=0.0, lo_open=True)
             p["slack"] = bool(p.get("slack", False))
-        for k in ("length", "stiffness", "damping", "min_length", "max_length"):
+        for k in ("length", "stiffness", "damping", "min_length", "max_length", "max_torque"):
             if p.get(k) is not None:
                 p[k] = _num(p[k], k, lo=0.0)
+        if kind in ("hinge", "prismatic"):
+            ax = _vec(p.get("axis", (0.0, 1.0, 0.0)), 3, "axis")
+            n = float(np.linalg.norm(ax))
+            if n < 1e-9:
+                raise InputError("must not be the zero vector", where="axis")
+            p["axis"] = ax / n
+            lo_k, hi_k = ("min_angle", "max_angle") if kind == "hinge" else ("min_travel", "max_travel")
+            for k in (lo_k, hi_k, "motor_speed", "rest"):
+                if p.get(k) is not None:
+                    p[k] = _num(p[k], k)
+            if p.get(lo_k) is not None and p.get(hi_k) is not None and p[lo_k] > p[hi_k]:
+                raise InputError(f"must be >= {lo_k} ({p[lo_k]:g}), got {p[hi_k]:g}", where=hi_k)
+            if kind == "hinge" and ("max_torque" in p) and p.get("motor_speed") is None:
+                raise InputError("a hinge motor needs motor_speed", where="max_torque")
         self._joints.append(dict(kind=kind, a=a, b=b,
                                  anchor_a=None if anchor_a is None else _vec(anchor_a, 3, "anchor_a"),
                                  anchor_b=None if anchor_b is None else _vec(anchor_b, 3, "anchor_b"), p=p))
@@ -412,7 +459,8 @@ class World:
         if self._built:
             return
         ncars = sum(t["n"] for t in self._trains)
-        nb = ncars + len(self._bodies)
+        nhang = sum(t["n"] for t in self._trains if t["suspended"])
+        nb = ncars + len(self._bodies) + nhang
         self.ncars = ncars
         packed = pack_tracks(self._tracks) if self._tracks else pack_tracks([])
         self._packed = packed
@@ -446,9 +494,11 @@ class World:
                 w = Om * v0
                 vel[b] = v0 * T + np.cross(w, t["cg"] * up)
                 omg[b] = w
-                mass[b] = t["mass"]
-                inv_mass[b] = 1.0 / t["mass"]
-                ib[b] = t["inertia"]
+                mt = t["trolley_mass"] if t["suspended"] else t["mass"]
+                mass[b] = mt
+                inv_mass[b] = 1.0 / mt
+                ib[b] = t["inertia"] * (mt / t["mass"])
+                car_i[b, kn.CI_HANG] = -1
                 car_f[b, kn.CF_S] = t["s"][c] % ct.length if ct.closed else t["s"][c]
                 car_f[b, kn.CF_CG] = t["cg"]
                 car_f[b, kn.CF_RIDER] = t["rider"]
@@ -477,6 +527,29 @@ class World:
             labels.append((bd["name"], 1))
             etrain.append(-1)
             b += 1
+        # suspended cars: the hanging bodies, after the free bodies; hinge joints made below
+        self._hangs = []
+        for ti, t in enumerate(self._trains):
+            if not t["suspended"]:
+                continue
+            for c in range(t["n"]):
+                cb = self._car0[ti] + c
+                fr = car_frame[cb]
+                up = _rot(quat[cb])[:, 2]
+                r = -t["hang"] * up
+                pos[b] = pos[cb] + r
+                quat[b] = quat[cb]
+                vel[b] = vel[cb] + np.cross(omg[cb], r)
+                omg[b] = omg[cb]
+                mass[b] = t["mass"]
+                inv_mass[b] = 1.0 / t["mass"]
+                ib[b] = t["inertia"]
+                car_i[cb, kn.CI_HANG] = b
+                car_f[cb, kn.CF_HANGR] = t["rider"] + t["hang"]
+                labels.append((t["name"] + ".body", c + 1))
+                etrain.append(-1)
+                self._hangs.append((cb, b, t["hang"], t["swing_damping"]))
+                b += 1
         self.pos, self.quat, self.vel, self.omg = pos, quat, vel, omg
         self.mass, self.inv_mass, self.ib = mass, inv_mass, ib
         self.inv_ib = 1.0 / ib
@@ -535,11 +608,17 @@ class World:
         ji_rows = [r for r, _ in chained] + [r for r, _ in other]
         jf_rows = [f for _, f in chained] + [f for _, f in other]
         for jd in self._joints:
-            ji_rows.append(self._joint_row(jd, jf_rows))
+            ji_rows.extend(self._joint_rows(jd, jf_rows))
+        for cb, hb, hang, damp in self._hangs:
+            jd = dict(kind="hinge", a=("idx", cb), b=("idx", hb), anchor_a=np.zeros(3),
+                      anchor_b=np.array([0.0, 0.0, hang]), p=dict(axis=np.array([1.0, 0.0, 0.0])))
+            if damp > 0.0:
+                jd["p"].update(motor_speed=0.0, damping=damp)
+            ji_rows.extend(self._joint_rows(jd, jf_rows))
         nj = len(ji_rows)
         self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, kn.NJI) if nj else np.zeros((0, kn.NJI), np.int64)
         self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, kn.NJF) if nj else np.zeros((0, kn.NJF))
-        self.jlam = np.zeros((max(nj, 1), 3))
+        self.jlam = np.zeros((max(nj, 1), kn.NJR))
         self.tr_j0 = np.array(tr_j0, dtype=np.int64)
         self.tr_nj = np.array(tr_nj, dtype=np.int64)
         ns = len(self._sections)
@@ -557,6 +636,8 @@ class World:
     def _body_index(self, end):
         if end == "world":
             return -1
+        if end[0] == "idx":
+            return end[1]
         if end[0] == "car":
             return self._car0[end[1]] + end[2]
         return self._body0 + end[1]
@@ -565,12 +646,16 @@ class World:
         R = _rot(self.quat[bi])
         return self.pos[bi] + R @ local
 
-    def _joint_row(self, jd, jf_rows):
+    def _joint_rows(self, jd, jf_rows):
+        """Table rows (ji) of one joint, appending their jf rows; hinge and prismatic joints
+        add a limit / motor / spring row after their 5-row block."""
         i = np.zeros(kn.NJI, np.int64)
         f = np.zeros(kn.NJF)
         a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
+        kind = jd["kind"]
         i[kn.JI_A], i[kn.JI_B] = a, b
-        i[kn.JI_KIND] = {"distance": kn.J_DISTANCE, "ball": kn.J_BALL, "pulley": kn.J_PULLEY}[jd["kind"]]
+        i[kn.JI_KIND] = {"distance": kn.J_DISTANCE, "ball": kn.J_BALL, "pulley": kn.J_PULLEY,
+                         "hinge": kn.J_HINGE, "prismatic": kn.J_PRISMATIC}[kind]
 
         def default_local(bi):
             if bi < self.ncars:
@@ -578,23 +663,30 @@ class World:
             return np.zeros(3)
 
         la = jd["anchor_a"] if jd["anchor_a"] is not None else (default_local(a) if a >= 0 else None)
-        lb = jd["anchor_b"] if jd["anchor_b"] is not None else (default_local(b) if b >= 0 else None)
+        lb = jd["anchor_b"]
+        if lb is None and b >= 0:
+            if kind in ("hinge", "prismatic") and la is not None:   # b's anchor where a's starts
+                pa0 = self._anchor_world(a, la) if a >= 0 else la
+                lb = _rot(self.quat[b]).T @ (pa0 - self.pos[b])
+            else:
+                lb = default_local(b)
         if la is None:
-            la = self._anchor_world(b, lb) if jd["kind"] != "pulley" else np.zeros(3)
+            la = self._anchor_world(b, lb) if kind != "pulley" else np.zeros(3)
         if lb is None:
-            lb = self._anchor_world(a, la) if jd["kind"] != "pulley" else np.zeros(3)
+            lb = self._anchor_world(a, la) if kind != "pulley" else np.zeros(3)
         f[kn.JF_LA:kn.JF_LA + 3] = la
         f[kn.JF_LB:kn.JF_LB + 3] = lb
         pa = self._anchor_world(a, la) if a >= 0 else la
         pb = self._anchor_world(b, lb) if b >= 0 else lb
         p = jd["p"]
-        if jd["kind"] == "pulley":
+        extra = []
+        if kind == "pulley":
             f[kn.JF_GA:kn.JF_GA + 3] = p["ground_a"]
             f[kn.JF_GB:kn.JF_GB + 3] = p["ground_b"]
             f[kn.JF_RATIO] = p["ratio"]
             f[kn.JF_LEN] = np.linalg.norm(pa - p["ground_a"]) + p["ratio"] * np.linalg.norm(pb - p["ground_b"])
             i[kn.JI_SLACK] = 1 if p["slack"] else 0
-        elif jd["kind"] == "distance":
+        elif kind == "distance":
             cur = float(np.linalg.norm(pb - pa))
             f[kn.JF_LEN] = p["length"] if p.get("length") is not None else cur
             f[kn.JF_K] = p.get("stiffness") or 0.0
@@ -603,8 +695,66 @@ class World:
                 i[kn.JI_SLACK] = 1
                 f[kn.JF_MIN] = p.get("min_length") if p.get("min_length") is not None else 0.0
                 f[kn.JF_MAX] = p.get("max_length") if p.get("max_length") is not None else 1e30
+        elif kind in ("hinge", "prismatic"):
+            Ra = _rot(self.quat[a]) if a >= 0 else np.eye(3)
+            Rb = _rot(self.quat[b]) if b >= 0 else np.eye(3)
+            ax_a = p["axis"]
+            ax_w = Ra @ ax_a
+            # two world normals of the axis
+            t = np.array([1.0, 0.0, 0.0]) if abs(ax_w[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+            n1 = np.cross(ax_w, t)
+            n1 /= np.linalg.norm(n1)
+            n2 = np.cross(ax_w, n1)
+            f[kn.JF_AX:kn.JF_AX + 3] = ax_a
+            if kind == "hinge":
+                f[kn.JF_P1:kn.JF_P1 + 3] = Rb.T @ n1
+                f[kn.JF_P2:kn.JF_P2 + 3] = Rb.T @ n2
+                lo, hi = p.get("min_angle"), p.get("max_angle")
+                if lo is not None or hi is not None:
+                    g = f.copy()
+                    g[kn.JF_P1:kn.JF_P1 + 3] = Ra.T @ n1
+                    g[kn.JF_P2:kn.JF_P2 + 3] = Rb.T @ n1
+                    g[kn.JF_MIN] = -1e30 if lo is None else lo
+                    g[kn.JF_MAX] = 1e30 if hi is None else hi
+                    extra.append((kn.J_HINGE_AXIS, 1, g))
+                if p.get("motor_speed") is not None or p.get("damping"):
+                    g = f.copy()
+                    g[kn.JF_V] = p.get("motor_speed") or 0.0
+                    g[kn.JF_TQ] = p["max_torque"] if p.get("max_torque") is not None else np.inf
+                    g[kn.JF_C] = p.get("damping") or 0.0
+                    extra.append((kn.J_HINGE_AXIS, 0, g))
+            else:
+                f[kn.JF_P1:kn.JF_P1 + 3] = Ra.T @ n1
+                f[kn.JF_P2:kn.JF_P2 + 3] = Ra.T @ n2
+                qa = self.quat[a] if a >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
+                qb = self.quat[b] if b >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
+                qa_c = qa * np.array([1.0, -1.0, -1.0, -1.0])
+                w1, x1, y1, z1 = qa_c
+                w2, x2, y2, z2 = qb
+                f[kn.JF_Q:kn.JF_Q + 4] = (w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                                          w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2)
+                x0 = float((pb - pa) @ ax_w)
+                lo, hi = p.get("min_travel"), p.get("max_travel")
+                if lo is not None or hi is not None:
+                    g = f.copy()
+                    g[kn.JF_MIN] = -1e30 if lo is None else x0 + lo
+                    g[kn.JF_MAX] = 1e30 if hi is None else x0 + hi
+                    extra.append((kn.J_SLIDE, 1, g))
+                if p.get("stiffness") or p.get("damping"):
+                    g = f.copy()
+                    g[kn.JF_K] = p.get("stiffness") or 0.0
+                    g[kn.JF_C] = p.get("damping") or 0.0
+                    g[kn.JF_LEN] = x0 + (p.get("rest") or 0.0)
+                    extra.append((kn.J_SLIDE, 0, g))
         jf_rows.append(f)
-        return i
+        rows = [i]
+        for k, slack, g in extra:
+            e = i.copy()
+            e[kn.JI_KIND] = k
+            e[kn.JI_SLACK] = slack
+            rows.append(e)
+            jf_rows.append(g)
+        return rows
 
     # ------------------------------------------------------------------ running
     @property
@@ -618,6 +768,23 @@ class World:
         """(n_entities,) int: train index of each entity, -1 for free bodies (builds the world)."""
         self._build()
         return self._entity_train
+
+    @property
+    def trains(self) -> tuple:
+        """Read-only view of the trains added, in order: dicts with ``name``, ``track``, ``n`` (cars),
+        ``mass``, ``length``, ``cg``, ``rider``, ``railway``, ``suspended``, ``hang``, ... (do not modify)."""
+        return tuple(self._trains)
+
+    @property
+    def gauges(self) -> tuple:
+        """Gauge of each track, m, in track order."""
+        return tuple(self._gauges)
+
+    @property
+    def joints(self) -> tuple:
+        """Read-only view of the user's joints, in order: dicts with ``kind``, ``a``, ``b``,
+        ``anchor_a``, ``anchor_b``, ``p`` (the parameters); suspended-car hinges are not listed."""
+        return tuple(self._joints)
 
     @property
     def n_entities(self) -> int:
