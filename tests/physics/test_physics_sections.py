@@ -213,3 +213,26 @@ def test_long_train_with_friction_rows_and_a_lift_stays_stable():
     need = n * M * G * (np.sin(alpha) + 0.003 * np.cos(alpha))
     assert r[-1, :, ch.MOTOR_FORCE].sum() == pytest.approx(need, rel=1e-3)
     assert np.all(r[-1, :, ch.MOTOR_FORCE] <= 4e4 * (1 + 1e-9))
+
+
+def test_sections_act_in_the_direction_of_travel_towards_minus_s():
+    """Trim, booster and launch act on |v| in the direction of travel: a car running towards −s
+    (down a grade that falls towards −s) is capped at −6 m/s by a trim, driven to −7 m/s by a
+    booster, launched to −9 m/s; a lift still works towards +s only."""
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(300.0, pitch_deg=10.0))   # rises towards +s: a car rolls towards −s
+    w.add_train("a", 0, 1, car(), start_s=295.0, start_speed=-2.0)
+    w.add_section("trim", 0, 0.0, 300.0, speed=6.0, max_force=5e4)
+    t, r, st = run(w, 10000, 10)
+    v = r[:, 0, ch.SPEED]
+    assert np.all(v >= -6.0 - 1e-6) and v[-1] == pytest.approx(-6.0, abs=1e-6)
+    assert np.all(r[:, 0, ch.MOTOR_FORCE] >= -1e-9)          # pushes towards +s: against the motion
+    for kind, speed, v0, F in (("booster", 7.0, -2.0, 3000.0), ("booster", 7.0, -12.0, 3000.0),
+                               ("launch", 9.0, -1.0, 6000.0)):
+        w = World(dt=1e-3)
+        w.add_track(analytic.straight(400.0))
+        w.add_train("a", 0, 1, car(), start_s=390.0, start_speed=v0)
+        w.add_section(kind, 0, 0.0, 400.0, speed=speed, max_force=F)
+        t, r, st = run(w, 6000, 10)
+        assert r[-1, 0, ch.SPEED] == pytest.approx(-speed, abs=1e-6)
+        assert abs(r[10, 0, ch.ACCEL]) == pytest.approx(F / M, rel=1e-6)

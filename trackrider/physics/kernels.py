@@ -882,18 +882,24 @@ def solve_car_row(b, f, target, lam_old, lo, hi, Wt, Pm, lamT, car_on, ncars, ve
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def section_row(kind, speed, fmax, h):
-    """(target speed, lower, upper impulse bound) of row 6 for a section kind."""
+def section_row(kind, speed, fmax, h, v):
+    """(target speed, lower, upper impulse bound) of row 6 for a section kind.
+
+    ``v`` is the car's speed along T at the start of the step. A lift works towards +s only
+    (it is a chain: a car rolling back is held by its ratchet); launch, trim and booster act
+    in the car's direction of travel (towards −s when v < 0: target −speed, bounds mirrored);
+    a brake holds either way.
+    """
     F = fmax * h
     if kind == ch.LIFT:
         return speed, 0.0, F
-    if kind == ch.LAUNCH:
-        return speed, 0.0, F
     if kind == ch.BRAKE:
         return 0.0, -F, F
+    if kind == ch.LAUNCH:
+        return (speed, 0.0, F) if v >= 0.0 else (-speed, -F, 0.0)
     if kind == ch.TRIM:
-        return speed, -F, 0.0
-    return speed, -F, F  # booster
+        return (speed, -F, 0.0) if v >= 0.0 else (-speed, 0.0, F)
+    return (speed, -F, F) if v >= 0.0 else (-speed, -F, F)  # booster
 
 
 # ----------------------------------------------------------------------------- one step
@@ -1069,7 +1075,7 @@ def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, c
             car_f[b, CF_L6] = 0.0
             car_f[b, CF_L7] = 0.0
         else:
-            tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
+            tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h, car_f[b, CF_SPEED])
             car_f[b, CF_L6] = min(max(car_f[b, CF_L6], lo), hi)
             if sec_kind[sec] != ch.LIFT:
                 car_f[b, CF_L7] = 0.0
@@ -1099,7 +1105,7 @@ def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, c
                 continue
             sec = car_i[b, CI_SECTION]
             if sec >= 0:
-                tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h)
+                tv, lo, hi = section_row(sec_kind[sec], sec_speed[sec], sec_fmax[sec], h, car_f[b, CF_SPEED])
                 old = car_f[b, CF_L6]
                 car_f[b, CF_L6] = solve_car_row(b, rowf[b], tv, old, lo, hi, Wt, Pm, lamT, car_on, ncars, vel, omg)
                 dmax = max(dmax, abs(car_f[b, CF_L6] - old))
