@@ -41,7 +41,7 @@ def test_version():
     assert result.stdout.strip() == f"trackrider {trackrider.__version__}"
 
 
-@pytest.mark.parametrize("command", ["run", "validate", "curve", "plot", "render"])
+@pytest.mark.parametrize("command", ["run", "validate", "curve", "plot", "render", "sweep"])
 def test_every_command_has_help_with_an_example(command):
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0
@@ -52,7 +52,7 @@ def test_every_command_has_help_with_an_example(command):
 def test_top_level_help_lists_commands():
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0
-    for command in ("run", "validate", "curve", "plot", "render"):
+    for command in ("run", "validate", "curve", "plot", "render", "sweep"):
         assert command in result.stdout
 
 
@@ -377,3 +377,35 @@ def test_set_overrides_keys_from_the_command_line(tmp_path):
     err = one_error_line(runner.invoke(app, ["validate", str(PENDULUM), "--set", "train.bead.car.colour=red"]))
     assert "no key" in err
     one_error_line(runner.invoke(app, ["validate", str(PENDULUM), "--set", "oops"]))
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+def test_sweep_with_a_bad_axis_is_one_error_line_and_writes_nothing(tmp_path):
+    base = ROOT / "scenarios" / "sweep_tiny_base.toml"
+    sweep = tmp_path / "bad_sweep.toml"
+    sweep.write_text(textwrap.dedent(f"""\
+        [sweep]
+        scenario = "{base.as_posix()}"
+        method = "grid"
+        [axes]
+        "train.red.car.mas" = [300.0, 500.0]
+        """))
+    out = tmp_path / "sweep_out"
+    err = one_error_line(runner.invoke(app, ["sweep", str(sweep), "--out", str(out), "-j", "1"]))
+    assert "train.red.car.mas" in err and "bad_sweep.toml" in err
+    assert not out.exists()
+
+
+def test_sweep_runs_through_the_cli_and_plot_draws_it(tmp_path):
+    out = tmp_path / "tiny"
+    result = runner.invoke(app, ["sweep", str(ROOT / "scenarios" / "sweep_tiny.toml"), "--out", str(out),
+                                 "-j", "1", "--quiet"])
+    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
+    rows = (out / "sweep.csv").read_text().splitlines()
+    assert len(rows) == 1 + 12
+    png = tmp_path / "sweep.png"
+    result = runner.invoke(app, ["plot", str(out), "--out", str(png)])
+    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
+    assert png.stat().st_size > 10_000
