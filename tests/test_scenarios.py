@@ -182,7 +182,7 @@ def test_weight_drop_block_and_tackle():
 
 
 def test_freight_holds_speed_up_the_grade():
-    sc, res = run("freight", duration=6.0)
+    sc, res = run("freight", duration=16.0)   # the lead wagon enters the R 400 m curve at t = 10 s
     assert sc.trains[0].cars >= 50
     ts = res.timeseries
     late = ts["t"] > 2.0
@@ -193,3 +193,10 @@ def test_freight_holds_speed_up_the_grade():
     davis = A + B * 15.0 + C * 15.0**2
     assert np.mean(ts["motor_force"][late]) == pytest.approx(grade + davis, rel=0.02)
     assert res.summary["events"] == [] and res.status == "completed"
+    # in the curve: lateral G v²/(gR) and flange load m v²/R on the lead wagon
+    R = 400.0
+    curve = (ts["car"] == 1) & (ts["t"] > 12.0)
+    v = ts["speed"][curve]
+    np.testing.assert_allclose(ts["g_lateral"][curve], v**2 / (G * R), rtol=0.01)
+    # (the couplers' chords add a small lateral share: within 2 %)
+    np.testing.assert_allclose(np.abs(ts["lateral_load"][curve]), car.mass * v**2 / R, rtol=0.02)
