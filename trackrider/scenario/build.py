@@ -66,7 +66,9 @@ def build_world(scenario: Scenario):
     for i, tr in enumerate(scenario.trains):
         car = CarSpec(mass=tr.car.mass, length=tr.car.length, width=tr.car.width, height=tr.car.height,
                       cg_height=tr.car.cg_height, rider_height=tr.car.rider_height,
-                      inertia=None if tr.car.inertia is None else tuple(tr.car.inertia))
+                      inertia=None if tr.car.inertia is None else tuple(tr.car.inertia),
+                      suspended=tr.suspended, hang=tr.car.hang, trolley_mass=tr.car.trolley_mass,
+                      swing_damping=tr.car.swing_damping)
         cp = tr.coupling
         coupling = CouplingSpec(type=cp.type, gap=cp.gap, stiffness=cp.stiffness, damping=cp.damping,
                                 slack=cp.slack)

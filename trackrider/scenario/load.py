@@ -45,8 +45,10 @@ _REQUIRED = object()
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
 SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
 TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll")
-TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling")
-CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia")
+TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended")
+CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia", "hang", "trolley_mass",
+            "swing_damping")
+SUSPENDED_CAR_KEYS = ("hang", "trolley_mass", "swing_damping")
 COUPLING_KEYS = ("type", "gap", "stiffness", "damping", "slack")
 SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force")
 BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
@@ -55,8 +57,8 @@ JOINT_KEYS = {
     "pulley": ("ground_a", "ground_b", "ratio", "slack"),
     "distance": ("length", "stiffness", "damping", "min_length", "max_length"),
     "ball": (),
-    "hinge": ("axis",),
-    "prismatic": ("axis",),
+    "hinge": ("axis", "min_angle", "max_angle", "motor_speed", "max_torque", "damping"),
+    "prismatic": ("axis", "min_travel", "max_travel", "stiffness", "damping", "rest"),
 }
 RESISTANCE_KEYS = ("rolling", "drag_area", "air_density", "mode", "davis", "nl2_drag")
 FORMATS = ("auto", "points", "nl2", "json")
@@ -531,7 +533,16 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         cg_height=_number(ctx, c, "cg_height", cw, 0.0, maximum=100, unit="m"),
         rider_height=_number(ctx, c, "rider_height", cw, 1.1, maximum=100, unit="m"),
         inertia=_vector(ctx, c, "inertia", cw, 3, None, positive=True, maximum=1e12, unit="kg·m²"),
+        hang=_number(ctx, c, "hang", cw, 1.5, gt=0, le=100, unit="m"),
+        trolley_mass=_number(ctx, c, "trolley_mass", cw, None, gt=0, maximum=MAX_MASS, unit="kg"),
+        swing_damping=_number(ctx, c, "swing_damping", cw, 0.0, ge=0, maximum=1e15, unit="N·m·s/rad"),
     )
+    suspended = _boolean(ctx, t, "suspended", where, False)
+    if not suspended:
+        for key in SUSPENDED_CAR_KEYS:
+            if key in c:
+                raise ctx.error(f"{cw}.{key}", "applies to suspended trains only: add suspended = true to the "
+                                "[[train]]")
     if car.inertia is not None:
         a, b, cc = car.inertia
         if a + b < cc or b + cc < a or a + cc < b:
@@ -555,7 +566,7 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         wheels=_string(ctx, t, "wheels", where, "coaster", choices=WHEELS),
         start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
         start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
-        car=car, coupling=coupling,
+        car=car, coupling=coupling, suspended=suspended,
     )
 
 
@@ -684,6 +695,31 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
         if math.sqrt(sum(v * v for v in axis)) < 1e-9:
             raise ctx.error(f"{where}.axis", "must not be the zero vector")
         params["axis"] = axis
+        if kind == "hinge":   # degrees in the file, radians for the World
+            lo_k, hi_k = "min_angle", "max_angle"
+            for key in (lo_k, hi_k):
+                if key in t:
+                    params[key] = math.radians(_number(ctx, t, key, where, ge=-360, le=360, unit="°"))
+            if "motor_speed" in t:
+                params["motor_speed"] = math.radians(_number(ctx, t, "motor_speed", where, ge=-1e6, le=1e6,
+                                                             unit="°/s"))
+            if "max_torque" in t:
+                if "motor_speed" not in t:
+                    raise ctx.error(f"{where}.max_torque", "needs motor_speed (the motor's target speed)")
+                params["max_torque"] = _number(ctx, t, "max_torque", where, gt=0, maximum=1e15, unit="N·m")
+            if "damping" in t:
+                params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·m·s/rad")
+        else:
+            lo_k, hi_k = "min_travel", "max_travel"
+            for key in (lo_k, hi_k, "rest"):
+                if key in t:
+                    params[key] = _number(ctx, t, key, where, maximum=MAX_LENGTH, unit="m")
+            if "stiffness" in t:
+                params["stiffness"] = _number(ctx, t, "stiffness", where, gt=0, maximum=1e15, unit="N/m")
+            if "damping" in t:
+                params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·s/m")
+        if lo_k in params and hi_k in params and params[lo_k] > params[hi_k]:
+            raise ctx.error(f"{where}.{hi_k}", f"must be ≥ {lo_k} ({t[lo_k]:g}), got {t[hi_k]:g}")
     return JointConfig(
         type=kind, a=a, b=b, end_a=end_a, end_b=end_b,
         anchor_a=_vector(ctx, t, "anchor_a", where, 3, None, unit="m"),

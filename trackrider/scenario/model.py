@@ -74,7 +74,11 @@ class CarConfig:
     mass kg (required, with riders); length, width, height m (a solid box,
     defaults 2.0, 1.2, 1.0); cg_height m above the track curve (default 0);
     rider_height m above the track curve (default 1.1); inertia kg·m² about
-    (forward, left, up), overriding the box when given.
+    (forward, left, up), overriding the box when given. Suspended trains only:
+    hang m from the pivot (on the track curve) down to the hanging body's centre
+    of mass (default 1.5); trolley_mass kg (default 0.1 × mass); swing_damping
+    N·m·s/rad (default 0); rider_height is then measured along the swinging
+    body's up axis from the pivot (negative: below the rail).
     """
 
     mass: float
@@ -84,6 +88,9 @@ class CarConfig:
     cg_height: float = 0.0
     rider_height: float = 1.1
     inertia: tuple[float, float, float] | None = None
+    hang: float = 1.5
+    trolley_mass: float | None = None
+    swing_damping: float = 0.0
 
 
 @dataclass
@@ -108,7 +115,8 @@ class TrainConfig:
 
     start_s m is the arc length of the lead car's anchor; start_speed m/s
     along the track (signed); wheels ``coaster`` (support both ways) or
-    ``railway`` (support one way).
+    ``railway`` (support one way); suspended: each car body hangs below its
+    track trolley on a hinge along the direction of travel (default False).
     """
 
     name: str
@@ -120,6 +128,7 @@ class TrainConfig:
     start_speed: float
     car: CarConfig
     coupling: CouplingConfig
+    suspended: bool = False
 
     @property
     def pitch(self) -> float:
