@@ -73,6 +73,20 @@ CASES = [
     ("pulley_zero_ratio", BASE + '\n[[joint]]\ntype = "pulley"\na = "red:1"\nb = "bob"\nground_a = [0, 0, 1]\n'
      'ground_b = [0, 1, 1]\nratio = 0.0\n', ["joint[1].ratio", "must be > 0"]),
     ("nothing_to_simulate", "[simulation]\nduration = 1.0\n", ["nothing to simulate"]),
+    ("hang_without_suspended", edit("mass = 500.0", "mass = 500.0\nhang = 1.5"),
+     ["train[0].car.hang", "suspended = true"]),
+    ("zero_hang", edit("cars = 2", "cars = 2\nsuspended = true").replace("mass = 500.0", "mass = 500.0\nhang = 0.0"),
+     ["train[0].car.hang", "must be > 0"]),
+    ("hinge_zero_axis", BASE + '\n[[joint]]\ntype = "hinge"\na = "bob"\nb = "world"\naxis = [0, 0, 0]\n',
+     ["joint[1].axis", "zero"]),
+    ("hinge_torque_without_speed", BASE + '\n[[joint]]\ntype = "hinge"\na = "bob"\nb = "world"\naxis = [0, 1, 0]\n'
+     'max_torque = 10.0\n', ["joint[1].max_torque", "motor_speed"]),
+    ("hinge_limits_reversed", BASE + '\n[[joint]]\ntype = "hinge"\na = "bob"\nb = "world"\naxis = [0, 1, 0]\n'
+     'min_angle = 30.0\nmax_angle = -30.0\n', ["joint[1].max_angle", "min_angle"]),
+    ("prismatic_negative_stiffness", BASE + '\n[[joint]]\ntype = "prismatic"\na = "world"\nb = "bob"\n'
+     'axis = [0, 0, 1]\nstiffness = -5.0\n', ["joint[1].stiffness", "must be > 0"]),
+    ("prismatic_unknown_key", BASE + '\n[[joint]]\ntype = "prismatic"\na = "world"\nb = "bob"\n'
+     'axis = [0, 0, 1]\nmin_angle = 3.0\n', ["joint[1].min_angle", "unknown key"]),
 ]
 
 
