@@ -25,3 +25,16 @@ def darboux_fd_error(track, s, h=1e-4):
         err = max(err, float(np.abs(fd - np.cross(f.darboux, getattr(f, name))).max()))
     return err
 
+
+
+def osculating_bank_deg(track, s):
+    """|angle| (degrees, 0–90) between the rider's left axis N_w and the Frenet binormal at ``s``.
+
+    0 when the rider's up lies in the curve's osculating plane (no sideways
+    component of the centripetal acceleration κ v² N); only meaningful where κ > 0.
+    """
+    f = track.frames(s)
+    k = track.second_derivative(s)
+    B = np.cross(f.tangent, k / np.linalg.norm(k, axis=1, keepdims=True))
+    c = np.abs(np.sum(B * f.normal, axis=1))
+    return np.degrees(np.arccos(np.clip(c, 0.0, 1.0)))

@@ -4,9 +4,11 @@ The frame at ``s`` is the rotation-minimising frame (RMF) turned about the
 tangent ``T`` by an angle ``θ(s) = θ_base(s) + φ_user(s)``:
 
 * ``N_w = cos θ N_rmf + sin θ B_rmf`` (rider's left), ``B_w = T × N_w`` (rider's up);
-* ``θ_base`` chooses the frame kind: ``up`` (zero bank against the vertical,
-  carried by the RMF, with a C2 blend of the twist, across stretches within
-  30° of the vertical),
+* ``θ_base`` chooses the frame kind: ``up`` (zero bank against the vertical
+  where the pitch is at most 20°; across steeper stretches carried along a
+  reference that follows the osculating plane where the track is curved and
+  the RMF where it is straight, with a quintic blend of the remaining offset,
+  and faded back into the exact `up` frame between 50° and 20° of pitch),
   ``minimal`` (0, plus the closing angle spread evenly on closed tracks),
   ``frenet`` (the principal normal as left axis), or an imported frame (the up
   vectors of an NL2 file at its points);
@@ -35,7 +37,12 @@ from .compact import CompactTrack, build_table
 from .spline import MIN_POINTS, SplineCurve
 
 FRAME_KINDS = ("up", "minimal", "frenet")
-STEEP_COS = math.cos(math.radians(30.0))  # |T·up| above this (within 30° of vertical): `up` is carried by the RMF
+UP_EXACT_PITCH = 20.0  # deg: `up` is exact where |pitch| ≤ this; steeper stretches are carried (see _build_up_angle)
+UP_MIN_RUN = 15.0  # m: shorter level runs between steep stretches are carried through (one exact knot)
+STEEP_SIN = math.sin(math.radians(UP_EXACT_PITCH))  # |T·up| above this: carried
+REF_SMOOTH = 4.0  # m: the reference's twist rate is averaged over this window (twice)
+REF_MAX_MISMATCH = math.radians(30.0)  # a carry whose reference turns this much more or less than up needs uses the RMF
+REF_KAPPA0 = 1.0 / 30.0  # 1/m: the carry's reference twists at τ κ²/(κ² + κ0²) (Frenet where curved, RMF where straight)
 FRENET_MIN_CURVATURE = 1e-5  # 1/m: below it the principal normal is undefined
 Z = np.array([0.0, 0.0, 1.0])
 
@@ -334,34 +341,101 @@ class Track:
         ang = np.arctan2(np.sum(n_up * B, axis=1), np.sum(n_up * N, axis=1))
         # ρ_up = (up·T)(P''·(ŵ × T)) / |up − (up·T)T|   (twist rate of the up frame)
         rho = tz * np.sum(Kv * n_up, axis=1) / safe
-        steep = np.abs(tz) > STEEP_COS
+        steep = np.abs(tz) > STEEP_SIN
         return ang, rho, steep
+
+    def _build_reference(self):
+        """The carry's reference angle φ_ref (rad, relative to the RMF) at the nodes.
+
+        Its twist rate is the regularised Frenet torsion
+        ``ρ_ref = τ κ² / (κ² + κ0²) = (T × P'')·P''' / (κ² + κ0²)`` (κ0 = REF_KAPPA0):
+        on a curved stretch (κ ≫ κ0) the reference turns with the osculating
+        plane (the Frenet frame), on a straight one (κ → 0) it is the RMF, and it
+        stays finite at inflections. Integrated node to node by the
+        Hermite-corrected trapezoid rule; evaluated between nodes by cubic
+        Hermite (so its value and rate agree exactly).
+        """
+        s = self._node_s
+        k2 = self._nkappa ** 2
+        rho = self._ntau * k2 / (k2 + REF_KAPPA0 ** 2)
+        for _ in range(2):  # two box filters (triangle of half-width REF_SMOOTH): τ steps at joints become ramps
+            rho = self._box(s, rho, REF_SMOOTH)
+        drho = np.gradient(rho, s) if len(s) > 2 else np.zeros_like(s)
+        h = np.diff(s)
+        inc = 0.5 * h * (rho[:-1] + rho[1:]) + h * h * (drho[:-1] - drho[1:]) / 12.0
+        self._ref = np.concatenate([[0.0], np.cumsum(inc)])
+        self._dref = rho
+
+    def _box(self, s, y, w):
+        """Moving average of ``y`` (on nodes ``s``) over a window ``w`` m (periodic if closed, shrunk at open ends)."""
+        c = np.concatenate([[0.0], np.cumsum(0.5 * np.diff(s) * (y[:-1] + y[1:]))])
+        L = self.length
+        lo, hi = s - 0.5 * w, s + 0.5 * w
+        if self.closed:
+            def C(x):
+                k = np.floor(x / L)
+                return np.interp(x - k * L, s, c) + k * c[-1]
+            return (C(hi) - C(lo)) / w
+        lo, hi = np.clip(lo, 0.0, L), np.clip(hi, 0.0, L)
+        return (np.interp(hi, s, c) - np.interp(lo, s, c)) / np.maximum(hi - lo, 1e-12)
+
+    def _ref_at(self, x):
+        """φ_ref (rad) and φ_ref' (rad/m) at ``x`` in [0, length]."""
+        return _hermite(np.asarray(x, dtype=np.float64), self._node_s, self._ref, self._dref)
 
     def _build_up_angle(self):
         s = self._node_s
+        self._build_reference()
+        ref, dref = self._ref, self._dref
         ang, rho, steep = self._up_candidate(self._nT, self._nK, self._nN, self._nB)
         n = len(s)
         psi = np.zeros(n)
         dpsi = np.zeros(n)
-        drho = np.zeros(n)  # dρ_up/ds on the exact runs, for a C2 carry
         self._carry = []  # (s_lo, s_hi, ψ(s), ψ'(s)) across steep stretches
         self._psi_flip = 0.0  # added to the carries when the whole track's sign is flipped
         ok = ~steep
-        self._up_exact = ok[:-1] & ok[1:]  # per node interval: the up frame is exact inside
         if not ok.any():
-            self._carry = []
+            self._up_exact = ok[:-1] & ok[1:]
             self._psi, self._dpsi = psi, dpsi
             return
         edges = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
-        starts = np.nonzero(edges == 1)[0]
-        ends = np.nonzero(edges == -1)[0] - 1
-        prev = None  # (index, psi, dpsi, dρ/ds) at the end of the previous upright-defined run
+        starts = list(np.nonzero(edges == 1)[0])
+        ends = list(np.nonzero(edges == -1)[0] - 1)
+        # short level runs between two steep stretches (the top and bottom of a loop, a crest between
+        # steep sides) are not held exactly: the carry runs through them and meets the exact up frame
+        # at one knot (where T is level, else where it is least steep)
+        knots = []
+        if len(starts) > 2:
+            keep = [0]
+            for r in range(1, len(starts) - 1):
+                a, b = starts[r], ends[r]
+                if s[b] - s[a] >= UP_MIN_RUN:
+                    keep.append(r)
+                    continue
+                ok[a : b + 1] = False
+                knots.append(self._level_point(a, b))
+            keep.append(len(starts) - 1)
+            starts = [starts[r] for r in keep]
+            ends = [ends[r] for r in keep]
+        self._up_exact = ok[:-1] & ok[1:]  # per node interval: the up frame is exact inside
+        prev = None  # (index, psi) at the end of the previous upright-defined run
         for a, b in zip(starts, ends):
             raw = ang[a : b + 1].copy()
+            xs, ys = [], []
             if prev is None:
                 target = 0.0
             else:
-                target = prev[1]  # the RMF carries the frame: angle stays at prev psi
+                # the signs (upright or inverted) at the knots and on the far side are the ones nearer to
+                # the frame carried by the RMF (no twist), as PHYSICS.md §1 asks
+                i0 = prev[0]
+                xs, ys = [s[i0]], [psi[i0]]
+                last = psi[i0]
+                for sk, ak in knots:
+                    if s[i0] < sk < s[a]:
+                        last = last + ((ak - last + 0.5 * np.pi) % np.pi - 0.5 * np.pi)
+                        xs.append(sk)
+                        ys.append(last)
+                target = last
             # choose the sign (upright or inverted) nearer to the carried frame
             c_up = target + _wrap_pi(raw[0] - target)
             c_inv = target + _wrap_pi(raw[0] + np.pi - target)
@@ -373,24 +447,30 @@ class Track:
             run += start_val - run[0]
             psi[a : b + 1] = run
             dpsi[a : b + 1] = rho[a : b + 1]
-            drho[a], drho[b] = self._rho_up_rate(np.array([s[a], s[b]]))
             if prev is None and a > 0:
                 self._extend(psi, dpsi, s, a, a, 0, backwards=True)
             elif prev is not None:
-                # carry across the steep stretch: quintic Hermite matching ψ, ψ', ψ'' at both ends (C2)
-                from scipy.interpolate import BPoly
-
+                # carry across the steep stretch: ψ = φ_ref + δ, δ a C2 cubic spline through the exact up
+                # frame's offsets from the reference at both ends and at the knots, with its rates at the ends
                 i0 = prev[0]
-                bp = BPoly.from_derivatives([s[i0], s[a]], [[psi[i0], dpsi[i0], prev[3]],
-                                                            [psi[a], dpsi[a], drho[a]]])
-                psi[i0 + 1 : a] = bp(s[i0 + 1 : a])
-                dpsi[i0 + 1 : a] = bp.derivative()(s[i0 + 1 : a])
-                self._carry.append((s[i0], s[a], bp, bp.derivative()))
-            prev = (b, psi[b], dpsi[b], drho[b])
+                xs.append(s[a])
+                ys.append(psi[a])
+                xs = np.array(xs)
+                # the reference is used only if it turns about as the up frame must (else the RMF: u = 0)
+                u = float(abs((ys[-1] - ys[0]) - (ref[a] - ref[i0])) < REF_MAX_MISMATCH)
+                bp, dbp = self._offset_carry(xs, np.array(ys) - u * self._ref_at(xs)[0],
+                                             dpsi[i0] - u * dref[i0], dpsi[a] - u * dref[a])
+                mid = np.arange(i0 + 1, a)
+                psi[mid] = u * ref[mid] + bp(s[mid])
+                dpsi[mid] = u * dref[mid] + dbp(s[mid])
+                self._carry.append((s[i0], s[a],
+                                    lambda x, bp=bp, u=u: u * self._ref_at(x)[0] + bp(x),
+                                    lambda x, dbp=dbp, u=u: u * self._ref_at(x)[1] + dbp(x)))
+            prev = (b, psi[b])
         if prev[0] < n - 1:
             self._extend(psi, dpsi, s, prev[0], prev[0] + 1, n - 1, backwards=False)
         if self.closed:
-            self._close_up_angle(psi, dpsi, drho, int(starts[0]), int(prev[0]))
+            self._close_up_angle(psi, dpsi, int(starts[0]), int(prev[0]))
         if self.closed or steep[0]:
             # no upright start to anchor on: choose the sign that keeps riders upright over most of the track
             sigma = np.cos(psi[ok] - ang[ok])
@@ -400,47 +480,78 @@ class Track:
                 self._psi_flip = np.pi
         self._psi, self._dpsi = psi, dpsi
 
-    def _close_up_angle(self, psi, dpsi, drho, a0, b_last):
-        """On a closed track, carry the up frame across ``s = L ≡ 0`` and check it meets itself."""
-        from scipy.interpolate import BPoly
+    def _level_point(self, a, b):
+        """Knot of a short level run (nodes a..b): arc length where T_z = 0 (else least |T_z|), up angle there."""
+        s = self._node_s
+        tz = self._nT[a : b + 1, 2]
+        j = np.nonzero(np.sign(tz[1:]) != np.sign(tz[:-1]))[0]
+        if len(j):
+            lo, hi = s[a + j[0]], s[a + j[0] + 1]
+            flo = tz[j[0]]
+            for _ in range(60):  # bisection on T_z = 0
+                m = 0.5 * (lo + hi)
+                fm = self._curve.eval(np.array([m]))[1][0, 2]
+                if np.sign(fm) == np.sign(flo):
+                    lo, flo = m, fm
+                else:
+                    hi = m
+            sk = 0.5 * (lo + hi)
+        else:
+            sk = s[a + int(np.argmin(np.abs(tz)))]
+        x = np.array([sk])
+        _, T, Kv, _ = self._curve.eval(x)
+        Nr, _ = _hermite(x, self._node_s, self._nN, self._ndN)
+        Nr = _unit(Nr - np.sum(Nr * T, axis=1)[:, None] * T)
+        ak = self._up_candidate(T, Kv, Nr, np.cross(T, Nr))[0][0]
+        return float(sk), float(ak)
 
+    @staticmethod
+    def _offset_carry(xs, ys, r0, r1):
+        """The carried offset δ(s) = ψ − φ_ref (rad) and δ' (rad/m) across a steep stretch.
+
+        A C2 cubic spline through ``(xs, ys)`` (the stretch's ends and knots)
+        with the end slopes ``r0``, ``r1`` of the exact up frame there (so the
+        bank is C1 where the exact runs begin). A stretch whose up frame keeps a
+        steady offset from the reference (a helix at any grade or axis) is
+        carried exactly.
+        """
+        spl = CubicSpline(np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64),
+                          bc_type=((1, float(r0)), (1, float(r1))))
+        return spl, spl.derivative()
+
+    def _close_up_angle(self, psi, dpsi, a0, b_last):
+        """On a closed track, carry the up frame across ``s = L ≡ 0`` and check it meets itself."""
         s, L, n = self._node_s, self.length, len(self._node_s)
+        ref, dref = self._ref, self._dref
         gap = _angle_about(self._nT[:1], self._nN[-1:], self._nN[:1])[0]  # N_rmf(0) = N_rmf(L) turned by gap
         if a0 == 0 and b_last == n - 1:
             mismatch = _wrap_pi(psi[0] + gap - psi[-1])
         else:
-            # ψ at the first exact node, relative to the RMF continued past L
+            # ψ at the first exact node, relative to the RMF continued past L (sign nearer to the RMF
+            # carry); the reference continued past L is φ_ref(x − L) + Φ with Φ = φ_ref(L) (φ_ref(0) = 0)
             d = _wrap_pi(psi[a0] + gap - psi[b_last])
             end_val = psi[b_last] + d
-            bp = BPoly.from_derivatives([s[b_last], s[a0] + L], [[psi[b_last], dpsi[b_last], drho[b_last]],
-                                                                 [end_val, dpsi[a0], drho[a0]]])
-            dbp = bp.derivative()
+            Phi = ref[-1]
+            u = float(abs(d - (ref[a0] + Phi - ref[b_last])) < REF_MAX_MISMATCH)
+            bp, dbp = self._offset_carry([s[b_last], s[a0] + L], [psi[b_last] - u * ref[b_last],
+                                                                  end_val - u * (ref[a0] + Phi)],
+                                         dpsi[b_last] - u * dref[b_last], dpsi[a0] - u * dref[a0])
             shift = end_val - psi[a0]
             tail = np.arange(b_last + 1, n)
             head = np.arange(0, a0)
-            psi[tail], dpsi[tail] = bp(s[tail]), dbp(s[tail])
-            psi[head], dpsi[head] = bp(s[head] + L) - shift, dbp(s[head] + L)
-            self._carry.append((s[b_last], L, bp, dbp))
-            self._carry.append((0.0, s[a0], lambda x, bp=bp, sh=shift: bp(x + L) - sh,
-                                lambda x, dbp=dbp: dbp(x + L)))
+            psi[tail], dpsi[tail] = u * ref[tail] + bp(s[tail]), u * dref[tail] + dbp(s[tail])
+            psi[head] = u * (ref[head] + Phi) + bp(s[head] + L) - shift
+            dpsi[head] = u * dref[head] + dbp(s[head] + L)
+            self._carry.append((s[b_last], L, lambda x, bp=bp, u=u: u * self._ref_at(x)[0] + bp(x),
+                                lambda x, dbp=dbp, u=u: u * self._ref_at(x)[1] + dbp(x)))
+            self._carry.append((0.0, s[a0],
+                                lambda x, bp=bp, u=u, sh=shift - u * Phi: u * self._ref_at(x)[0] + bp(x + L) - sh,
+                                lambda x, dbp=dbp, u=u: u * self._ref_at(x)[1] + dbp(x + L)))
             mismatch = d
         if abs(mismatch) > np.pi / 2 and self.frame_kind == "up":
             raise InputError("closed track: after one lap the 'up' frame comes back upside down (an odd number "
                              "of passes through the vertical); use frame 'minimal' or open the track",
                              path=self.source, where="frame")
-
-    def _rho_up_rate(self, s, h=1e-4):
-        """dρ_up/ds at ``s`` by a central difference of the exact twist rate (1/m²)."""
-        L = self.length
-        sa = np.clip(s - h, 0.0, L) if not self.closed else (s - h) % L
-        sb = np.clip(s + h, 0.0, L) if not self.closed else (s + h) % L
-        out = []
-        for x in (sa, sb):
-            _, T, Kv, _ = self._curve.eval(x)
-            N = _unit(np.cross(T, np.cross(Z, T)) + 1e-300)  # any axis ⊥ T: ρ does not depend on it
-            _, rho, _ = self._up_candidate(T, Kv, N, np.cross(T, N))
-            out.append(rho)
-        return (out[1] - out[0]) / np.where(sb > sa, sb - sa, 2 * h)
 
     @staticmethod
     def _extend(psi, dpsi, s, i_ref, i_from, i_to, backwards):
