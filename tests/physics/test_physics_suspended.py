@@ -55,3 +55,22 @@ def test_suspended_car_rejects_bad_hang():
         w.add_train("s", track=k, car=CarSpec(mass=500.0, length=2.0, width=1.0, height=1.0, suspended=True,
                                                hang=0.0), start_s=10.0)
     assert e.value.where == "car.hang"
+
+
+def test_undamped_suspended_train_conserves_energy_and_lists_its_hinges():
+    """No damper, frictionless level circle: trolleys + swinging bodies keep their kinetic energy
+    within 1e-3 over 10 s while the bodies swing (they start hanging straight down). The swing
+    hinges are listed in World.joints (for energy groups)."""
+    w = World(dt=1e-3)
+    k = w.add_track(analytic.flat_circle(R=30.0, n=2001))
+    w.add_train("s", track=k, cars=2, car=CarSpec(mass=500.0, length=2.0, width=1.2, height=1.2,
+                                                   suspended=True, hang=1.5), start_s=10.0, start_speed=12.0)
+    t, s, st = analytic.run(w, 10000, 10)
+    assert st.ok
+    E = (s[:, :, ch.KINETIC_ENERGY] + s[:, :, ch.POTENTIAL_ENERGY]).sum(1)
+    E0 = 0.5 * (2 * 500.0 + 2 * 50.0) * 12.0 ** 2          # the swing exchanges KE and PE only
+    assert np.max(np.abs(E - E[0])) / E0 < 1e-3
+    up = np.array([_rot(q)[:, 2] for q in s[:, 2, ch.QW:ch.QZ + 1]])
+    assert np.degrees(np.arccos(up[:, 2])).max() > 30.0    # it swings (out to ~2 × 26°)
+    hinges = [j for j in w.joints if j.get("suspension")]
+    assert [(j["a"], j["b"]) for j in hinges] == [(("car", 0, 0), ("body", 0)), (("car", 0, 1), ("body", 1))]

@@ -609,12 +609,17 @@ class World:
         jf_rows = [f for _, f in chained] + [f for _, f in other]
         for jd in self._joints:
             ji_rows.extend(self._joint_rows(jd, jf_rows))
+        susp = []
         for cb, hb, hang, damp in self._hangs:
             jd = dict(kind="hinge", a=("idx", cb), b=("idx", hb), anchor_a=np.zeros(3),
                       anchor_b=np.array([0.0, 0.0, hang]), p=dict(axis=np.array([1.0, 0.0, 0.0])))
             if damp > 0.0:
                 jd["p"].update(motor_speed=0.0, damping=damp)
             ji_rows.extend(self._joint_rows(jd, jf_rows))
+            ti = max(k for k in range(len(self._car0)) if self._car0[k] <= cb)
+            susp.append(dict(jd, a=("car", ti, cb - self._car0[ti]), b=("body", hb - self._body0), suspension=True))
+        # listed with the user's joints (after them) so that joined entities are known (energy groups)
+        self._joints.extend(susp)
         nj = len(ji_rows)
         self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, kn.NJI) if nj else np.zeros((0, kn.NJI), np.int64)
         self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, kn.NJF) if nj else np.zeros((0, kn.NJF))
@@ -782,8 +787,10 @@ class World:
 
     @property
     def joints(self) -> tuple:
-        """Read-only view of the user's joints, in order: dicts with ``kind``, ``a``, ``b``,
-        ``anchor_a``, ``anchor_b``, ``p`` (the parameters); suspended-car hinges are not listed."""
+        """Read-only view of the joints, in order: dicts with ``kind``, ``a``, ``b`` (ends as
+        ``add_joint`` takes them; a suspended car's body is ``("body", i)`` with i counting after the
+        free bodies), ``anchor_a``, ``anchor_b``, ``p`` (the parameters). Once the world is built
+        the suspended cars' swing hinges follow the user's joints (``suspension=True``)."""
         return tuple(self._joints)
 
     @property
