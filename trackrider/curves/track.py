@@ -37,9 +37,12 @@ from .compact import CompactTrack, build_table
 from .spline import MIN_POINTS, SplineCurve
 
 FRAME_KINDS = ("up", "minimal", "frenet")
-UP_EXACT_PITCH = 20.0  # deg: `up` is exact where |pitch| ≤ this; steeper stretches are carried (see _build_up_angle)
+UP_EXACT_PITCH = 20.0  # deg: `up` is exact where |pitch| ≤ this or < 60° away from loop-like curvature
 UP_MIN_RUN = 15.0  # m: shorter level runs between steep stretches are carried through (one exact knot)
-STEEP_SIN = math.sin(math.radians(UP_EXACT_PITCH))  # |T·up| above this: carried
+STEEP_SIN = math.sin(math.radians(UP_EXACT_PITCH))  # |T·up| above this: carried where the track curves like a loop
+STEEP_COS = math.cos(math.radians(30.0))  # |T·up| above this (within 30° of vertical): always carried
+LOOPLIKE_SIN = math.sin(math.radians(20.0))  # loop-like: the curvature vector is within 20° of the vertical plane through T
+UP_CARRY_FADE = 6.0  # m: a carry takes on the exact up frame's twist rate within this distance of its ends
 REF_SMOOTH = 4.0  # m: the reference's twist rate is averaged over this window (twice)
 REF_MAX_MISMATCH = math.radians(30.0)  # a carry whose reference turns this much more or less than up needs uses the RMF
 REF_KAPPA0 = 1.0 / 30.0  # 1/m: the carry's reference twists at τ κ²/(κ² + κ0²) (Frenet where curved, RMF where straight)
@@ -341,7 +344,11 @@ class Track:
         ang = np.arctan2(np.sum(n_up * B, axis=1), np.sum(n_up * N, axis=1))
         # ρ_up = (up·T)(P''·(ŵ × T)) / |up − (up·T)T|   (twist rate of the up frame)
         rho = tz * np.sum(Kv * n_up, axis=1) / safe
-        steep = np.abs(tz) > STEEP_SIN
+        # carried: within 30° of the vertical, or steeper than 20° where the track curves in the vertical
+        # plane through T (a loop, a drop's pull-out: the rider's up should stay in the osculating plane)
+        kap = np.linalg.norm(Kv, axis=1)
+        looplike = np.abs(np.sum(Kv * n_up, axis=1)) < LOOPLIKE_SIN * kap
+        steep = (np.abs(tz) > STEEP_COS) | ((np.abs(tz) > STEEP_SIN) & looplike)
         return ang, rho, steep
 
     def _build_reference(self):
@@ -388,6 +395,7 @@ class Track:
         self._build_reference()
         ref, dref = self._ref, self._dref
         ang, rho, steep = self._up_candidate(self._nT, self._nK, self._nN, self._nB)
+        self._build_weight(rho)
         n = len(s)
         psi = np.zeros(n)
         dpsi = np.zeros(n)
@@ -450,8 +458,8 @@ class Track:
             if prev is None and a > 0:
                 self._extend(psi, dpsi, s, a, a, 0, backwards=True)
             elif prev is not None:
-                # carry across the steep stretch: ψ = φ_ref + δ, δ a C2 cubic spline through the exact up
-                # frame's offsets from the reference at both ends and at the knots, with its rates at the ends
+                # carry across the steep stretch: ψ = φ_ref + δ, δ a spline through the exact up frame's
+                # offsets from the reference at both ends and at the knots, taking on its rates at the ends
                 i0 = prev[0]
                 xs.append(s[a])
                 ys.append(psi[a])
@@ -505,19 +513,74 @@ class Track:
         ak = self._up_candidate(T, Kv, Nr, np.cross(T, Nr))[0][0]
         return float(sk), float(ak)
 
-    @staticmethod
-    def _offset_carry(xs, ys, r0, r1):
+    def _build_weight(self, rho_up):
+        """Where a carry makes up its offset: the weight ω = ε + min(|ρ_up − ρ_ref|, cap) (1/m), smoothed.
+
+        The offset δ a carry must add to its reference is spread in proportion to
+        ω, i.e. where the up frame actually turns away from the reference (a
+        steep turn the reference misses, the twist near a vertical point), not
+        on the loop-like stretches before and after where the reference already
+        agrees with it. ``F`` is its running integral (cubic Hermite between nodes).
+        """
+        s = self._node_s
+        w = 5e-3 + np.minimum(np.abs(rho_up - self._dref), 0.01)
+        for _ in range(2):
+            w = self._box(s, w, REF_SMOOTH)
+        dw = np.gradient(w, s) if len(s) > 2 else np.zeros_like(s)
+        h = np.diff(s)
+        self._wF = np.concatenate([[0.0], np.cumsum(0.5 * h * (w[:-1] + w[1:]) + h * h * (dw[:-1] - dw[1:]) / 12.0)])
+        self._w = w
+
+    def _warp(self, x):
+        """F(x) = ∫ω ds from 0 and ω(x); ``x`` may run one lap past ``length`` on a closed track."""
+        x = np.asarray(x, dtype=np.float64)
+        k = np.floor(x / self.length) if self.closed else np.zeros_like(x)
+        k = np.where(x >= self.length - 1e-12, np.maximum(k, 1.0), k) if self.closed else k
+        base = np.clip(x - k * self.length, 0.0, self.length)
+        val, der = _hermite(base, self._node_s, self._wF, self._w)
+        return val + k * self._wF[-1], der
+
+    def _offset_carry(self, xs, ys, r0, r1):
         """The carried offset δ(s) = ψ − φ_ref (rad) and δ' (rad/m) across a steep stretch.
 
-        A C2 cubic spline through ``(xs, ys)`` (the stretch's ends and knots)
-        with the end slopes ``r0``, ``r1`` of the exact up frame there (so the
-        bank is C1 where the exact runs begin). A stretch whose up frame keeps a
-        steady offset from the reference (a helix at any grade or axis) is
-        carried exactly.
+        A natural cubic spline through ``(xs, ys)`` (the stretch's ends and its
+        knots; a straight line if there are none) in the warped coordinate
+        ``F(s) = ∫ω ds`` (see :meth:`_build_weight`); plus a correction at each
+        end that gives δ the slope ``r0``/``r1`` of the exact up frame there (a
+        C1 bank) and fades out within ``D = min(UP_CARRY_FADE, half the end interval)``:
+        ``b(x) = c x (1 − x/D)³`` (``b(0) = 0``, ``b'(0) = c``, ``b = b' = b'' = 0`` at ``D``).
         """
-        spl = CubicSpline(np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64),
-                          bc_type=((1, float(r0)), (1, float(r1))))
-        return spl, spl.derivative()
+        xs = np.asarray(xs, dtype=np.float64)
+        ys = np.asarray(ys, dtype=np.float64)
+        Fx = self._warp(xs)[0]
+        if len(xs) > 2:
+            spl = CubicSpline(Fx, ys, bc_type="natural")
+            dspl = spl.derivative()
+        else:
+            m = (ys[1] - ys[0]) / (Fx[1] - Fx[0])
+            spl = lambda F: ys[0] + m * (np.asarray(F) - Fx[0])  # noqa: E731
+            dspl = lambda F: np.full(np.shape(F), m)  # noqa: E731
+        x0, x1 = xs[0], xs[-1]
+        D0 = min(UP_CARRY_FADE, 0.5 * (xs[1] - xs[0]))
+        D1 = min(UP_CARRY_FADE, 0.5 * (xs[-1] - xs[-2]))
+        w0, w1 = self._warp(np.array([x0, x1]))[1]
+        c0 = r0 - float(dspl(Fx[:1])[0]) * w0
+        c1 = r1 - float(dspl(Fx[-1:])[0]) * w1
+
+        def bump(x, c, D):
+            u = np.clip(x / D, 0.0, 1.0)
+            return c * D * u * (1.0 - u) ** 3, c * (1.0 - u) ** 2 * (1.0 - 4.0 * u)
+
+        def f(x):
+            x = np.asarray(x, dtype=np.float64)
+            return spl(self._warp(x)[0]) + bump(x - x0, c0, D0)[0] - bump(x1 - x, c1, D1)[0]
+
+        def df(x):
+            x = np.asarray(x, dtype=np.float64)
+            F, w = self._warp(x)
+            return dspl(F) * w + bump(x - x0, c0, D0)[1] + bump(x1 - x, c1, D1)[1]
+
+        return f, df
 
     def _close_up_angle(self, psi, dpsi, a0, b_last):
         """On a closed track, carry the up frame across ``s = L ≡ 0`` and check it meets itself."""
@@ -553,19 +616,23 @@ class Track:
                              "of passes through the vertical); use frame 'minimal' or open the track",
                              path=self.source, where="frame")
 
-    @staticmethod
-    def _extend(psi, dpsi, s, i_ref, i_from, i_to, backwards):
-        """Carry the angle from node ``i_ref`` over a steep end stretch, its rate fading linearly to 0."""
+    def _extend(self, psi, dpsi, s, i_ref, i_from, i_to, backwards):
+        """Carry the angle from node ``i_ref`` over a steep end stretch along the reference φ_ref.
+
+        ψ = ψ(i_ref) + φ_ref − φ_ref(i_ref) + an offset whose rate starts at the
+        exact up frame's (ρ_up − ρ_ref, a C1 bank) and fades linearly to 0 at the track's end.
+        """
         lo, hi = (i_to, i_from) if backwards else (i_from, i_to)
         idx = np.arange(lo, hi + 1) if hi >= lo else np.arange(lo, lo)
         D = abs(s[i_to] - s[i_ref])
         if D <= 0 or len(idx) == 0:
             return
+        ref, dref = self._ref, self._dref
         x = np.abs(s[idx] - s[i_ref])
-        r0 = dpsi[i_ref]
+        r0 = dpsi[i_ref] - dref[i_ref]
         sign = -1.0 if backwards else 1.0
-        psi[idx] = psi[i_ref] + sign * r0 * (x - x * x / (2 * D))
-        dpsi[idx] = r0 * (1 - x / D)
+        psi[idx] = psi[i_ref] + ref[idx] - ref[i_ref] + sign * r0 * (x - x * x / (2 * D))
+        dpsi[idx] = dref[idx] + r0 * (1 - x / D)
 
     def _minimal_angle(self):
         s = self._node_s
