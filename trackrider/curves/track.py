@@ -4,11 +4,11 @@ The frame at ``s`` is the rotation-minimising frame (RMF) turned about the
 tangent ``T`` by an angle ``θ(s) = θ_base(s) + φ_user(s)``:
 
 * ``N_w = cos θ N_rmf + sin θ B_rmf`` (rider's left), ``B_w = T × N_w`` (rider's up);
-* ``θ_base`` chooses the frame kind: ``up`` (zero bank against the vertical
-  where the pitch is at most 20°; across steeper stretches carried along a
-  reference that follows the osculating plane where the track is curved and
-  the RMF where it is straight, with a quintic blend of the remaining offset,
-  and faded back into the exact `up` frame between 50° and 20° of pitch),
+* ``θ_base`` chooses the frame kind: ``up`` (zero bank against the vertical;
+  across stretches within 30° of the vertical, or steeper than 20° where the
+  track curves like a loop, carried along a reference that turns with the
+  osculating plane where the track is curved and with the RMF where it is
+  straight, so a loop's riders stay in its plane; see ``_build_up_angle``),
   ``minimal`` (0, plus the closing angle spread evenly on closed tracks),
   ``frenet`` (the principal normal as left axis), or an imported frame (the up
   vectors of an NL2 file at its points);
@@ -391,6 +391,25 @@ class Track:
         return _hermite(np.asarray(x, dtype=np.float64), self._node_s, self._ref, self._dref)
 
     def _build_up_angle(self):
+        """The `up` frame's angle ψ (rad, relative to the RMF) and its rate at the nodes, plus the carries.
+
+        * Exact (``B_w`` in the vertical plane through ``T``) on runs of nodes that
+          are not *steep*: steep = within 30° of the vertical, or more than 20°
+          from level where the curvature vector lies within 20° of the vertical
+          plane through ``T`` (a loop, a drop's pull-out). The sign (upright or
+          inverted) is the one nearer to the frame carried by the RMF.
+        * Short runs (< UP_MIN_RUN) between two steep stretches — the top and
+          bottom of a loop, a crest — are not held: the carry goes through
+          them and meets the exact frame at one knot (where ``T`` is level, so
+          the top of a loop is exactly inverted).
+        * Across a steep stretch ψ = φ_ref + δ: φ_ref turns with the smoothed,
+          regularised torsion (the osculating plane where the track curves, the
+          RMF where it is straight; the RMF alone if that is 30° off what the
+          up frame must turn), δ interpolates the exact frame's offsets at the
+          ends and knots (:meth:`_offset_carry`). A loop that exits beside its
+          entry (its plane leans and turns by ∫τ ds) is thus ridden in its
+          plane: no κ v² sin ψ sideways.
+        """
         s = self._node_s
         self._build_reference()
         ref, dref = self._ref, self._dref
