@@ -60,7 +60,8 @@ CF_FEXP = 16        # explicit resistance force along T last step, N
 CF_PREV = 17        # frame axes T, N, B of the last step (9 columns)
 CF_DAVIS = 26       # Davis A, B, C (3)
 CF_HANGR = 29       # suspended car: rider point above the hanging body's centre of mass along its up, m
-NCF = 30
+CF_V0T = 30         # velocity (3) and angular velocity (3) at the start of the step, after the transport
+NCF = 36
 # ---- car int columns (car_i)
 CI_TRACK = 0
 CI_ONESIDED = 1     # 1: railway (support one-sided)
@@ -967,6 +968,9 @@ def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, m
             cg = car_f[b, CF_CG]
             c0, c1, c2 = _cross(-cg * W[0, 2], -cg * W[1, 2], -cg * W[2, 2], dpx, dpy, dpz)
             car_f[b, CF_TR + 2] = s - (c0 * fr[C_T] + c1 * fr[C_T + 1] + c2 * fr[C_T + 2])
+        for i in range(3):
+            car_f[b, CF_V0T + i] = vel[b, i]
+            car_f[b, CF_V0T + 3 + i] = omg[b, i]
     for b in range(nb):
         if inv_mass[b] > 0.0:
             vel[b, 0] += h * gx
@@ -1240,6 +1244,16 @@ def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _turn(fr, car_f, b, x0, x1, x2):
+    """R x with R = F_new F_oldᵀ: F_new the frame ``fr`` (T, N, B), F_old car_f[b, CF_PREV:+9]."""
+    a0 = car_f[b, CF_PREV] * x0 + car_f[b, CF_PREV + 1] * x1 + car_f[b, CF_PREV + 2] * x2
+    a1 = car_f[b, CF_PREV + 3] * x0 + car_f[b, CF_PREV + 4] * x1 + car_f[b, CF_PREV + 5] * x2
+    a2 = car_f[b, CF_PREV + 6] * x0 + car_f[b, CF_PREV + 7] * x1 + car_f[b, CF_PREV + 8] * x2
+    return (fr[C_T] * a0 + fr[C_N] * a1 + fr[C_B] * a2, fr[C_T + 1] * a0 + fr[C_N + 1] * a1 + fr[C_B + 1] * a2,
+            fr[C_T + 2] * a0 + fr[C_N + 2] * a1 + fr[C_B + 2] * a2)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0, ncars, car_f, car_i, car_frame,
                   sec_kind, lamT, R, out):
     """Write one sample (n_entities, N_CHANNELS) from the state after the step."""
@@ -1274,13 +1288,28 @@ def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0
                 quat_to_mat(quat[gb], R)
         else:
             rh = 0.0
-        fx = (vel[gb, 0] - vel0[gb, 0]) / h - gx
-        fy = (vel[gb, 1] - vel0[gb, 1]) / h - gy
-        fz = (vel[gb, 2] - vel0[gb, 2]) / h - gz
+        # A car on its track: the velocities are turned with the frame (transport) at the start of
+        # the next step for the motion of this one; count that turn here, Δv = R v_end − v_start
+        # (R = F_new F_oldᵀ, v_start after this step's transport), so the sample holds the whole
+        # turn of the step it covers (no one-step lag, no missing turn in the first sample).
+        if gb == b and b < ncars and car_i[b, CI_ON] and car_i[b, CI_HASPREV] and car_i[b, CI_SUPPORT]:
+            fr = car_frame[b]
+            ve0, ve1, ve2 = _turn(fr, car_f, b, vel[b, 0], vel[b, 1], vel[b, 2])
+            we0, we1, we2 = _turn(fr, car_f, b, omg[b, 0], omg[b, 1], omg[b, 2])
+            vs0, vs1, vs2 = car_f[b, CF_V0T], car_f[b, CF_V0T + 1], car_f[b, CF_V0T + 2]
+            ws0, ws1, ws2 = car_f[b, CF_V0T + 3], car_f[b, CF_V0T + 4], car_f[b, CF_V0T + 5]
+        else:
+            ve0, ve1, ve2 = vel[gb, 0], vel[gb, 1], vel[gb, 2]
+            we0, we1, we2 = omg[gb, 0], omg[gb, 1], omg[gb, 2]
+            vs0, vs1, vs2 = vel0[gb, 0], vel0[gb, 1], vel0[gb, 2]
+            ws0, ws1, ws2 = omg0[gb, 0], omg0[gb, 1], omg0[gb, 2]
+        fx = (ve0 - vs0) / h - gx
+        fy = (ve1 - vs1) / h - gy
+        fz = (ve2 - vs2) / h - gz
         rx, ry, rz = rh * R[0, 2], rh * R[1, 2], rh * R[2, 2]
-        al0, al1, al2 = (omg[gb, 0] - omg0[gb, 0]) / h, (omg[gb, 1] - omg0[gb, 1]) / h, (omg[gb, 2] - omg0[gb, 2]) / h
+        al0, al1, al2 = (we0 - ws0) / h, (we1 - ws1) / h, (we2 - ws2) / h
         c0, c1, c2 = _cross(al0, al1, al2, rx, ry, rz)
-        w0, w1, w2 = omg[gb, 0], omg[gb, 1], omg[gb, 2]
+        w0, w1, w2 = we0, we1, we2
         d0, d1, d2 = _cross(w0, w1, w2, rx, ry, rz)
         e0, e1, e2 = _cross(w0, w1, w2, d0, d1, d2)
         fx += c0 + e0
@@ -1291,7 +1320,7 @@ def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0
         out[b, ch.G_VERTICAL] = (fx * R[0, 2] + fy * R[1, 2] + fz * R[2, 2]) / gmag
         if gb != b:
             quat_to_mat(quat[b], R)
-            w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
+        w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
         if b >= ncars:
             out[b, ch.FLAGS] = ch.FREE_BODY
             continue
