@@ -968,9 +968,6 @@ def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, m
             cg = car_f[b, CF_CG]
             c0, c1, c2 = _cross(-cg * W[0, 2], -cg * W[1, 2], -cg * W[2, 2], dpx, dpy, dpz)
             car_f[b, CF_TR + 2] = s - (c0 * fr[C_T] + c1 * fr[C_T + 1] + c2 * fr[C_T + 2])
-        for i in range(3):
-            car_f[b, CF_V0T + i] = vel[b, i]
-            car_f[b, CF_V0T + 3 + i] = omg[b, i]
     for b in range(nb):
         if inv_mass[b] > 0.0:
             vel[b, 0] += h * gx
@@ -1254,6 +1251,22 @@ def _turn(fr, car_f, b, x0, x1, x2):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0):
+    """Before a recorded step: each car's velocities after this step's transport (CF_V0T), i.e.
+    vel0 turned by F_new F_oldᵀ as ``stage_velocities`` will turn them (only on recorded steps)."""
+    for b in range(ncars):
+        if car_on[b] and car_i[b, CI_HASPREV] and car_i[b, CI_SUPPORT]:
+            fr = car_frame[b]
+            v0, v1, v2 = _turn(fr, car_f, b, vel0[b, 0], vel0[b, 1], vel0[b, 2])
+            w0, w1, w2 = _turn(fr, car_f, b, omg0[b, 0], omg0[b, 1], omg0[b, 2])
+        else:
+            v0, v1, v2 = vel0[b, 0], vel0[b, 1], vel0[b, 2]
+            w0, w1, w2 = omg0[b, 0], omg0[b, 1], omg0[b, 2]
+        car_f[b, CF_V0T], car_f[b, CF_V0T + 1], car_f[b, CF_V0T + 2] = v0, v1, v2
+        car_f[b, CF_V0T + 3], car_f[b, CF_V0T + 4], car_f[b, CF_V0T + 5] = w0, w1, w2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0, ncars, car_f, car_i, car_frame,
                   sec_kind, lamT, R, out):
     """Write one sample (n_entities, N_CHANNELS) from the state after the step."""
@@ -1397,6 +1410,8 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
                 vel0[b, i] = vel[b, i]
                 omg0[b, i] = omg[b, i]
         any_bounded = has_bounded_rows(ncars, car_f, car_i, car_on, ji, res[0])
+        if (step0 + n + 1) % record_every == 0:
+            keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0)
         for attempt in range(4):
             if attempt > 0:  # redo with the new set of active supports
                 for b in range(nb):
