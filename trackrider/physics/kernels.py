@@ -60,8 +60,7 @@ CF_FEXP = 16        # explicit resistance force along T last step, N
 CF_PREV = 17        # frame axes T, N, B of the last step (9 columns)
 CF_DAVIS = 26       # Davis A, B, C (3)
 CF_HANGR = 29       # suspended car: rider point above the hanging body's centre of mass along its up, m
-CF_V0T = 30         # velocity (3) and angular velocity (3) at the start of the step, after the transport
-NCF = 36
+NCF = 30
 # ---- car int columns (car_i)
 CI_TRACK = 0
 CI_ONESIDED = 1     # 1: railway (support one-sided)
@@ -1251,9 +1250,10 @@ def _turn(fr, car_f, b, x0, x1, x2):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0):
-    """Before a recorded step: each car's velocities after this step's transport (CF_V0T), i.e.
-    vel0 turned by F_new F_oldᵀ as ``stage_velocities`` will turn them (only on recorded steps)."""
+def keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0, v0t):
+    """Before a recorded step: each car's velocities after this step's transport (v0t (nb, 6):
+    velocity, angular velocity), i.e. vel0 turned by F_new F_oldᵀ as ``stage_velocities`` will
+    turn them (only on recorded steps)."""
     for b in range(ncars):
         if car_on[b] and car_i[b, CI_HASPREV] and car_i[b, CI_SUPPORT]:
             fr = car_frame[b]
@@ -1262,13 +1262,13 @@ def keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0):
         else:
             v0, v1, v2 = vel0[b, 0], vel0[b, 1], vel0[b, 2]
             w0, w1, w2 = omg0[b, 0], omg0[b, 1], omg0[b, 2]
-        car_f[b, CF_V0T], car_f[b, CF_V0T + 1], car_f[b, CF_V0T + 2] = v0, v1, v2
-        car_f[b, CF_V0T + 3], car_f[b, CF_V0T + 4], car_f[b, CF_V0T + 5] = w0, w1, w2
+        v0t[b, 0], v0t[b, 1], v0t[b, 2] = v0, v1, v2
+        v0t[b, 3], v0t[b, 4], v0t[b, 5] = w0, w1, w2
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0, ncars, car_f, car_i, car_frame,
-                  sec_kind, lamT, R, out):
+                  sec_kind, lamT, R, out, v0t):
     """Write one sample (n_entities, N_CHANNELS) from the state after the step."""
     nb = pos.shape[0]
     for b in range(nb):
@@ -1309,8 +1309,8 @@ def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0
             fr = car_frame[b]
             ve0, ve1, ve2 = _turn(fr, car_f, b, vel[b, 0], vel[b, 1], vel[b, 2])
             we0, we1, we2 = _turn(fr, car_f, b, omg[b, 0], omg[b, 1], omg[b, 2])
-            vs0, vs1, vs2 = car_f[b, CF_V0T], car_f[b, CF_V0T + 1], car_f[b, CF_V0T + 2]
-            ws0, ws1, ws2 = car_f[b, CF_V0T + 3], car_f[b, CF_V0T + 4], car_f[b, CF_V0T + 5]
+            vs0, vs1, vs2 = v0t[b, 0], v0t[b, 1], v0t[b, 2]
+            ws0, ws1, ws2 = v0t[b, 3], v0t[b, 4], v0t[b, 5]
         else:
             ve0, ve1, ve2 = vel[gb, 0], vel[gb, 1], vel[gb, 2]
             we0, we1, we2 = omg[gb, 0], omg[gb, 1], omg[gb, 2]
@@ -1388,7 +1388,7 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
     nj = ji.shape[0]
     gmag = np.sqrt(gx * gx + gy * gy + gz * gz)
     (Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, vel0, omg0, rowf,
-     R, W, A, Ainv, work, K, Kinv, qf, theta, fr2, car_on, rr) = scratch
+     R, W, A, Ainv, work, K, Kinv, qf, theta, fr2, car_on, rr, v0t) = scratch
     nrec = 0
     for n in range(n_steps):
         for b in range(ncars):
@@ -1411,7 +1411,7 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
                 omg0[b, i] = omg[b, i]
         any_bounded = has_bounded_rows(ncars, car_f, car_i, car_on, ji, res[0])
         if (step0 + n + 1) % record_every == 0:
-            keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0)
+            keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0, v0t)
         for attempt in range(4):
             if attempt > 0:  # redo with the new set of active supports
                 for b in range(nb):
@@ -1446,7 +1446,7 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
         if step % record_every == 0 and nrec < out.shape[0]:
             out_t[nrec] = step * h
             record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0, ncars, car_f, car_i,
-                          car_frame, sec_kind, lamT, R, out[nrec])
+                          car_frame, sec_kind, lamT, R, out[nrec], v0t)
             nrec += 1
     return n_steps, nrec, 0, -1
 
@@ -1486,5 +1486,6 @@ def make_scratch(nb, nj):
     fr2 = np.zeros(NCOL)
     car_on = np.zeros(nbx, np.int64)
     rr = np.zeros(16)
+    v0t = np.zeros((nbx, 6))
     return (Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, vel0, omg0, rowf,
-            R, W, A, Ainv, work, K, Kinv, qf, theta, fr2, car_on, rr)
+            R, W, A, Ainv, work, K, Kinv, qf, theta, fr2, car_on, rr, v0t)
