@@ -121,12 +121,9 @@ def _run_status(status):
 def _world_trains(world):
     """Gauge and wheels per train from a World's own settings (when not given)."""
     out = []
-    gauges = list(getattr(world, "_gauges", []) or [])
-    for tr in getattr(world, "_trains", []) or []:
-        try:
-            gauge = float(gauges[int(tr["track"])])
-        except (KeyError, IndexError, TypeError, ValueError):
-            gauge = 1.0
+    gauges = getattr(world, "gauges", ())       # stand-in worlds (tests) may have none
+    for tr in getattr(world, "trains", ()):
+        gauge = float(gauges[int(tr["track"])])
         out.append({"gauge": gauge, "wheels": "railway" if tr.get("railway") else "coaster"})
     return out
 
@@ -195,8 +192,7 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     if trains is None:
         trains = _world_trains(world)
     if joints is None:
-        joints = [(j.get("a"), j.get("b")) for j in getattr(world, "_joints", []) or []
-                  if isinstance(j, dict)]
+        joints = [(j["a"], j["b"]) for j in getattr(world, "joints", ())]
     trains = list(trains or [])
     gauge = np.ones(n_ent)
     railway = np.zeros(n_ent, dtype=bool)

@@ -32,6 +32,7 @@ CASES = [
     ("string_duration", edit("duration = 1.0", 'duration = "ten"'), ["simulation.duration", "must be a number"]),
     ("nan_duration", edit("duration = 1.0", "duration = nan"), ["simulation.duration", "finite"]),
     ("zero_dt", edit("dt = 0.001", "dt = 0.0"), ["simulation.dt", "must be > 0"]),
+    ("zero_gravity", edit("record_hz = 50", "record_hz = 50\ngravity = 0.0"), ["simulation.gravity", "must be > 0"]),
     ("erp_above_one", edit("record_hz = 50", "record_hz = 50\nerp = 1.5"), ["simulation.erp", "≤ 1"]),
     ("float_iterations", edit("record_hz = 50", "record_hz = 50\niterations = 2.5"),
      ["simulation.iterations", "integer"]),

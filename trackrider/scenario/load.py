@@ -342,7 +342,7 @@ def _simulation(ctx: _Ctx, doc: dict) -> SimulationConfig:
         record_hz=_number(ctx, t, "record_hz", w, 100.0, gt=0, le=1e6, unit="Hz"),
         iterations=_number(ctx, t, "iterations", w, 20, integer=True, ge=1, le=100_000),
         erp=_number(ctx, t, "erp", w, 0.2, gt=0, le=1),
-        gravity=_number(ctx, t, "gravity", w, 9.81, ge=0, le=1000, unit="m/s²"),
+        gravity=_number(ctx, t, "gravity", w, 9.81, gt=0, le=1000, unit="m/s²"),
         filter_hz=_number(ctx, t, "filter_hz", w, 5.0, gt=0, le=1e5, unit="Hz"),
     )
     steps = sim.duration / sim.dt
