@@ -445,7 +445,8 @@ def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr, A):
 # Pulley (seed 000 in 3D): u = p − g, l = |u|, n = u/l, C = C_i − (l_a + r l_b),
 #   J = [−n_a, −(r_a × n_a), −r n_b, −r (r_b × n_b)]; a rope (slack) only pulls: λ ≥ 0,
 #   speculative target −C/h while slack.
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit("void(float64[:, :, ::1], int64, int64, " + ", ".join(["float64"] * 12) + ")",
+      cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _set_row(jJ, j, r, l0, l1, l2, a0, a1, a2, m0, m1, m2, b0, b1, b2):
     jJ[j, r, 0], jJ[j, r, 1], jJ[j, r, 2], jJ[j, r, 3], jJ[j, r, 4], jJ[j, r, 5] = l0, l1, l2, a0, a1, a2
     jJ[j, r, 6], jJ[j, r, 7], jJ[j, r, 8], jJ[j, r, 9], jJ[j, r, 10], jJ[j, r, 11] = m0, m1, m2, b0, b1, b2
@@ -466,7 +467,8 @@ def _ball_rows(j, jJ, jt, rax, ray, raz, rbx, rby, rbz, ex_, ey_, ez_, erp_h):
     jt[j, 2] = -erp_h * ez_
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit("UniTuple(float64, 3)(int64, float64[:, ::1], float64[:, ::1], int64, int64, float64[:, ::1])",
+      cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _axis_w(a, quat, jf, j, col, R):
     """World direction of the vector jf[j, col:col+3] fixed in body ``a`` (world axes if a < 0: the world)."""
     if a < 0:
