@@ -21,6 +21,11 @@ Set ``NUMBA_CACHE_DIR`` to a private directory on a shared machine.
 """
 from __future__ import annotations
 
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parents[1]))  # measure this checkout, not an installed copy
+
 import argparse
 import json
 import os
