@@ -29,6 +29,16 @@ def test_onride_eye_is_above_the_lead_cars_rider_point(poses):
     assert np.min(np.sum(look * rot[:, 0, :, 0], axis=1)) > 0.98  # along the track
 
 
+def test_onride_eye_is_never_inside_a_tall_car(poses):
+    pos, rot, bounds = poses
+    # a 4 m tall wagon whose rider point (1.1 m) is inside the box
+    cam = camera_path("onride", pos, rot, Follow(0, 2, 12.0, 4.0, 1.1), bounds, fps=30)
+    height = np.sum((cam.position - pos[:, 0]) * rot[:, 0, :, 2], axis=1)
+    np.testing.assert_allclose(height[5:-5], 2.0 + 0.3, atol=0.05)
+    ahead = np.sum((cam.position - pos[:, 0]) * rot[:, 0, :, 0], axis=1)
+    np.testing.assert_allclose(ahead[5:-5], 6.0 - 0.5, atol=0.1)  # a cab view, near the front
+
+
 def test_chase_is_behind_and_above_the_train(poses):
     pos, rot, bounds = poses
     cam = camera_path("chase", pos, rot, Follow(0, 2, 2.0, 1.0, 1.1), bounds, fps=30)

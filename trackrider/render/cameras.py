@@ -97,7 +97,15 @@ def camera_path(
     if kind == "onride":
         # the eyes of a rider in the lead car: EYE_ABOVE_RIDER above its rider
         # point (the heart line, where G is measured), looking along the car
-        eye = lead_p + (follow.rider_above_cg + EYE_ABOVE_RIDER) * up - EYE_BEHIND_CENTRE * follow.car_length * fwd
+        # (never inside the car's box: tall cars such as locomotives and wagons
+        # carry no riders inside; the eyes then sit 0.3 m above the roof, 0.5 m
+        # behind its front: a cab view)
+        above = follow.rider_above_cg + EYE_ABOVE_RIDER
+        ahead = -EYE_BEHIND_CENTRE * follow.car_length
+        if above < 0.5 * follow.car_height + 0.3:
+            above = 0.5 * follow.car_height + 0.3
+            ahead = max(0.5 * follow.car_length - 0.5, ahead)
+        eye = lead_p + above * up + ahead * fwd
         fwd_s = _unit(_smooth(fwd, sig_d))
         up_s = _unit(_smooth(up, sig_d))
         eye = _smooth(eye, sig_p)
