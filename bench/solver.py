@@ -3,9 +3,12 @@
 Prints, per train length: µs per step (wall and CPU), multiple of real time (CPU), ns per
 row and pass, and the largest coupler-force error of one step against an exact sparse direct
 solve of the same step's equality system (numpy/scipy, assembled independently from the
-kernel's rows); then the compile time from a cold cache and from the cache (subprocesses).
+kernel's rows); then the compile time of a fresh interpreter (subprocesses): from a cold cache
+with the compile split over two processes (trackrider.physics.parallel_compile), from a cold
+cache in one process (TRACKRIDER_COMPILE_JOBS=1), and from the cache. "cpu" there counts the
+helper process too.
 
-    python bench/solver.py [--quick]
+    python bench/solver.py [--quick] [--compile-only]
 
 Timings on a shared machine are noisy: the CPU-time columns (process time) are the ones
 to compare.
@@ -68,23 +71,33 @@ def timing(n_cars, steps, track, rolling=0.0):
 
 
 def compile_times():
-    code = ("import sys, time; t0 = time.perf_counter(); sys.path.insert(0, %r);"
+    """(wall s, cpu s of the process and its children) of a fresh interpreter that compiles and
+    runs two steps: cold with the two-process split, cold in one process, then from the cache."""
+    code = ("import sys, time; t0 = time.perf_counter(); sys.path.insert(0, %r); sys.path.insert(0, %r);"
             "import analytic; from trackrider.physics import World, CarSpec, CouplingSpec;"
             "w = World(); w.add_track(analytic.hilly_circle(R=40.0, amp=2.0, n=2001));"
             "w.add_train('a', 0, 3, CarSpec(600, 2, 1.2, 1)); w.run(2, 1);"
-            "print(time.perf_counter() - t0)") % str(ROOT / "tests" / "physics")
-    out = []
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        for _ in range(2):
+            "print(time.perf_counter() - t0)") % (str(ROOT), str(ROOT / "tests" / "physics"))
+    out = {}
+    base = {k: v for k, v in os.environ.items() if k != "TRACKRIDER_COMPILE_JOBS"}
+    with tempfile.TemporaryDirectory() as split_cache, tempfile.TemporaryDirectory() as one_cache:
+        for label, cache, extra in (("cold", split_cache, {}), ("cold, one process", one_cache,
+                                                                 {"TRACKRIDER_COMPILE_JOBS": "1"}),
+                                    ("from cache", split_cache, {})):
+            env = dict(base, NUMBA_CACHE_DIR=cache, **extra)
             r0 = os.times()
             p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT)
             r1 = os.times()
             if p.returncode != 0:
                 raise RuntimeError(p.stderr)
-            out.append((float(p.stdout.strip().splitlines()[-1]),
-                        (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system)))
+            out[label] = (float(p.stdout.strip().splitlines()[-1]),
+                          (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system))
     return out
+
+
+def print_compile_times():
+    ct = compile_times()
+    print("compile + first steps, " + "; ".join(f"{k}: {w:.1f} s wall ({c:.1f} s cpu)" for k, (w, c) in ct.items()))
 
 
 def main(argv=None):
@@ -92,6 +105,9 @@ def main(argv=None):
 
     argv = sys.argv[1:] if argv is None else argv
     quick = "--quick" in argv
+    if "--compile-only" in argv:
+        print_compile_times()
+        return
     track = analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001)  # ~3.1 km, hills of ±3 m
     print("trackrider solver benchmark — curved hilly circuit (R 500 m, ±3 m hills), dt = 1 ms, "
           "distance couplers, coasting")
@@ -105,9 +121,7 @@ def main(argv=None):
         wall, cpu, rows, err, fmax = timing(n, steps, track, rolling=0.002)
         print(f"{n:>5} {rows:>6} {wall * 1e6:>13.1f} {cpu * 1e6:>12.1f} {1e-3 / cpu:>13.1f} "
               f"{cpu / rows * 1e9:>12.1f}   (with rolling resistance + drag: friction rows, PGS passes)")
-    (cold_wall, cold_cpu), (warm_wall, warm_cpu) = compile_times()
-    print(f"compile + first steps, cold cache: {cold_wall:.1f} s wall ({cold_cpu:.1f} s cpu); "
-          f"from cache: {warm_wall:.1f} s wall ({warm_cpu:.1f} s cpu)")
+    print_compile_times()
     print("ns/row-pass: CPU time per step / equality rows (5 per car + 1 per coupler); with no bounded "
           "rows a step is one exact track-block projection plus one exact chain solve.")
 

@@ -15,6 +15,7 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, NCOL, CompactTra
 from trackrider.errors import InputError
 from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
+from trackrider.physics import parallel_compile
 
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
 
@@ -842,13 +843,16 @@ class World:
             m = (self.step_count + n) // record_every - self.step_count // record_every
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
-            steps, nrec, status, bad = kn.run_chunk(
+            args = (
                 n, record_every, self.step_count, self.dt, 0.0, 0.0, -g, self.erp, self.iterations,
                 self.warm_start, pk.data, pk.row0, pk.nrows, pk.ds, pk.length, pk.closed,
                 self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass,
                 self.ncars, self.car_f, self.car_i, self.car_frame,
                 self.sec_kind, self.sec_track, self.sec_from, self.sec_to, self.sec_speed, self.sec_fmax,
                 self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out, self._scratch)
+            if done == 0:
+                parallel_compile.prepare(kn.run_chunk, args)  # cold numba cache: two processes
+            steps, nrec, status, bad = kn.run_chunk(*args)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:

@@ -1,0 +1,129 @@
+"""Cold-cache compile of the run loop on two cores.
+
+numba compiles one function at a time under a process-wide lock, and ``run_chunk`` pulls in
+the whole kernel (about 20 s of compiling from an empty cache). Its stages are independent
+functions that ``cache=True`` stores one by one, so when the cache holds no ``run_chunk`` for
+the argument types at hand, ``prepare`` splits the work: a helper process compiles
+``HELPER_STAGES`` into the on-disk cache while this process compiles ``MAIN_STAGES``; then
+``run_chunk`` compiles here and loads every stage from the cache. The machine code is the
+same either way (the helper compiles the same functions for the same types; cached
+libraries are linked from their LLVM bitcode), so results stay bit-identical.
+
+The stages' argument types are read from ``run_chunk``'s own source (its call expressions)
+and the types of the arguments it is called with, so this module holds no list of
+signatures to keep in step with the kernel.
+
+Off when: ``TRACKRIDER_COMPILE_JOBS=1``, fewer than two CPUs, numba's JIT or cache disabled,
+or anything here fails (then everything compiles in this process, as before).
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+HELPER_STAGES = ("stage_solve", "record_sample", "finish_step", "stage_supports",
+                 "keep_start_velocities", "has_bounded_rows")
+MAIN_STAGES = ("stage_frames", "stage_velocities", "stage_prepare")
+HELPER_TIMEOUT_S = 600.0
+
+_HELPER_CODE = """\
+import pickle, sys
+sys.path.insert(0, {root!r})
+from trackrider.physics import kernels as kn
+for name, sig in pickle.load(sys.stdin.buffer):
+    getattr(kn, name).compile(sig)
+"""
+
+_done: set = set()
+
+
+def _typeof(value):
+    from numba import typeof
+    return typeof(value)
+
+
+def stage_signatures(run_chunk, args) -> dict:
+    """Argument types of every stage call in ``run_chunk`` when it is called with ``args``."""
+    from numba import types
+
+    fn = ast.parse(textwrap.dedent(inspect.getsource(run_chunk.py_func))).body[0]
+    params = [a.arg for a in fn.args.args]
+    env = {p: _typeof(v) for p, v in zip(params, args)}
+    scratch = args[params.index("scratch")]
+    for node in ast.walk(fn):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == "scratch"):
+            for i, e in enumerate(node.targets[0].elts):
+                env[e.id] = _typeof(scratch[i])
+    out_t = env["out"]
+    # the few locals and expressions run_chunk passes on, typed as numba types them there
+    env.update({"erp_h": types.float64, "gmag": types.float64, "any_bounded": types.boolean,
+                "res[0]": env["res"].dtype, "out[nrec]": out_t.copy(ndim=out_t.ndim - 1, layout="C")})
+    sigs = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in HELPER_STAGES + MAIN_STAGES:
+            sigs[node.func.id] = tuple(env[ast.unparse(a)] for a in node.args)
+    return sigs
+
+
+def _cached(dispatcher, sig) -> bool:
+    """True if numba's on-disk cache holds ``dispatcher`` for ``sig`` (numba internals; any
+    surprise counts as cached, which leaves the compile to numba as usual)."""
+    try:
+        cache = dispatcher._cache
+        if not getattr(cache, "_enabled", False):
+            return True
+        key = cache._index_key(sig, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:
+        return True
+
+
+def prepare(run_chunk, args) -> None:
+    """Before ``run_chunk(*args)``: if it would compile from a cold cache, compile its stages
+    in two processes (see the module docstring). Returns when they are in the cache."""
+    try:
+        if os.environ.get("TRACKRIDER_COMPILE_JOBS", "").strip() == "1" or (os.cpu_count() or 1) < 2:
+            return
+        if not hasattr(run_chunk, "overloads") or not sys.executable:
+            return  # NUMBA_DISABLE_JIT, or no interpreter to start
+        sig = tuple(_typeof(a) for a in args)
+        if sig in _done or sig in run_chunk.overloads or _cached(run_chunk, sig):
+            return
+        _done.add(sig)
+        from trackrider.physics import kernels as kn
+
+        sigs = stage_signatures(run_chunk, args)
+        todo = [(n, sigs[n]) for n in HELPER_STAGES
+                if n in sigs and sigs[n] not in getattr(kn, n).overloads and not _cached(getattr(kn, n), sigs[n])]
+        if not todo:
+            return
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(kn.__file__))))
+        helper = subprocess.Popen([sys.executable, "-c", _HELPER_CODE.format(root=root)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+    except Exception:
+        return
+    finished = False
+    try:
+        helper.stdin.write(pickle.dumps(todo))
+        helper.stdin.close()
+        for n in MAIN_STAGES:
+            if n in sigs:
+                getattr(kn, n).compile(sigs[n])
+        finished = True
+    except Exception:
+        finished = True  # run_chunk compiles what is missing (and reports any real error itself)
+    finally:
+        try:
+            if finished:
+                helper.wait(timeout=HELPER_TIMEOUT_S)
+        finally:
+            if helper.poll() is None:  # interrupted, or the helper hangs
+                helper.kill()
+                helper.wait()
