@@ -478,6 +478,16 @@ def _axis_w(a, quat, jf, j, col, R):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _anchor(a, quat, pos, jf, j, col, R):
+    """Lever arm r = R_a jf[j, col:col+3] and world point p = x_a + r of a joint anchor on body
+    ``a`` (the world if a < 0: r = 0, p = jf[j, col:col+3])."""
+    if a < 0:
+        return 0.0, 0.0, 0.0, jf[j, col], jf[j, col + 1], jf[j, col + 2]
+    rx, ry, rz = _axis_w(a, quat, jf, j, col, R)
+    return rx, ry, rz, pos[a, 0] + rx, pos[a, 1] + ry, pos[a, 2] + rz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _one_sided(j, x, lo, hi, h, erp_h, jt, jlo, jhi):
     """Limit row of a coordinate x (J·u = ẋ) kept in [lo, hi]: the nearer bound is active; a
     speculative target −C/h while inside (no impulse until the limit would be crossed this step)."""
@@ -497,25 +507,8 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
     kind = ji[j, JI_KIND]
     a = ji[j, JI_A]
     b = ji[j, JI_B]
-    # anchors
-    if a >= 0:
-        quat_to_mat(quat[a], R)
-        rax = R[0, 0] * jf[j, JF_LA] + R[0, 1] * jf[j, JF_LA + 1] + R[0, 2] * jf[j, JF_LA + 2]
-        ray = R[1, 0] * jf[j, JF_LA] + R[1, 1] * jf[j, JF_LA + 1] + R[1, 2] * jf[j, JF_LA + 2]
-        raz = R[2, 0] * jf[j, JF_LA] + R[2, 1] * jf[j, JF_LA + 1] + R[2, 2] * jf[j, JF_LA + 2]
-        pax, pay, paz = pos[a, 0] + rax, pos[a, 1] + ray, pos[a, 2] + raz
-    else:
-        rax, ray, raz = 0.0, 0.0, 0.0
-        pax, pay, paz = jf[j, JF_LA], jf[j, JF_LA + 1], jf[j, JF_LA + 2]
-    if b >= 0:
-        quat_to_mat(quat[b], R)
-        rbx = R[0, 0] * jf[j, JF_LB] + R[0, 1] * jf[j, JF_LB + 1] + R[0, 2] * jf[j, JF_LB + 2]
-        rby = R[1, 0] * jf[j, JF_LB] + R[1, 1] * jf[j, JF_LB + 1] + R[1, 2] * jf[j, JF_LB + 2]
-        rbz = R[2, 0] * jf[j, JF_LB] + R[2, 1] * jf[j, JF_LB + 1] + R[2, 2] * jf[j, JF_LB + 2]
-        pbx, pby, pbz = pos[b, 0] + rbx, pos[b, 1] + rby, pos[b, 2] + rbz
-    else:
-        rbx, rby, rbz = 0.0, 0.0, 0.0
-        pbx, pby, pbz = jf[j, JF_LB], jf[j, JF_LB + 1], jf[j, JF_LB + 2]
+    rax, ray, raz, pax, pay, paz = _anchor(a, quat, pos, jf, j, JF_LA, R)
+    rbx, rby, rbz, pbx, pby, pbz = _anchor(b, quat, pos, jf, j, JF_LB, R)
     jgam[j] = 0.0
     for r in range(3):
         jlo[j, r] = -np.inf
@@ -532,21 +525,9 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
             nx, ny, nz = dx / ln, dy / ln, dz / ln
         c0, c1, c2 = _cross(rax, ray, raz, nx, ny, nz)
         d0, d1, d2 = _cross(rbx, rby, rbz, nx, ny, nz)
-        jJ[j, 0, 0], jJ[j, 0, 1], jJ[j, 0, 2] = -nx, -ny, -nz
-        jJ[j, 0, 3], jJ[j, 0, 4], jJ[j, 0, 5] = -c0, -c1, -c2
-        jJ[j, 0, 6], jJ[j, 0, 7], jJ[j, 0, 8] = nx, ny, nz
-        jJ[j, 0, 9], jJ[j, 0, 10], jJ[j, 0, 11] = d0, d1, d2
-        if ji[j, JI_SLACK]:
-            lmin = jf[j, JF_MIN]
-            lmax = jf[j, JF_MAX]
-            if ln - lmin < lmax - ln:
-                C = ln - lmin      # must stay ≥ 0: push only (λ ≥ 0)
-                jt[j, 0] = -erp_h * C if C < 0.0 else -C / h
-                jlo[j, 0] = 0.0
-            else:
-                C = ln - lmax      # must stay ≤ 0: pull only (λ ≤ 0)
-                jt[j, 0] = -erp_h * C if C > 0.0 else -C / h
-                jhi[j, 0] = 0.0
+        _set_row(jJ, j, 0, -nx, -ny, -nz, -c0, -c1, -c2, nx, ny, nz, d0, d1, d2)
+        if ji[j, JI_SLACK]:  # slack range: at L_min push only (λ ≥ 0), at L_max pull only (λ ≤ 0)
+            _one_sided(j, ln, jf[j, JF_MIN], jf[j, JF_MAX], h, erp_h, jt, jlo, jhi)
         else:
             C = ln - jf[j, JF_LEN]
             k = jf[j, JF_K]
@@ -559,22 +540,7 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
                 jt[j, 0] = -erp_h * C
     elif kind == J_BALL:
         jm[j] = 3
-        for r in range(3):
-            ex = 1.0 if r == 0 else 0.0
-            ey = 1.0 if r == 1 else 0.0
-            ez = 1.0 if r == 2 else 0.0
-            c0, c1, c2 = _cross(rax, ray, raz, ex, ey, ez)
-            d0, d1, d2 = _cross(rbx, rby, rbz, ex, ey, ez)
-            jJ[j, r, 0], jJ[j, r, 1], jJ[j, r, 2] = ex, ey, ez
-            jJ[j, r, 3], jJ[j, r, 4], jJ[j, r, 5] = c0, c1, c2
-            jJ[j, r, 6], jJ[j, r, 7], jJ[j, r, 8] = -ex, -ey, -ez
-            jJ[j, r, 9], jJ[j, r, 10], jJ[j, r, 11] = -d0, -d1, -d2
-            if r == 0:
-                jt[j, r] = -erp_h * (pax - pbx)
-            elif r == 1:
-                jt[j, r] = -erp_h * (pay - pby)
-            else:
-                jt[j, r] = -erp_h * (paz - pbz)
+        _ball_rows(j, jJ, jt, rax, ray, raz, rbx, rby, rbz, pax - pbx, pay - pby, paz - pbz, erp_h)
     elif kind == J_BALL_TRACK:
         # Ball coupler of two cars that are both held by their track joints: of the three ball
         # rows only the one along the track is independent of the track rows (the other two
@@ -588,10 +554,7 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
         nx, ny, nz = nx / nn, ny / nn, nz / nn
         c0, c1, c2 = _cross(rax, ray, raz, nx, ny, nz)
         d0, d1, d2 = _cross(rbx, rby, rbz, nx, ny, nz)
-        jJ[j, 0, 0], jJ[j, 0, 1], jJ[j, 0, 2] = nx, ny, nz
-        jJ[j, 0, 3], jJ[j, 0, 4], jJ[j, 0, 5] = c0, c1, c2
-        jJ[j, 0, 6], jJ[j, 0, 7], jJ[j, 0, 8] = -nx, -ny, -nz
-        jJ[j, 0, 9], jJ[j, 0, 10], jJ[j, 0, 11] = -d0, -d1, -d2
+        _set_row(jJ, j, 0, nx, ny, nz, c0, c1, c2, -nx, -ny, -nz, -d0, -d1, -d2)
         jt[j, 0] = -erp_h * ((pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz)
         k = jf[j, JF_K]
         c = jf[j, JF_C]
@@ -702,10 +665,8 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
         nbx, nby, nbz = (ux / lb, uy / lb, uz / lb) if lb > 1e-9 else (0.0, 0.0, 1.0)
         c0, c1, c2 = _cross(rax, ray, raz, nax, nay, naz)
         d0, d1, d2 = _cross(rbx, rby, rbz, nbx, nby, nbz)
-        jJ[j, 0, 0], jJ[j, 0, 1], jJ[j, 0, 2] = -nax, -nay, -naz
-        jJ[j, 0, 3], jJ[j, 0, 4], jJ[j, 0, 5] = -c0, -c1, -c2
-        jJ[j, 0, 6], jJ[j, 0, 7], jJ[j, 0, 8] = -r_ * nbx, -r_ * nby, -r_ * nbz
-        jJ[j, 0, 9], jJ[j, 0, 10], jJ[j, 0, 11] = -r_ * d0, -r_ * d1, -r_ * d2
+        _set_row(jJ, j, 0, -nax, -nay, -naz, -c0, -c1, -c2, -r_ * nbx, -r_ * nby, -r_ * nbz,
+                 -r_ * d0, -r_ * d1, -r_ * d2)
         C = jf[j, JF_LEN] - (la + r_ * lb)
         if ji[j, JI_SLACK]:
             jlo[j, 0] = 0.0
