@@ -26,9 +26,9 @@ import subprocess
 import sys
 import textwrap
 
-HELPER_STAGES = ("stage_solve", "record_sample", "finish_step", "stage_supports",
-                 "keep_start_velocities", "has_bounded_rows")
-MAIN_STAGES = ("stage_frames", "stage_velocities", "stage_prepare")
+# about equal halves of the compile (measured: each ~8 s of CPU on a cold cache)
+HELPER_STAGES = ("stage_solve", "record_sample", "keep_start_velocities", "has_bounded_rows")
+MAIN_STAGES = ("stage_frames", "stage_velocities", "stage_prepare", "finish_step", "stage_supports")
 HELPER_TIMEOUT_S = 600.0
 
 _HELPER_CODE = """\
