@@ -41,6 +41,7 @@ MAX_SPEED = 1.0e4
 #: longest track built from segments, m (memory: the track is tabulated every few cm)
 MAX_TRACK_LENGTH = 50_000.0
 _REQUIRED = object()
+_ABSENT = object()
 
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
 SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
@@ -138,15 +139,22 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
 
 
+def _get(ctx: _Ctx, table: dict, key: str, where: str, default) -> tuple[str, Any]:
+    """``(location, table[key])``; the value is ``_ABSENT`` when the key is missing and has a default."""
+    loc = f"{where}.{key}" if where else key
+    if key in table:
+        return loc, table[key]
+    if default is _REQUIRED:
+        raise ctx.error(loc, "missing (required)")
+    return loc, _ABSENT
+
+
 def _number(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, *, gt=None, ge=None,
             lt=None, le=None, integer=False, maximum=None, unit="") -> Any:
     """A number from ``table[key]`` with range checks; ``default`` when absent."""
-    loc = f"{where}.{key}" if where else key
-    if key not in table:
-        if default is _REQUIRED:
-            raise ctx.error(loc, "missing (required)")
+    loc, value = _get(ctx, table, key, where, default)
+    if value is _ABSENT:
         return default
-    value = table[key]
     if integer:
         if not (_is_real(value) and float(value).is_integer() and not isinstance(value, float)):
             raise ctx.error(loc, f"must be an integer, got {_describe(value)}")
@@ -172,12 +180,9 @@ def _number(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, *, 
 
 
 def _string(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, choices=None) -> Any:
-    loc = f"{where}.{key}" if where else key
-    if key not in table:
-        if default is _REQUIRED:
-            raise ctx.error(loc, "missing (required)")
+    loc, value = _get(ctx, table, key, where, default)
+    if value is _ABSENT:
         return default
-    value = table[key]
     if not isinstance(value, str):
         raise ctx.error(loc, f"must be a string, got {_describe(value)}")
     if choices is not None and value not in choices:
@@ -188,12 +193,9 @@ def _string(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, cho
 
 
 def _boolean(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED) -> Any:
-    loc = f"{where}.{key}" if where else key
-    if key not in table:
-        if default is _REQUIRED:
-            raise ctx.error(loc, "missing (required)")
+    loc, value = _get(ctx, table, key, where, default)
+    if value is _ABSENT:
         return default
-    value = table[key]
     if not isinstance(value, bool):
         raise ctx.error(loc, f"must be true or false, got {_describe(value)}")
     return value
@@ -201,12 +203,9 @@ def _boolean(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED) ->
 
 def _vector(ctx: _Ctx, table: dict, key: str, where: str, n: int, default=_REQUIRED, *, positive=False,
             nonnegative=False, maximum=MAX_LENGTH, unit="") -> Any:
-    loc = f"{where}.{key}" if where else key
-    if key not in table:
-        if default is _REQUIRED:
-            raise ctx.error(loc, "missing (required)")
+    loc, value = _get(ctx, table, key, where, default)
+    if value is _ABSENT:
         return default
-    value = table[key]
     if not isinstance(value, list) or len(value) != n or not all(_is_real(v) for v in value):
         raise ctx.error(loc, f"must be an array of {n} numbers{(' (' + unit + ')') if unit else ''}, "
                         f"got {_describe(value)}" + (f" of length {len(value)}" if isinstance(value, list) else ""))
