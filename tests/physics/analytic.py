@@ -163,3 +163,19 @@ def ballistic_hill(u=15.0, half_width=25.0, n=4001, g=9.81):
     B = np.cross(T, N)
     Om = np.cross(T, dT)
     return _table(P, T, N, B, Om, dT, L, False), float(np.interp(0.0, x, sg))
+
+
+def qmul(a, b):
+    """Quaternion product a ⊗ b (w, x, y, z), numpy (independent of the kernels' _qmul)."""
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+
+
+def qexp(v):
+    """Unit quaternion of the rotation vector v (rad)."""
+    a = np.linalg.norm(v)
+    if a < 1e-15:
+        return np.array([1.0, 0, 0, 0])
+    return np.concatenate([[np.cos(a / 2)], np.sin(a / 2) * v / a])

@@ -5,24 +5,11 @@ import numpy as np
 import pytest
 
 import analytic
+from analytic import qexp, qmul
 from trackrider.curves.compact import C_B, C_N, C_P, C_T, NCOL, eval_track
 from trackrider.physics import kernels as kn
 
 RNG = np.random.default_rng(7)
-
-
-def qmul(a, b):
-    w1, x1, y1, z1 = a
-    w2, x2, y2, z2 = b
-    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-
-
-def qexp(v):
-    a = np.linalg.norm(v)
-    if a < 1e-15:
-        return np.array([1.0, 0, 0, 0])
-    return np.concatenate([[np.cos(a / 2)], np.sin(a / 2) * v / a])
 
 
 def moved(pos, q, v, w, eps):
