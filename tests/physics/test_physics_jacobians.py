@@ -50,10 +50,10 @@ def test_track_joint_rows_match_finite_differences(cg):
     pos = fr[C_P:C_P + 3] + cg * B
     n = 1
     G = np.zeros((n, 5, 6)); tgt = np.zeros((n, 5)); Wt = np.zeros((n, 6, 6)); Pm = np.zeros((n, 5, 6))
-    kn.prepare_track_block(0, fr, qf[None].copy(), pos[None].copy(), np.array([1 / 600.0]),
-                           np.array([[1 / 200.0, 1 / 300.0, 1 / 400.0]]), cg, 0.0, 1, G, tgt, Wt, Pm,
-                           np.zeros((3, 3)), np.zeros((6, 6)), np.zeros((5, 5)), np.zeros((5, 5)), np.zeros((8, 8)),
-                           np.zeros(4), np.zeros(3))
+    kn.py_prepare_track_block(0, fr, qf[None].copy(), pos[None].copy(), np.array([1 / 600.0]),
+                              np.array([[1 / 200.0, 1 / 300.0, 1 / 400.0]]), cg, 0.0, 1, G, tgt, Wt, Pm,
+                              np.zeros((3, 3)), np.zeros((6, 6)), np.zeros((5, 5)), np.zeros((5, 5)), np.zeros((8, 8)),
+                              np.zeros(4), np.zeros(3))
     axes = [T, N, B]
 
     def constraint(p, q):
@@ -120,7 +120,7 @@ def test_joint_rows_match_finite_differences(kind):
     pos, quat, ji, jf = _joint_setup(kind)
     jJ = np.zeros((1, 3, 12)); jt = np.zeros((1, 3)); jlo = np.zeros((1, 3)); jhi = np.zeros((1, 3))
     jgam = np.zeros(1); jm = np.zeros(1, np.int64)
-    kn.prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)))
+    kn.py_prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)))
     m = jm[0]
     n_fixed = None
     if kind == kn.J_BALL_TRACK:

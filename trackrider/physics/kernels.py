@@ -295,7 +295,7 @@ def row_mobility(b, f, g, Wt):
 #          J = [−(Ω·e) T, e − (Ω·e)(r_m × T)]              target −erp/h θ·e, θ = rotvec(q_A ⊗ q_F*)
 #   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
 #   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_on,
                         G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta):
     """Fill G (5,6), targets, W̃ and P of car ``b`` from its frame ``fr`` (NCOL).
@@ -501,7 +501,7 @@ def _one_sided(j, x, lo, hi, h, erp_h, jt, jlo, jhi):
         jhi[j, 0] = 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R):
     """Fill rows, targets, bounds and softness of joint ``j``."""
     kind = ji[j, JI_KIND]
@@ -866,7 +866,7 @@ def section_row(kind, speed, fmax, h, v):
 
 
 # ----------------------------------------------------------------------------- one step
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, car_frame, car_on,
                  sec_kind, sec_track, sec_from, sec_to):
     """The section each car is on (a change zeroes its row-6 impulses); frames are current."""
@@ -889,7 +889,7 @@ def stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, 
             car_i[b, CI_SECTION] = -1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, mass, ncars, car_f, car_i,
                      car_frame, car_on, res, R, W):
     """Transport each car's velocity with its frame; gravity, gyroscopic term, explicit resistance.
@@ -967,7 +967,7 @@ def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, m
                 vel[b, i] += dv * fr[C_T + i]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f, car_i, car_frame, car_on,
                   ji, jf, tr_j0, tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf,
                   R, W, A, Ainv, work, qf, theta, rr):
@@ -992,7 +992,7 @@ def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f,
             factor_chain(tr_j0[t], tr_nj[t], ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, car_i, car_frame, car_on,
                 sec_kind, sec_speed, sec_fmax, res, ji, jlam, tr_j0, tr_nj,
                 Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work,
@@ -1412,6 +1412,42 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
                           car_frame, sec_kind, lamT, R, out[nrec], v0t)
             nrec += 1
     return n_steps, nrec, 0, -1
+
+
+
+# ----------------------------------------------------------------------------- Python entry points
+# The kernels carry no CPython wrapper (only run_chunk, quat_to_mat, mat_to_quat and rotation_error
+# do): a wrapper unboxing ~40 arguments costs compile time, and these ones would be compiled in
+# run_chunk's cold path for nothing (~1 s in all). Tests and reference.py call them through these
+# entry points, which compile only when used.
+@njit(cache=True, error_model="numpy", _nrt=False)
+def py_stage_frames(*args):
+    stage_frames(*args)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def py_stage_velocities(*args):
+    stage_velocities(*args)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def py_stage_prepare(*args):
+    stage_prepare(*args)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def py_stage_solve(*args):
+    stage_solve(*args)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def py_prepare_track_block(*args):
+    prepare_track_block(*args)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def py_prepare_joint(*args):
+    prepare_joint(*args)
 
 
 def make_scratch(nb, nj):

@@ -32,17 +32,17 @@ def one_step_rows(w):
     qf, theta, rr = z(4), z(3), z(16)
     car_on = z(nb, np.int64)
     h = w.dt
-    kn.stage_frames(pk.data, pk.row0, pk.nrows, pk.ds, pk.length, pk.closed, w.ncars, car_f, car_i, car_frame,
-                    car_on, w.sec_kind, w.sec_track, w.sec_from, w.sec_to)
-    kn.stage_velocities(h, 0.0, 0.0, -w.gravity, pos, quat, vel, omg, w.inv_mass, w.inv_ib, w.ib, w.mass, w.ncars,
-                        car_f, car_i, car_frame, car_on, w.res, R, W)
+    kn.py_stage_frames(pk.data, pk.row0, pk.nrows, pk.ds, pk.length, pk.closed, w.ncars, car_f, car_i, car_frame,
+                       car_on, w.sec_kind, w.sec_track, w.sec_from, w.sec_to)
+    kn.py_stage_velocities(h, 0.0, 0.0, -w.gravity, pos, quat, vel, omg, w.inv_mass, w.inv_ib, w.ib, w.mass, w.ncars,
+                           car_f, car_i, car_frame, car_on, w.res, R, W)
     u_star = np.hstack([vel, omg]).copy()
-    kn.stage_prepare(w.erp / h, h, pos, quat, vel, omg, w.inv_mass, w.inv_ib, w.ncars, car_f, car_i, car_frame,
-                     car_on, w.ji, w.jf, w.tr_j0, w.tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm,
-                     cw, cp, cd, cf, R, W, A, Ainv, work, qf, theta, rr)
-    kn.stage_solve(h, w.iterations, w.warm_start, w.gravity, quat, vel, omg, w.mass, w.ncars, car_f, car_i,
-                   car_frame, car_on, w.sec_kind, w.sec_speed, w.sec_fmax, w.res, w.ji, jlam, w.tr_j0, w.tr_nj,
-                   Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work, False)
+    kn.py_stage_prepare(w.erp / h, h, pos, quat, vel, omg, w.inv_mass, w.inv_ib, w.ncars, car_f, car_i, car_frame,
+                        car_on, w.ji, w.jf, w.tr_j0, w.tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm,
+                        cw, cp, cd, cf, R, W, A, Ainv, work, qf, theta, rr)
+    kn.py_stage_solve(h, w.iterations, w.warm_start, w.gravity, quat, vel, omg, w.mass, w.ncars, car_f, car_i,
+                      car_frame, car_on, w.sec_kind, w.sec_speed, w.sec_fmax, w.res, w.ji, jlam, w.tr_j0, w.tr_nj,
+                      Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work, False)
     return dict(G=G, tgt=tgt, jJ=jJ, jt=jt, jgam=jgam, ji=w.ji, u_star=u_star, quat=quat, inv_mass=w.inv_mass,
                 inv_ib=w.inv_ib, lam_c=jlam[:nj, 0].copy(), lamT=lamT.copy())
 
