@@ -269,17 +269,18 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     total = float(duration if duration is not None else sc.simulation.duration)
-    columns = (TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:.1f}/{task.total:.1f} s"),
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.1f}/{task.total:.1f} s"),
                TimeElapsedColumn(), TimeRemainingColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("sim", total=total)
+        # until the first chunk is done the kernels load from numba's cache, or compile (first run)
+        task = bar.add_task("loading kernels (first run compiles, ~15 s)", total=total)
 
         def progress(done, total_=None):
             # simulate reports (simulated seconds so far, total seconds)
             if total_:
-                bar.update(task, completed=float(done), total=float(total_))
+                bar.update(task, completed=float(done), total=float(total_), description="simulating")
             else:
-                bar.update(task, completed=float(done))
+                bar.update(task, completed=float(done), description="simulating")
 
         return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress)
 
