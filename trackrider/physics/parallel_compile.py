@@ -13,7 +13,7 @@ The stages' argument types are read from ``run_chunk``'s own source (its call ex
 and the types of the arguments it is called with, so this module holds no list of
 signatures to keep in step with the kernel.
 
-Off when: ``TRACKRIDER_COMPILE_JOBS=1``, fewer than two CPUs, numba's JIT or cache disabled,
+Off when: ``TRACKRIDER_COMPILE_JOBS`` is 0 or 1, fewer than two CPUs, numba's JIT or cache disabled,
 or anything here fails (then everything compiles in this process, as before).
 """
 from __future__ import annotations
@@ -71,6 +71,18 @@ def stage_signatures(run_chunk, args) -> dict:
     return sigs
 
 
+def _jobs() -> int:
+    """Processes for a cold compile: 2, or 1 with ``TRACKRIDER_COMPILE_JOBS`` ≤ 1 or one CPU."""
+    jobs = 2
+    text = os.environ.get("TRACKRIDER_COMPILE_JOBS", "").strip()
+    if text:
+        try:
+            jobs = int(text)
+        except ValueError:
+            pass
+    return min(jobs, os.cpu_count() or 1)
+
+
 def _cached(dispatcher, sig) -> bool:
     """True if numba's on-disk cache holds ``dispatcher`` for ``sig`` (numba internals; any
     surprise counts as cached, which leaves the compile to numba as usual)."""
@@ -88,7 +100,7 @@ def prepare(run_chunk, args) -> None:
     """Before ``run_chunk(*args)``: if it would compile from a cold cache, compile its stages
     in two processes (see the module docstring). Returns when they are in the cache."""
     try:
-        if os.environ.get("TRACKRIDER_COMPILE_JOBS", "").strip() == "1" or (os.cpu_count() or 1) < 2:
+        if _jobs() < 2:
             return
         if not hasattr(run_chunk, "overloads") or not sys.executable:
             return  # NUMBA_DISABLE_JIT, or no interpreter to start
