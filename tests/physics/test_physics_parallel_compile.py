@@ -67,3 +67,43 @@ def test_split_compile_loads_helper_stages_from_cache_and_gives_identical_result
         assert name in one["compiled"], name
     # the same machine code either way: bit-identical states after 1.5 s
     assert split["state"] == one["state"]
+
+
+def _run_chunk_args():
+    """The arguments World.run passes to run_chunk (captured, not run)."""
+    import analytic
+    from trackrider.physics import CarSpec, World
+    from trackrider.physics import kernels as kn
+
+    w = World()
+    w.add_track(analytic.straight(50.0))
+    w.add_train("a", 0, 2, CarSpec(600.0, 2.0, 1.2, 1.0), start_s=20.0)
+    captured = {}
+
+    def grab(run_chunk, args):
+        captured["args"] = args
+        raise KeyboardInterrupt
+
+    original = parallel_compile.prepare
+    parallel_compile.prepare = grab
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            w.run(1, 1)
+    finally:
+        parallel_compile.prepare = original
+    return kn, captured["args"]
+
+
+def test_stage_signatures_cover_every_stage_with_its_parameter_count():
+    kn, args = _run_chunk_args()
+    sigs = parallel_compile.stage_signatures(kn.run_chunk, args)
+    assert set(sigs) == set(parallel_compile.HELPER_STAGES + parallel_compile.MAIN_STAGES)
+    for name, sig in sigs.items():
+        assert len(sig) == kn.__dict__[name].py_func.__code__.co_argcount, name
+
+
+@pytest.mark.parametrize("value, cpus, jobs", [("", 2, 2), ("1", 8, 1), ("0", 8, 0), ("x", 2, 2), ("", 1, 1)])
+def test_compile_jobs_from_the_environment(monkeypatch, value, cpus, jobs):
+    monkeypatch.setenv("TRACKRIDER_COMPILE_JOBS", value)
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    assert parallel_compile._jobs() == jobs
