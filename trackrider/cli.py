@@ -168,7 +168,7 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
-def _summary_table(summary: dict, wall_s: float, out_dir: Path | None):
+def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s: float = 0.0):
     from rich.table import Table
 
     sim_s = float(summary.get("simulated_s", 0.0) or 0.0)
@@ -196,11 +196,13 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None):
         vmax = b.get("max_speed")
         table.add_row(f"{name} (body)", "—" if vmax is None else f"{vmax:.1f} m/s", "—", "—", "—", "—")
     ev_text = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())) or "none"
-    speedup = sim_s / wall if wall > 0 else float("inf")
+    if kernel_s > 1.5:  # a first run: compiling the kernels says nothing of the simulation's speed
+        speed = f"{kernel_s:.1f} s of it compiling the kernels: first run"
+    else:
+        speed = f"{sim_s / wall if wall > 0 else float('inf'):.1f}× real time"
     lines = [
         f"status: {summary.get('status', '?')}    events: {len(events)} ({ev_text})",
-        f"simulated {sim_s:.2f} s in {wall:.2f} s wall time ({speedup:.1f}× real time), "
-        f"{summary.get('steps', '?')} steps",
+        f"simulated {sim_s:.2f} s in {wall:.2f} s wall time ({speed}), {summary.get('steps', '?')} steps",
     ]
     if out_dir is not None:
         lines.append(f"outputs: {out_dir / 'timeseries.csv'}, {out_dir / 'summary.json'}")
@@ -244,7 +246,10 @@ def run(
                                  "its outputs or choose another --out", path=out_dir)
         from trackrider.sim import simulate
 
+        from trackrider.physics import parallel_compile
+
         t0 = time.perf_counter()
+        k0 = parallel_compile.kernel_seconds
         if _stderr_is_terminal() and not quiet:
             result = _simulate_with_bar(simulate, sc, out_dir, duration, overwrite)
         else:
@@ -254,7 +259,7 @@ def run(
         if not quiet:
             from rich.console import Console
 
-            table, lines = _summary_table(summary, wall, out_dir)
+            table, lines = _summary_table(summary, wall, out_dir, parallel_compile.kernel_seconds - k0)
             console = Console() if sys.stdout.isatty() else Console(width=110)
             console.print(table)
             for line in lines:

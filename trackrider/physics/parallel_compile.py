@@ -25,6 +25,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import time
 
 # about equal halves of the compile (measured: each ~8 s of CPU on a cold cache)
 HELPER_STAGES = ("stage_solve", "record_sample", "keep_start_velocities", "has_bounded_rows")
@@ -96,16 +97,36 @@ def _cached(dispatcher, sig) -> bool:
         return True
 
 
+kernel_seconds = 0.0  # time this process spent compiling or loading run_chunk (the CLI reports it)
+
+
 def prepare(run_chunk, args) -> None:
-    """Before ``run_chunk(*args)``: if it would compile from a cold cache, compile its stages
-    in two processes (see the module docstring). Returns when they are in the cache."""
+    """Before ``run_chunk(*args)``: make sure it is compiled (or loaded from numba's cache) for
+    these argument types, timing it into ``kernel_seconds``; on a cold cache, compile its stages
+    in two processes first (see the module docstring)."""
+    global kernel_seconds
     try:
-        if _jobs() < 2:
-            return
-        if not hasattr(run_chunk, "overloads") or not sys.executable:
-            return  # NUMBA_DISABLE_JIT, or no interpreter to start
+        if not hasattr(run_chunk, "overloads"):
+            return  # NUMBA_DISABLE_JIT
         sig = tuple(_typeof(a) for a in args)
-        if sig in _done or sig in run_chunk.overloads or _cached(run_chunk, sig):
+        if sig in run_chunk.overloads:
+            return
+    except Exception:
+        return
+    t0 = time.perf_counter()
+    try:
+        _split_compile(run_chunk, args, sig)
+        run_chunk.compile(sig)
+    finally:
+        kernel_seconds += time.perf_counter() - t0
+
+
+def _split_compile(run_chunk, args, sig) -> None:
+    """Compile run_chunk's stages in two processes if the cache holds no run_chunk for ``sig``."""
+    try:
+        if _jobs() < 2 or not sys.executable:
+            return
+        if sig in _done or _cached(run_chunk, sig):
             return
         _done.add(sig)
         from trackrider.physics import kernels as kn
