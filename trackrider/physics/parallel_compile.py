@@ -13,8 +13,10 @@ The stages' argument types are read from ``run_chunk``'s own source (its call ex
 and the types of the arguments it is called with, so this module holds no list of
 signatures to keep in step with the kernel.
 
-Off when: ``TRACKRIDER_COMPILE_JOBS`` is 0 or 1, fewer than two CPUs, numba's JIT or cache disabled,
-or anything here fails (then everything compiles in this process, as before).
+The split is off when ``TRACKRIDER_COMPILE_JOBS`` is 0 or 1, with fewer than two CPUs, with
+numba's JIT or cache disabled, or if anything here fails (then everything compiles in this
+process, as before). ``prepare`` also times the compile (or the cache load) of ``run_chunk``
+into ``kernel_seconds``, which the CLI reports on a first run.
 """
 from __future__ import annotations
 

@@ -851,7 +851,7 @@ class World:
                 self.sec_kind, self.sec_track, self.sec_from, self.sec_to, self.sec_speed, self.sec_fmax,
                 self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out, self._scratch)
             if done == 0:
-                parallel_compile.prepare(kn.run_chunk, args)  # cold numba cache: two processes
+                parallel_compile.prepare(kn.run_chunk, args)  # compile or load, timed (cold cache: two processes)
             steps, nrec, status, bad = kn.run_chunk(*args)
             self.step_count += steps
             done += steps
