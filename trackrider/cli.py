@@ -244,9 +244,8 @@ def run(
             if not overwrite and any(out_dir.iterdir()):
                 raise InputError("output directory exists and is not empty; pass --overwrite to replace "
                                  "its outputs or choose another --out", path=out_dir)
-        from trackrider.sim import simulate
-
         from trackrider.physics import parallel_compile
+        from trackrider.sim import simulate
 
         t0 = time.perf_counter()
         k0 = parallel_compile.kernel_seconds
