@@ -28,15 +28,18 @@ class Listener(event.Listener):
 event.register("numba:compile", Listener())
 import numpy as np
 import analytic
+import trackrider.jit
 from trackrider.physics import CarSpec, CouplingSpec, World, parallel_compile
 w = World()
+early = parallel_compile._helper is not None  # warm_up started the helper when the World was made
 w.add_track(analytic.hilly_circle(R=40.0, amp=2.0, n=2001))
 w.add_train("a", 0, 3, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3), coupling=CouplingSpec("distance", 0.5),
             start_s=12.0, start_speed=8.0)
 w.run(1500, 100)
 state = np.concatenate([w.pos.ravel(), w.quat.ravel(), w.vel.ravel(), w.omg.ravel()])
 print(json.dumps({{"compiled": compiled, "state": hashlib.sha256(state.tobytes()).hexdigest(),
-                  "kernel_s": parallel_compile.kernel_seconds}}))
+                  "kernel_s": parallel_compile.kernel_seconds, "early": early,
+                  "memo": trackrider.jit.MEMO_INSTALLED}}))
 """
 
 
@@ -60,15 +63,19 @@ def test_split_compile_loads_helper_stages_from_cache_and_gives_identical_result
     # run_chunk's source are the ones it uses)
     assert split["compiled"].count("run_chunk") == 1  # compiled by prepare, for the types of the call
     assert split["kernel_s"] > 0.5
+    assert split["early"] and split["memo"]
     for name in parallel_compile.MAIN_STAGES:
         assert name in split["compiled"]
     for name in parallel_compile.HELPER_STAGES:
         assert name not in split["compiled"], name
-    one = _cold_run(tmp_path, "one", TRACKRIDER_COMPILE_JOBS="1")
+    # one process, and without the typing memo of trackrider.jit
+    one = _cold_run(tmp_path, "one", TRACKRIDER_COMPILE_JOBS="1", TRACKRIDER_TYPING_MEMO="0")
+    assert not one["early"] and not one["memo"]
     assert one["compiled"].count("run_chunk") == 1
     for name in parallel_compile.HELPER_STAGES + parallel_compile.MAIN_STAGES:
         assert name in one["compiled"], name
-    # the same machine code either way: bit-identical states after 1.5 s
+    # the same machine code either way: bit-identical states after 1.5 s (so the split, the
+    # stages' signatures and the typing memo change nothing)
     assert split["state"] == one["state"]
 
 
@@ -110,3 +117,52 @@ def test_compile_jobs_from_the_environment(monkeypatch, value, cpus, jobs):
     monkeypatch.setenv("TRACKRIDER_COMPILE_JOBS", value)
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
     assert parallel_compile._jobs() == jobs
+
+
+class _FakeHelper:
+    def __init__(self):
+        self.closed = False
+        self.stdin = self
+
+    def close(self):
+        self.closed = True
+
+    def poll(self):
+        return 0 if self.closed else None
+
+    def wait(self, timeout=None):
+        return 0
+
+
+class _FakeRunChunk:
+    """Just what warm_up reads of a dispatcher: its overloads and its cache's index."""
+
+    def __init__(self, index):
+        self.overloads = {}
+        self._cache = type("Cache", (), {"_enabled": True})()
+        self._cache._cache_file = type("File", (), {"_load_index": lambda _self: dict(index)})()
+
+
+@pytest.mark.parametrize("index, started", [({}, True), ({"a compiled signature": 1}, False)])
+def test_warm_up_starts_the_helper_only_when_nothing_was_ever_compiled(monkeypatch, index, started):
+    monkeypatch.setenv("TRACKRIDER_COMPILE_JOBS", "2")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(parallel_compile, "_helper", None)
+    monkeypatch.setattr(parallel_compile, "_done", set())
+    fakes = []
+    monkeypatch.setattr(parallel_compile, "_start_helper", lambda: fakes.append(_FakeHelper()) or fakes[-1])
+    parallel_compile.warm_up(_FakeRunChunk(index))
+    assert len(fakes) == int(started)
+    parallel_compile.warm_up(_FakeRunChunk(index))  # one helper at most
+    assert len(fakes) == int(started)
+    if started:
+        # a run that finds nothing to do for it (say, another process filled the cache) ends it
+        parallel_compile._dismiss_helper()
+        assert fakes[0].closed and parallel_compile._helper is None
+
+
+def test_warm_up_is_off_with_one_compile_job(monkeypatch):
+    monkeypatch.setenv("TRACKRIDER_COMPILE_JOBS", "1")
+    monkeypatch.setattr(parallel_compile, "_helper", None)
+    monkeypatch.setattr(parallel_compile, "_start_helper", lambda: pytest.fail("started a helper"))
+    parallel_compile.warm_up(_FakeRunChunk({}))

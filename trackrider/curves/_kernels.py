@@ -7,7 +7,7 @@ spline parameter ``u`` is in metres too (it is made close to arc length).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from trackrider.jit import njit
 
 # 8-point Gauss–Legendre rule on [0, 1]: exact for polynomials of degree 15.
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
@@ -15,7 +15,7 @@ GL_NODES = np.ascontiguousarray(0.5 * (_GL_X + 1.0))
 GL_WEIGHTS = np.ascontiguousarray(0.5 * _GL_W)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def find_span(breaks, u):
     """Index ``i`` with ``breaks[i] <= u < breaks[i+1]``, clamped to the valid spans."""
     n = breaks.shape[0] - 1
@@ -30,7 +30,7 @@ def find_span(breaks, u):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ppoly_eval(breaks, coef, u, out):
     """Evaluate a piecewise polynomial curve and its first three derivatives.
 
@@ -59,7 +59,7 @@ def ppoly_eval(breaks, coef, u, out):
             out[j, 3, d] = 6.0 * p3
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _speed(breaks, coef, i, x):
     deg = coef.shape[1] - 1
     sq = 0.0
@@ -73,7 +73,7 @@ def _speed(breaks, coef, i, x):
     return np.sqrt(sq)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def span_arc_lengths(breaks, coef, sub_u, gl_x, gl_w, out):
     """Arc length between consecutive parameters ``sub_u`` (which must not straddle a break).
 
@@ -89,7 +89,7 @@ def span_arc_lengths(breaks, coef, sub_u, gl_x, gl_w, out):
         out[j] = acc * h
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def invert_arc_length(breaks, coef, sub_u, sub_s, gl_x, gl_w, s, u_out, tol):
     """Spline parameter ``u`` with arc length ``s`` (Newton on ``s(u) - s``).
 
@@ -133,7 +133,7 @@ def invert_arc_length(breaks, coef, sub_u, sub_s, gl_x, gl_w, s, u_out, tol):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rmf_double_reflection(P, T, n0, out):
     """Rotation-minimising frame by the double-reflection method (Wang et al., ACM TOG 2008).
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from trackrider.jit import njit
 
 NCOL = 20
 C_P, C_T, C_N, C_B, C_OMEGA, C_KAPPA, C_DT, C_ROLL = 0, 3, 6, 9, 12, 15, 16, 19
@@ -98,7 +98,7 @@ def pack_tracks(tracks: list[CompactTrack]) -> PackedTracks:
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", no_cfunc_wrapper=True)
 def wrap_arc_length(s, length, closed):
     """``s`` modulo ``length`` on a closed track, clamped to ``[0, length]`` on an open one."""
     if closed:
@@ -111,7 +111,7 @@ def wrap_arc_length(s, length, closed):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def eval_track(data, row0, nrows, ds, length, closed, s, out):
     """Write the frame at arc length ``s`` into ``out[0:NCOL]`` (layout as the table)."""
     s = wrap_arc_length(s, length, closed)

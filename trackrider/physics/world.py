@@ -193,6 +193,7 @@ class World:
         self._res = dict(rolling=0.0, drag_area=0.0, air_density=1.2, davis=None, mode="physical", nl2_drag=0.0)
         self._built = False
         self.step_count = 0
+        parallel_compile.warm_up(kn.run_chunk)  # first run on this machine: start compiling helper early
 
     # ------------------------------------------------------------------ building
     def _check_open(self):
