@@ -8,6 +8,7 @@ import analytic
 from analytic import run
 from trackrider.physics import CarSpec, CouplingSpec, World
 from trackrider.physics import channels as ch
+from trackrider.physics import kernels as kn
 
 G = 9.81
 M = 600.0
@@ -160,3 +161,23 @@ def test_chain_solve_equals_a_direct_solve_of_the_whole_step_on_a_hilly_curve(ct
     assert np.max(np.abs(lam_exact)) * 1e3 > 1.0  # the couplers do carry force (> 1 N)
     np.testing.assert_allclose(rows["lam_c"], lam_exact, rtol=0, atol=1e-8 * np.max(np.abs(lam_exact)))
     np.testing.assert_allclose(rows["lamT"], lamT_exact, rtol=0, atol=1e-8 * np.max(np.abs(lamT_exact)))
+
+
+@pytest.mark.parametrize("coupling, extra, flag", [
+    (CouplingSpec("distance", 0.5), None, None),
+    (CouplingSpec("ball", 0.5), None, None),
+    (CouplingSpec("distance", 0.5, stiffness=1e6, damping=1e3), None, None),
+    (CouplingSpec("distance", 0.5, slack=0.1), None, True),    # slack couplers are solved by PGS
+    (CouplingSpec("distance", 0.5), "hinge", True),            # a joint of the user's
+])
+def test_free_joints_flag_is_none_only_for_chained_couplers(coupling, extra, flag):
+    """run_chunk is compiled without the other joints' code only when no joint needs it."""
+    w = World()
+    w.add_track(analytic.straight(200.0))
+    w.add_train("a", 0, 3, car(), coupling=coupling, start_s=100.0)
+    if extra:
+        b = w.add_body("door", 10.0, size=(0.2, 0.2, 0.2), position=(0.0, 5.0, 0.0))
+        w.add_joint(extra, "world", ("body", b), anchor_a=(0.0, 5.0, 1.0), anchor_b=(0.0, 0.0, 1.0),
+                    axis=(1.0, 0.0, 0.0))
+    w.run(1, 1)
+    assert kn.free_joints_flag(w.ji) is flag

@@ -120,7 +120,7 @@ def test_joint_rows_match_finite_differences(kind):
     pos, quat, ji, jf = _joint_setup(kind)
     jJ = np.zeros((1, 3, 12)); jt = np.zeros((1, 3)); jlo = np.zeros((1, 3)); jhi = np.zeros((1, 3))
     jgam = np.zeros(1); jm = np.zeros(1, np.int64)
-    kn.py_prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)))
+    kn.py_prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)), True)
     m = jm[0]
     n_fixed = None
     if kind == kn.J_BALL_TRACK:

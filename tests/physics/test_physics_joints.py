@@ -270,7 +270,7 @@ def test_new_joint_rows_match_finite_differences(kind):
         ji, jf = _jf(kind, quat, slack=1 if kind in (kn.J_HINGE_AXIS, kn.J_SLIDE) else 0)
         jJ = np.zeros((1, kn.NJR, 12)); jt = np.zeros((1, kn.NJR)); jlo = np.zeros((1, kn.NJR))
         jhi = np.zeros((1, kn.NJR)); jgam = np.zeros(1); jm = np.zeros(1, np.int64)
-        kn.py_prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)))
+        kn.py_prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)), True)
         m = jm[0]
         v = RNG.normal(size=(2, 3))
         w = RNG.normal(size=(2, 3))

@@ -502,8 +502,12 @@ def _one_sided(j, x, lo, hi, h, erp_h, jt, jlo, jhi):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R):
-    """Fill rows, targets, bounds and softness of joint ``j``."""
+def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R, free_joints):
+    """Fill rows, targets, bounds and softness of joint ``j``.
+
+    ``free_joints`` is None when every joint of the world is a train's chained coupler (rigid or
+    soft distance, ball along the track): numba then prunes the other kinds at compile time.
+    """
     kind = ji[j, JI_KIND]
     a = ji[j, JI_A]
     b = ji[j, JI_B]
@@ -526,7 +530,8 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
         c0, c1, c2 = _cross(rax, ray, raz, nx, ny, nz)
         d0, d1, d2 = _cross(rbx, rby, rbz, nx, ny, nz)
         _set_row(jJ, j, 0, -nx, -ny, -nz, -c0, -c1, -c2, nx, ny, nz, d0, d1, d2)
-        if ji[j, JI_SLACK]:  # slack range: at L_min push only (λ ≥ 0), at L_max pull only (λ ≤ 0)
+        if free_joints is not None and ji[j, JI_SLACK]:
+            # slack range: at L_min push only (λ ≥ 0), at L_max pull only (λ ≤ 0)
             _one_sided(j, ln, jf[j, JF_MIN], jf[j, JF_MAX], h, erp_h, jt, jlo, jhi)
         else:
             C = ln - jf[j, JF_LEN]
@@ -538,9 +543,6 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
                 jt[j, 0] = -(h * k / den) / h * C
             else:
                 jt[j, 0] = -erp_h * C
-    elif kind == J_BALL:
-        jm[j] = 3
-        _ball_rows(j, jJ, jt, rax, ray, raz, rbx, rby, rbz, pax - pbx, pay - pby, paz - pbz, erp_h)
     elif kind == J_BALL_TRACK:
         # Ball coupler of two cars that are both held by their track joints: of the three ball
         # rows only the one along the track is independent of the track rows (the other two
@@ -562,6 +564,11 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
             den = c + h * k
             jgam[j] = 1.0 / (h * den)
             jt[j, 0] = -(k / den) * ((pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz)
+    elif free_joints is None:
+        pass  # only chained couplers in this world (the kinds above): the rest is not compiled
+    elif kind == J_BALL:
+        jm[j] = 3
+        _ball_rows(j, jJ, jt, rax, ray, raz, rbx, rby, rbz, pax - pbx, pay - pby, paz - pbz, erp_h)
     elif kind == J_HINGE:
         # Hinge = ball + two angular rows. Axis a fixed in body a (a_w = R_a ax), normals b1, b2 fixed
         # in b (b_k = R_b p_k, ⟂ axis at the start). Ball rows as J_BALL; angular rows
@@ -970,7 +977,7 @@ def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, m
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f, car_i, car_frame, car_on,
                   ji, jf, tr_j0, tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf,
-                  R, W, A, Ainv, work, qf, theta, rr):
+                  R, W, A, Ainv, work, qf, theta, rr, free_joints):
     """Track blocks (G, W̃, P) and their exact projection; joint rows; chain factorisation."""
     nb = pos.shape[0]
     for b in range(nb):
@@ -986,7 +993,7 @@ def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f,
                 for k in range(6):
                     Wt[b, i, k] = W[i, k]
     for j in range(ji.shape[0]):
-        prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R)
+        prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R, free_joints)
     for t in range(tr_j0.shape[0]):
         if tr_nj[t] > 0:
             factor_chain(tr_j0[t], tr_nj[t], ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf)
@@ -996,15 +1003,18 @@ def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f,
 def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, car_i, car_frame, car_on,
                 sec_kind, sec_speed, sec_fmax, res, ji, jlam, tr_j0, tr_nj,
                 Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work,
-                any_bounded):
+                any_bounded, free_joints):
     """Warm start bounded rows, then iterations of (exact chain solves ↔ PGS sweep of the
     bounded rows), then a final exact chain solve (equality rows exact; bounded rows within
-    their bounds by construction)."""
+    their bounds by construction). ``free_joints`` None: no joint outside the trains' chains
+    (their PGS code is pruned at compile time)."""
     mu, mode = res[0], res[3]
     nj = ji.shape[0]
     ntr = tr_j0.shape[0]
     for j in range(nj):
         if ji[j, JI_CHAIN] == 0:
+            if free_joints is None:
+                continue
             for r in range(jm[j]):
                 jlam[j, r] = min(max(jlam[j, r] * warm, jlo[j, r]), jhi[j, r])
                 if jlam[j, r] != 0.0:
@@ -1059,7 +1069,7 @@ def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, c
                             cw, cp, cd, cf, cy)
         dmax = 0.0
         for j in range(nj):
-            if ji[j, JI_CHAIN] == 0:
+            if free_joints is not None and ji[j, JI_CHAIN] == 0:
                 d = solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars,
                                     vel, omg, K, Kinv, work)
                 dmax = max(dmax, d)
@@ -1341,10 +1351,11 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
               pos, quat, vel, omg, inv_mass, inv_ib, ib, mass,
               ncars, car_f, car_i, car_frame,
               sec_kind, sec_track, sec_from, sec_to, sec_speed, sec_fmax, res,
-              ji, jf, jlam, tr_j0, tr_nj, out_t, out, scratch):
+              ji, jf, jlam, tr_j0, tr_nj, out_t, out, scratch, free_joints):
     """Run ``n_steps`` steps; record every ``record_every``-th into ``out`` (m, nb, N_CHANNELS).
 
-    ``scratch`` is the tuple of work arrays made by ``make_scratch``.
+    ``scratch`` is the tuple of work arrays made by ``make_scratch``; ``free_joints`` None when
+    every joint is a train's chained coupler (``free_joints_flag``), else True.
     Returns (steps done, records written, status 0 ok / 1 diverged, entity of divergence).
     """
     nb = pos.shape[0]
@@ -1385,11 +1396,11 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
                              car_frame, car_on, res, R, W)
             stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f, car_i, car_frame, car_on,
                           ji, jf, tr_j0, tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf,
-                          R, W, A, Ainv, work, qf, theta, rr)
+                          R, W, A, Ainv, work, qf, theta, rr, free_joints)
             stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, car_i, car_frame, car_on,
                         sec_kind, sec_speed, sec_fmax, res, ji, jlam, tr_j0, tr_nj,
                         Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work,
-                        any_bounded)
+                        any_bounded, free_joints)
             if not stage_supports(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on, lamT, R):
                 break
         finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
@@ -1448,6 +1459,14 @@ def py_prepare_track_block(*args):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
 def py_prepare_joint(*args):
     prepare_joint(*args)
+
+
+def free_joints_flag(ji):
+    """``free_joints`` for run_chunk: None when every joint is a train's chained coupler (the
+    usual coaster or train: the kernel is compiled without the other joints' code), else True."""
+    if ji.shape[0] == 0 or bool(np.all(ji[:, JI_CHAIN] == 1)):
+        return None
+    return True
 
 
 def make_scratch(nb, nj):

@@ -39,10 +39,11 @@ def one_step_rows(w):
     u_star = np.hstack([vel, omg]).copy()
     kn.py_stage_prepare(w.erp / h, h, pos, quat, vel, omg, w.inv_mass, w.inv_ib, w.ncars, car_f, car_i, car_frame,
                         car_on, w.ji, w.jf, w.tr_j0, w.tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm,
-                        cw, cp, cd, cf, R, W, A, Ainv, work, qf, theta, rr)
+                        cw, cp, cd, cf, R, W, A, Ainv, work, qf, theta, rr, True)
     kn.py_stage_solve(h, w.iterations, w.warm_start, w.gravity, quat, vel, omg, w.mass, w.ncars, car_f, car_i,
                       car_frame, car_on, w.sec_kind, w.sec_speed, w.sec_fmax, w.res, w.ji, jlam, w.tr_j0, w.tr_nj,
-                      Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work, False)
+                      Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work, False,
+                      True)
     return dict(G=G, tgt=tgt, jJ=jJ, jt=jt, jgam=jgam, ji=w.ji, u_star=u_star, quat=quat, inv_mass=w.inv_mass,
                 inv_ib=w.inv_ib, lam_c=jlam[:nj, 0].copy(), lamT=lamT.copy())
 

@@ -850,7 +850,8 @@ class World:
                 self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass,
                 self.ncars, self.car_f, self.car_i, self.car_frame,
                 self.sec_kind, self.sec_track, self.sec_from, self.sec_to, self.sec_speed, self.sec_fmax,
-                self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out, self._scratch)
+                self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out, self._scratch,
+                kn.free_joints_flag(self.ji))
             if done == 0:
                 parallel_compile.prepare(kn.run_chunk, args)  # compile or load, timed (cold cache: two processes)
             steps, nrec, status, bad = kn.run_chunk(*args)
