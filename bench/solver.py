@@ -72,21 +72,30 @@ def timing(n_cars, steps, track, rolling=0.0):
 
 def compile_times():
     """(wall s, cpu s of the process and its children) of a fresh interpreter that compiles and
-    runs two steps: cold with the two-process split, cold in one process, then from the cache."""
+    runs two steps of a 3-car train: cold with the two-process split, cold in one process, then
+    from the cache; and cold (split) for the same train plus a pendulum on a hinge, which
+    compiles the kernel with every joint kind (``free_joints``)."""
     code = ("import sys, time; t0 = time.perf_counter(); sys.path.insert(0, %r); sys.path.insert(0, %r);"
             "import analytic; from trackrider.physics import World, CarSpec, CouplingSpec;"
             "w = World(); w.add_track(analytic.hilly_circle(R=40.0, amp=2.0, n=2001));"
-            "w.add_train('a', 0, 3, CarSpec(600, 2, 1.2, 1)); w.run(2, 1);"
-            "print(time.perf_counter() - t0)") % (str(ROOT), str(ROOT / "tests" / "physics"))
+            "w.add_train('a', 0, 3, CarSpec(600, 2, 1.2, 1));"
+            "b = w.add_body('p', 10.0, size=(0.2, 0.2, 0.2), position=(0.0, 0.0, 50.0)) if %s else 0;"
+            "w.add_joint('hinge', 'world', ('body', b), anchor_a=(0.0, 0.0, 51.0), anchor_b=(0.0, 0.0, 1.0),"
+            " axis=(1.0, 0.0, 0.0)) if %s else 0;"
+            "w.run(2, 1); print(time.perf_counter() - t0)")
+    paths = (str(ROOT), str(ROOT / "tests" / "physics"))
     out = {}
     base = {k: v for k, v in os.environ.items() if k != "TRACKRIDER_COMPILE_JOBS"}
-    with tempfile.TemporaryDirectory() as split_cache, tempfile.TemporaryDirectory() as one_cache:
-        for label, cache, extra in (("cold", split_cache, {}), ("cold, one process", one_cache,
-                                                                 {"TRACKRIDER_COMPILE_JOBS": "1"}),
-                                    ("from cache", split_cache, {})):
+    with tempfile.TemporaryDirectory() as split_cache, tempfile.TemporaryDirectory() as one_cache, \
+            tempfile.TemporaryDirectory() as joint_cache:
+        for label, cache, extra, joints in (("cold", split_cache, {}, False),
+                                            ("cold, one process", one_cache, {"TRACKRIDER_COMPILE_JOBS": "1"}, False),
+                                            ("from cache", split_cache, {}, False),
+                                            ("cold, with a hinge (every joint kind)", joint_cache, {}, True)):
             env = dict(base, NUMBA_CACHE_DIR=cache, **extra)
             r0 = os.times()
-            p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT)
+            p = subprocess.run([sys.executable, "-c", code % (paths + (joints, joints))], env=env,
+                               capture_output=True, text=True, cwd=ROOT)
             r1 = os.times()
             if p.returncode != 0:
                 raise RuntimeError(p.stderr)
