@@ -277,7 +277,7 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
                TimeElapsedColumn(), TimeRemainingColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         # until the first chunk is done the kernels load from numba's cache, or compile (first run)
-        task = bar.add_task("loading kernels (first run compiles, ~15 s)", total=total)
+        task = bar.add_task("loading kernels (first run compiles, ~10 s)", total=total)
 
         def progress(done, total_=None):
             # simulate reports (simulated seconds so far, total seconds)
