@@ -7,6 +7,7 @@ spline parameter ``u`` is in metres too (it is made close to arc length).
 from __future__ import annotations
 
 import numpy as np
+
 from trackrider.jit import njit
 
 # 8-point Gauss–Legendre rule on [0, 1]: exact for polynomials of degree 15.

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from trackrider.jit import njit
 
 NCOL = 20

@@ -29,9 +29,9 @@ update s → record.
 from __future__ import annotations
 
 import numpy as np
-from trackrider.jit import njit
 
 from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T, NCOL, eval_track
+from trackrider.jit import njit
 from trackrider.physics import channels as ch
 
 # ---- joint kind codes (one row table for all joints; new kinds are additions)
