@@ -2,10 +2,10 @@
 
 Three things, all only about compile time (the results are the same):
 
-* every kernel is declared with ``no_cfunc_wrapper=True``. numba otherwise adds a C-callable
-  wrapper to each compiled function (for first-class function use, which trackrider does not
-  need) and LLVM inlines the function into it, so every level of calls carried a second copy
-  of the code below it: about 2 s of a cold compile's 7 s of LLVM time.
+* ``njit`` here is numba's with ``no_cfunc_wrapper=True`` by default. numba otherwise adds a
+  C-callable wrapper to each compiled function (for first-class function use, which
+  trackrider does not need) and LLVM inlines the function into it, so every level of calls
+  carried a second copy of the code below it: about 2 s of a cold compile's 7 s of LLVM time.
 
 * numba formats an error message, with terminal colours (colorama, when installed), for every
   failed try while it types a kernel — tens of thousands per cold compile, about 5 % of it.
@@ -35,9 +35,15 @@ import os
 
 os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
-from numba import njit  # noqa: E402
+import numba  # noqa: E402
 
 __all__ = ["njit"]
+
+
+def njit(*args, **options):
+    """``numba.njit`` with ``no_cfunc_wrapper=True`` unless given (see the module docstring)."""
+    options.setdefault("no_cfunc_wrapper", True)
+    return numba.njit(*args, **options)
 
 _INHERITED = ("nrt", "fastmath", "error_model", "forceinline")  # flags an overload inherits from its caller
 

@@ -16,7 +16,7 @@ GL_NODES = np.ascontiguousarray(0.5 * (_GL_X + 1.0))
 GL_WEIGHTS = np.ascontiguousarray(0.5 * _GL_W)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def find_span(breaks, u):
     """Index ``i`` with ``breaks[i] <= u < breaks[i+1]``, clamped to the valid spans."""
     n = breaks.shape[0] - 1
@@ -31,7 +31,7 @@ def find_span(breaks, u):
     return lo
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def ppoly_eval(breaks, coef, u, out):
     """Evaluate a piecewise polynomial curve and its first three derivatives.
 
@@ -60,7 +60,7 @@ def ppoly_eval(breaks, coef, u, out):
             out[j, 3, d] = 6.0 * p3
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def _speed(breaks, coef, i, x):
     deg = coef.shape[1] - 1
     sq = 0.0
@@ -74,7 +74,7 @@ def _speed(breaks, coef, i, x):
     return np.sqrt(sq)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def span_arc_lengths(breaks, coef, sub_u, gl_x, gl_w, out):
     """Arc length between consecutive parameters ``sub_u`` (which must not straddle a break).
 
@@ -90,7 +90,7 @@ def span_arc_lengths(breaks, coef, sub_u, gl_x, gl_w, out):
         out[j] = acc * h
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def invert_arc_length(breaks, coef, sub_u, sub_s, gl_x, gl_w, s, u_out, tol):
     """Spline parameter ``u`` with arc length ``s`` (Newton on ``s(u) - s``).
 
@@ -134,7 +134,7 @@ def invert_arc_length(breaks, coef, sub_u, sub_s, gl_x, gl_w, s, u_out, tol):
     return bad
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def rmf_double_reflection(P, T, n0, out):
     """Rotation-minimising frame by the double-reflection method (Wang et al., ACM TOG 2008).
 

@@ -99,7 +99,7 @@ def pack_tracks(tracks: list[CompactTrack]) -> PackedTracks:
     )
 
 
-@njit(cache=True, inline="always", no_cfunc_wrapper=True)
+@njit(cache=True, inline="always")
 def wrap_arc_length(s, length, closed):
     """``s`` modulo ``length`` on a closed track, clamped to ``[0, length]`` on an open one."""
     if closed:
@@ -112,7 +112,7 @@ def wrap_arc_length(s, length, closed):
     return s
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True)
 def eval_track(data, row0, nrows, ds, length, closed, s, out):
     """Write the frame at arc length ``s`` into ``out[0:NCOL]`` (layout as the table)."""
     s = wrap_arc_length(s, length, closed)

@@ -100,19 +100,19 @@ NJI = 5
 
 
 # ----------------------------------------------------------------------------- small maths
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _qmul(aw, ax, ay, az, bw, bx, by, bz):
     """Quaternion product a ⊗ b (w, x, y, z)."""
     return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
             aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _rotvec(w, x, y, z):
     """Rotation vector (rad) of the unit quaternion (w, x, y, z), sign-fixed (w ≥ 0)."""
     if w < 0.0:
@@ -122,14 +122,14 @@ def _rotvec(w, x, y, z):
     return f * x, f * y, f * z
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _mv(R, v0, v1, v2):
     """R v for a 3×3 R."""
     return (R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2, R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2,
             R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def quat_to_mat(q, R):
     """Rotation matrix (3,3) of the unit quaternion ``q`` (w, x, y, z)."""
     w, x, y, z = q[0], q[1], q[2], q[3]
@@ -144,7 +144,7 @@ def quat_to_mat(q, R):
     R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def mat_to_quat(R, q):
     """Unit quaternion (w, x, y, z) of the rotation matrix ``R`` (Shepperd's method)."""
     tr = R[0, 0] + R[1, 1] + R[2, 2]
@@ -177,7 +177,7 @@ def mat_to_quat(R, q):
         q[k] /= n
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def rotation_error(qa, qf, theta):
     """Rotation vector θ (rad, world axes) of ``q_A ⊗ q_F*``, sign-fixed (scalar part ≥ 0).
 
@@ -202,7 +202,7 @@ def rotation_error(qa, qf, theta):
     theta[2] = f * z
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def invert_spd(A, n, Ainv, work):
     """Inverse of the leading n×n block of a symmetric positive definite ``A`` (Gauss–Jordan)."""
     for i in range(n):
@@ -226,7 +226,7 @@ def invert_spd(A, n, Ainv, work):
                         Ainv[i, j] -= f * Ainv[c, j]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def body_mobility(b, quat, inv_mass, inv_ib, R, W):
     """W = diag(1/m I3, R diag(inv_ib) Rᵀ) of body ``b`` into W (6,6)."""
     quat_to_mat(quat[b], R)
@@ -245,7 +245,7 @@ def body_mobility(b, quat, inv_mass, inv_ib, R, W):
             W[3 + i, 3 + j] = s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def apply_impulse(b, f, scale, Wt, Pm, lamT, car_on, ncars, vel, omg):
     """Apply generalised impulse ``scale·f`` (6) to body ``b`` through its mobility W̃.
 
@@ -267,14 +267,14 @@ def apply_impulse(b, f, scale, Wt, Pm, lamT, car_on, ncars, vel, omg):
             lamT[b, r] -= scale * s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def row_velocity(b, f, vel, omg):
     """J·u of body ``b`` for a 6-vector row ``f``."""
     return (f[0] * vel[b, 0] + f[1] * vel[b, 1] + f[2] * vel[b, 2]
             + f[3] * omg[b, 0] + f[4] * omg[b, 1] + f[5] * omg[b, 2])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def row_mobility(b, f, g, Wt):
     """fᵀ W̃_b g."""
     s = 0.0
@@ -295,7 +295,7 @@ def row_mobility(b, f, g, Wt):
 #          J = [−(Ω·e) T, e − (Ω·e)(r_m × T)]              target −erp/h θ·e, θ = rotvec(q_A ⊗ q_F*)
 #   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
 #   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_on,
                         G, tgt, Wt, Pm, R, W, A, Ainv, work, qf, theta):
     """Fill G (5,6), targets, W̃ and P of car ``b`` from its frame ``fr`` (NCOL).
@@ -405,7 +405,7 @@ def prepare_track_block(b, fr, quat, pos, inv_mass, inv_ib, cg, erp_h, support_o
             Pm[b, r, i] = work[r, i]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr, A):
     """Exact projection of car ``b``'s velocity onto rows 1–5: Δλ = A⁻¹(t − G u), u += W Gᵀ Δλ.
 
@@ -446,13 +446,13 @@ def project_track(b, G, tgt, Ainv, W, vel, omg, lamT, rr, A):
 #   J = [−n_a, −(r_a × n_a), −r n_b, −r (r_b × n_b)]; a rope (slack) only pulls: λ ≥ 0,
 #   speculative target −C/h while slack.
 @njit("void(float64[:, :, ::1], int64, int64, " + ", ".join(["float64"] * 12) + ")",
-      cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+      cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _set_row(jJ, j, r, l0, l1, l2, a0, a1, a2, m0, m1, m2, b0, b1, b2):
     jJ[j, r, 0], jJ[j, r, 1], jJ[j, r, 2], jJ[j, r, 3], jJ[j, r, 4], jJ[j, r, 5] = l0, l1, l2, a0, a1, a2
     jJ[j, r, 6], jJ[j, r, 7], jJ[j, r, 8], jJ[j, r, 9], jJ[j, r, 10], jJ[j, r, 11] = m0, m1, m2, b0, b1, b2
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _ball_rows(j, jJ, jt, rax, ray, raz, rbx, rby, rbz, ex_, ey_, ez_, erp_h):
     """Rows 0–2 of a ball joint (C = p_a − p_b = (ex_, ey_, ez_)): J_k = [e_k, r_a × e_k, −e_k, −(r_b × e_k)]."""
     for r in range(3):
@@ -468,7 +468,7 @@ def _ball_rows(j, jJ, jt, rax, ray, raz, rbx, rby, rbz, ex_, ey_, ez_, erp_h):
 
 
 @njit("UniTuple(float64, 3)(int64, float64[:, ::1], float64[:, ::1], int64, int64, float64[:, ::1])",
-      cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+      cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _axis_w(a, quat, jf, j, col, R):
     """World direction of the vector jf[j, col:col+3] fixed in body ``a`` (world axes if a < 0: the world)."""
     if a < 0:
@@ -477,7 +477,7 @@ def _axis_w(a, quat, jf, j, col, R):
     return _mv(R, jf[j, col], jf[j, col + 1], jf[j, col + 2])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _anchor(a, quat, pos, jf, j, col, R):
     """Lever arm r = R_a jf[j, col:col+3] and world point p = x_a + r of a joint anchor on body
     ``a`` (the world if a < 0: r = 0, p = jf[j, col:col+3])."""
@@ -487,7 +487,7 @@ def _anchor(a, quat, pos, jf, j, col, R):
     return rx, ry, rz, pos[a, 0] + rx, pos[a, 1] + ry, pos[a, 2] + rz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _one_sided(j, x, lo, hi, h, erp_h, jt, jlo, jhi):
     """Limit row of a coordinate x (J·u = ẋ) kept in [lo, hi]: the nearer bound is active; a
     speculative target −C/h while inside (no impulse until the limit would be crossed this step)."""
@@ -501,7 +501,7 @@ def _one_sided(j, x, lo, hi, h, erp_h, jt, jlo, jhi):
         jhi[j, 0] = 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R, free_joints):
     """Fill rows, targets, bounds and softness of joint ``j``.
 
@@ -682,7 +682,7 @@ def prepare_joint(j, ji, jf, pos, quat, h, erp_h, jJ, jt, jlo, jhi, jgam, jm, R,
             jt[j, 0] = -erp_h * C
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def joint_block(j, ji, jJ, jgam, jm, Wt, K):
     """K = J W̃ Jᵀ + γ I (m×m) of joint ``j``."""
     a = ji[j, JI_A]
@@ -699,7 +699,7 @@ def joint_block(j, ji, jJ, jgam, jm, Wt, K):
         K[r, r] += jgam[j]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def joint_velocity(j, r, ji, jJ, vel, omg):
     a = ji[j, JI_A]
     b = ji[j, JI_B]
@@ -711,7 +711,7 @@ def joint_velocity(j, r, ji, jJ, vel, omg):
     return s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg):
     a = ji[j, JI_A]
     b = ji[j, JI_B]
@@ -727,7 +727,7 @@ def joint_apply(j, r, dl, ji, jJ, Wt, Pm, lamT, car_on, ncars, vel, omg):
 # LDLᵀ (Thomas): D'_k = D_k − F_{k−1}²/D'_{k−1}; forward y_k = r_k − F_{k−1} y_{k−1}/D'_{k−1};
 # back x_k = (y_k − F_k x_{k+1})/D'_k.  Per coupler we cache w = W̃ Hᵀ and p = P Hᵀ of both
 # ends so a solve costs O(1) per coupler: Δu = w Δλ, Δλ_T = −p Δλ.
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def factor_chain(j0, n, ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf):
     for k in range(n):
         j = j0 + k
@@ -762,7 +762,7 @@ def factor_chain(j0, n, ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf):
             cf[j] = 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_chain(j0, n, ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg, cw, cp, cd, cf, cy):
     """One exact solve of a train's coupler rows (rows 1–5 of its cars stay exact)."""
     for k in range(n):
@@ -801,7 +801,7 @@ def solve_chain(j0, n, ji, jJ, jt, jgam, jlam, lamT, car_on, ncars, vel, omg, cw
                 lamT[b, r] -= cp[j, 5 + r] * dl
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_on, ncars, vel, omg,
                     K, Kinv, work):
     """One projected Gauss–Seidel update of a bounded (or unchained) joint; blocks of 3 for ball.
@@ -837,7 +837,7 @@ def solve_joint_pgs(j, ji, jJ, jt, jlo, jhi, jgam, jm, jlam, Wt, Pm, lamT, car_o
 # Motor (row 6), anti-rollback ratchet and rolling friction share J = [T, r_m × T] (T·v_A):
 #   motor target v_set, bounds [F_min h, F_max h] by section kind; ratchet target 0, [0, ∞);
 #   friction target 0, bounds ±(μ·|wheel force| + Davis A) h  or ±m μ g h ("nl2").
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_car_row(b, f, target, lam_old, lo, hi, Wt, Pm, lamT, car_on, ncars, vel, omg):
     """Scalar PGS update of a car row along T; returns the new accumulated impulse."""
     k = row_mobility(b, f, f, Wt)
@@ -851,7 +851,7 @@ def solve_car_row(b, f, target, lam_old, lo, hi, Wt, Pm, lamT, car_on, ncars, ve
     return new
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def section_row(kind, speed, fmax, h, v):
     """(target speed, lower, upper impulse bound) of row 6 for a section kind.
 
@@ -873,7 +873,7 @@ def section_row(kind, speed, fmax, h, v):
 
 
 # ----------------------------------------------------------------------------- one step
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, car_frame, car_on,
                  sec_kind, sec_track, sec_from, sec_to):
     """The section each car is on (a change zeroes its row-6 impulses); frames are current."""
@@ -896,7 +896,7 @@ def stage_frames(tdata, trow0, tnrows, tds, tlen, tclosed, ncars, car_f, car_i, 
             car_i[b, CI_SECTION] = -1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, mass, ncars, car_f, car_i,
                      car_frame, car_on, res, R, W):
     """Transport each car's velocity with its frame; gravity, gyroscopic term, explicit resistance.
@@ -974,7 +974,7 @@ def stage_velocities(h, gx, gy, gz, pos, quat, vel, omg, inv_mass, inv_ib, ib, m
                 vel[b, i] += dv * fr[C_T + i]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f, car_i, car_frame, car_on,
                   ji, jf, tr_j0, tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf,
                   R, W, A, Ainv, work, qf, theta, rr, free_joints):
@@ -999,7 +999,7 @@ def stage_prepare(erp_h, h, pos, quat, vel, omg, inv_mass, inv_ib, ncars, car_f,
             factor_chain(tr_j0[t], tr_nj[t], ji, jJ, jgam, Wt, Pm, car_on, ncars, cw, cp, cd, cf)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, car_i, car_frame, car_on,
                 sec_kind, sec_speed, sec_fmax, res, ji, jlam, tr_j0, tr_nj,
                 Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work,
@@ -1108,7 +1108,7 @@ def stage_solve(h, iterations, warm, gmag, quat, vel, omg, mass, ncars, car_f, c
                         cw, cp, cd, cf, cy)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_supports(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on, lamT, R):
     """One-sided supports (railway): switch a row 2 off when its impulse would pull, on when the
     car would sink into the track by the end of the step. Returns True if anything changed."""
@@ -1135,7 +1135,7 @@ def stage_supports(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_o
     return changed
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def has_bounded_rows(ncars, car_f, car_i, car_on, ji, mu):
     for j in range(ji.shape[0]):
         if ji[j, JI_CHAIN] == 0:
@@ -1146,7 +1146,7 @@ def has_bounded_rows(ncars, car_f, car_i, car_on, ji, mu):
     return False
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
                 tdata, trow0, tnrows, tds, tlen, tclosed, lamT, R, fr2):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
@@ -1212,7 +1212,7 @@ def finish_step(h, pos, quat, vel, omg, ncars, car_f, car_i, car_frame, car_on,
         car_f[b, CF_S] = s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _turn(fr, car_f, b, x0, x1, x2):
     """R x with R = F_new F_oldᵀ: F_new the frame ``fr`` (T, N, B), F_old car_f[b, CF_PREV:+9]."""
     a0 = car_f[b, CF_PREV] * x0 + car_f[b, CF_PREV + 1] * x1 + car_f[b, CF_PREV + 2] * x2
@@ -1222,7 +1222,7 @@ def _turn(fr, car_f, b, x0, x1, x2):
             fr[C_T + 2] * a0 + fr[C_N + 2] * a1 + fr[C_B + 2] * a2)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0, v0t):
     """Before a recorded step: each car's velocities after this step's transport (v0t (nb, 6):
     velocity, angular velocity), i.e. vel0 turned by F_new F_oldᵀ as ``stage_velocities`` will
@@ -1239,7 +1239,7 @@ def keep_start_velocities(ncars, car_f, car_i, car_frame, car_on, vel0, omg0, v0
         v0t[b, 3], v0t[b, 4], v0t[b, 5] = w0, w1, w2
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0, ncars, car_f, car_i, car_frame,
                   sec_kind, lamT, R, out, v0t):
     """Write one sample (n_entities, N_CHANNELS) from the state after the step."""
@@ -1345,7 +1345,7 @@ def record_sample(h, gmag, gx, gy, gz, pos, quat, vel, omg, mass, ib, vel0, omg0
         out[b, ch.FLAGS] = float(flags)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm,
               tdata, trow0, tnrows, tds, tlen, tclosed,
               pos, quat, vel, omg, inv_mass, inv_ib, ib, mass,
@@ -1431,32 +1431,32 @@ def run_chunk(n_steps, record_every, step0, h, gx, gy, gz, erp, iterations, warm
 # do): a wrapper unboxing ~40 arguments costs compile time, and these ones would be compiled in
 # run_chunk's cold path for nothing (~1 s in all). Tests and reference.py call them through these
 # entry points, which compile only when used.
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def py_stage_frames(*args):
     stage_frames(*args)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def py_stage_velocities(*args):
     stage_velocities(*args)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def py_stage_prepare(*args):
     stage_prepare(*args)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def py_stage_solve(*args):
     stage_solve(*args)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def py_prepare_track_block(*args):
     prepare_track_block(*args)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cfunc_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def py_prepare_joint(*args):
     prepare_joint(*args)
 
