@@ -38,7 +38,9 @@ def one_error_line(result, code=2):
 def test_version():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
-    assert result.stdout.strip() == f"trackrider {trackrider.__version__}"
+    first, second = result.stdout.strip().splitlines()
+    assert first == f"trackrider {trackrider.__version__}"
+    assert second.startswith("compiled kernels: ")
 
 
 @pytest.mark.parametrize("command", ["run", "validate", "curve", "plot", "render", "sweep"])

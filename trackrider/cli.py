@@ -26,7 +26,14 @@ from trackrider.errors import InputError, SimulationError
 
 class _OneLineErrors(TyperGroup):
     """The command group: usage errors (unknown option, a word for a number …) are one
-    ``error:`` line with exit code 2 too, like every other bad input."""
+    ``error:`` line with exit code 2 too, like every other bad input; ``--help`` lists
+    each command's whole one-line summary and shows arguments by their names alone."""
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _plain_help(command)
+        return command
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
@@ -62,6 +69,26 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _plain_help(command) -> None:
+    """Help as a user reads it: the command list shows the docstring's whole first line
+    (click cuts it at 45 characters), and an argument reads ``SCENARIO.toml`` in the usage
+    line and its help, not ``{SCENARIO.toml}`` and ``SCENARIO.toml <str>`` (typer ≥ 0.26)."""
+    if not getattr(command, "short_help", None) and command.help:
+        command.short_help = command.help.strip().split("\n\n")[0].replace("\n", " ")
+    for param in command.params:
+        if getattr(param, "param_type_name", "") != "argument":
+            continue
+        name = param.metavar or (param.name or "").upper()
+        if hasattr(param, "display_type_rich"):
+            param.display_type_rich = lambda ctx=None: None
+        if hasattr(param, "_usage_display_name"):
+            param._usage_display_name = lambda name=name: name
+    for param in command.params:   # an option that takes a value and names no placeholder
+        if getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", True) \
+                and param.metavar is None and param.name:
+            param.metavar = param.name.upper()
 
 
 def _one_line(text: str) -> str:
@@ -141,14 +168,17 @@ SET_HELP = "Override a scenario key, e.g. --set train.red.car.mass=650 (repeatab
 
 def _version(value: bool):
     if value:
+        from trackrider.cache import cache_root
+
         typer.echo(f"trackrider {__version__}")
+        typer.echo(f"compiled kernels: {cache_root()} (safe to delete; pip uninstall leaves it behind)")
         raise typer.Exit(0)
 
 
 @app.callback()
 def main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit."),
+                                 help="Print the version and where compiled kernels are cached, and exit."),
 ):
     """Simulate trains and roller coasters on 3D spline tracks.
 
@@ -196,10 +226,10 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
         vmax = b.get("max_speed")
         table.add_row(f"{name} (body)", "—" if vmax is None else f"{vmax:.1f} m/s", "—", "—", "—", "—")
     ev_text = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())) or "none"
-    if kernel_s > 1.5:  # a first run: compiling the kernels says nothing of the simulation's speed
-        speed = f"{kernel_s:.1f} s of it compiling the kernels: first run"
-    else:
-        speed = f"{sim_s / wall if wall > 0 else float('inf'):.1f}× real time"
+    running = wall - kernel_s            # compiling the kernels (a first run) says nothing of the speed
+    speed = f"{sim_s / running if running > 0 else float('inf'):.1f}× real time"
+    if kernel_s > 0.5:
+        speed += f", after {kernel_s:.1f} s compiling the kernels: first run only"
     lines = [
         f"status: {summary.get('status', '?')}    events: {len(events)} ({ev_text})",
         f"simulated {sim_s:.2f} s in {wall:.2f} s wall time ({speed}), {summary.get('steps', '?')} steps",
@@ -214,8 +244,8 @@ def run(
     scenario: str = typer.Argument(..., metavar="SCENARIO.toml", help="The scenario file."),
     out: Optional[str] = typer.Option(None, "--out", "-o", metavar="DIR",
                                       help="Output folder (default: results/<scenario stem>/)."),
-    duration: Optional[float] = typer.Option(None, "--duration", "-d", metavar="S",
-                                             help="Simulate S seconds instead of the scenario's duration."),
+    duration: Optional[float] = typer.Option(None, "--duration", "-d", metavar="SECONDS",
+                                             help="Simulate SECONDS instead of the scenario's duration."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the outputs in an existing DIR."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary table."),
     sets: Optional[list[str]] = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
@@ -244,21 +274,25 @@ def run(
             if not overwrite and any(out_dir.iterdir()):
                 raise InputError("output directory exists and is not empty; pass --overwrite to replace "
                                  "its outputs or choose another --out", path=out_dir)
-        from trackrider.physics import parallel_compile
+        from trackrider import cache
         from trackrider.sim import simulate
 
         t0 = time.perf_counter()
-        k0 = parallel_compile.kernel_seconds
+        c0 = cache.compile_seconds()
         if _stderr_is_terminal() and not quiet:
             result = _simulate_with_bar(simulate, sc, out_dir, duration, overwrite)
         else:
+            cache.watch_compiles()
             result = simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=None)
         wall = time.perf_counter() - t0
+        compiled = cache.compile_seconds() - c0
+        if cache.cache_problem():
+            warnings.warn(cache.cache_problem())
         summary = getattr(result, "summary", None) or {}
         if not quiet:
             from rich.console import Console
 
-            table, lines = _summary_table(summary, wall, out_dir, parallel_compile.kernel_seconds - k0)
+            table, lines = _summary_table(summary, wall, out_dir, compiled)
             console = Console() if sys.stdout.isatty() else Console(width=110)
             console.print(table)
             for line in lines:
@@ -275,9 +309,13 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
     total = float(duration if duration is not None else sc.simulation.duration)
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.1f}/{task.total:.1f} s"),
                TimeElapsedColumn(), TimeRemainingColumn())
+    from trackrider import cache
+
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        # until the first chunk is done the kernels load from numba's cache, or compile (first run)
-        task = bar.add_task("loading kernels (first run compiles, ~10 s)", total=total)
+        # until the first chunk is done the kernels load from the cache, or compile (first run)
+        task = bar.add_task("loading kernels", total=total)
+        cache.watch_compiles(on_start=lambda: bar.update(
+            task, description="compiling kernels (first run only, ~10 s)"))
 
         def progress(done, total_=None):
             # simulate reports (simulated seconds so far, total seconds)
@@ -286,7 +324,10 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
             else:
                 bar.update(task, completed=float(done), description="simulating")
 
-        return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress)
+        try:
+            return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress)
+        finally:
+            cache.watch_compiles(on_start=None)
 
 
 # --------------------------------------------------------------------------- validate, curve
@@ -314,7 +355,7 @@ def validate(
 @app.command()
 def curve(
     path: str = typer.Argument(..., metavar="CURVE_FILE", help="A curve file (points CSV, NL2 CSV, JSON)."),
-    format: str = typer.Option("auto", "--format", "-f", metavar="F", help="auto | points | nl2 | json."),
+    format: str = typer.Option("auto", "--format", "-f", metavar="FORMAT", help="auto | points | nl2 | json."),
 ):
     """Print a curve's length, height range, minimum radius, largest curvature and torsion, closedness.
 
@@ -376,15 +417,15 @@ def render(
     source: str = typer.Argument(..., metavar="SCENARIO.toml|RESULTS_DIR",
                                  help="A scenario (simulated first) or a results folder."),
     out: str = typer.Option(..., "--out", "-o", metavar="FILE", help="FILE.mp4, FILE.gif or FILE.png (a still)."),
-    camera: str = typer.Option("chase", "--camera", help="onride | chase | overview."),
-    fps: Optional[float] = typer.Option(None, "--fps", help="Frames per second (default 30 for mp4, 20 for gif)."),
+    camera: str = typer.Option("chase", "--camera", metavar="NAME", help="onride | chase | overview."),
+    fps: Optional[float] = typer.Option(None, "--fps", metavar="N", help="Frames per second (default 30 for mp4, 20 for gif)."),
     size: Optional[str] = typer.Option(None, "--size", metavar="WxH",
                                        help="Frame size in pixels (default 1280x720; gif 480x270)."),
-    at_time: Optional[float] = typer.Option(None, "--time", metavar="S",
+    at_time: Optional[float] = typer.Option(None, "--time", metavar="SECONDS",
                                             help="png: the instant of the still; video: the start time, s."),
-    speed: float = typer.Option(1.0, "--speed", help="Simulated seconds per video second."),
-    quality: Optional[str] = typer.Option(None, "--quality", help="draft | normal | high, or 0..10."),
-    duration: Optional[float] = typer.Option(None, "--duration", metavar="S",
+    speed: float = typer.Option(1.0, "--speed", metavar="FACTOR", help="Simulated seconds per video second."),
+    quality: Optional[str] = typer.Option(None, "--quality", metavar="LEVEL", help="draft | normal | high, or 0..10."),
+    duration: Optional[float] = typer.Option(None, "--duration", metavar="SECONDS",
                                              help="Simulate (scenario) or replay at most S seconds."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ):
@@ -417,7 +458,7 @@ def render(
 @app.command()
 def sweep(
     sweep_file: str = typer.Argument(..., metavar="SWEEP.toml", help="A sweep file (see docs/sweeps.md)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", help="Worker processes (default: all cores)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS",
                                             help="A Dask scheduler (tcp://host:8786) or 'local'."),
     out: Optional[str] = typer.Option(None, "--out", "-o", metavar="DIR",

@@ -37,13 +37,23 @@ os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 import numba  # noqa: E402
 
+from trackrider.cache import cached_njit  # noqa: E402
+
 __all__ = ["njit"]
 
 
 def njit(*args, **options):
-    """``numba.njit`` with ``no_cfunc_wrapper=True`` unless given (see the module docstring)."""
+    """``numba.njit`` with ``no_cfunc_wrapper=True`` unless given (see the module docstring).
+
+    With ``cache=True`` the compiled code is cached in trackrider's own cache folder
+    (``trackrider.cache``), never next to the source (inside ``site-packages``).
+    """
     options.setdefault("no_cfunc_wrapper", True)
-    return numba.njit(*args, **options)
+    if not options.get("cache"):
+        return numba.njit(*args, **options)
+    if len(args) == 1 and callable(args[0]) and not isinstance(args[0], str):  # bare @njit(cache=True)-style call
+        return cached_njit(numba.njit, args[0], (), options)
+    return lambda function: cached_njit(numba.njit, function, args, options)
 
 _INHERITED = ("nrt", "fastmath", "error_model", "forceinline")  # flags an overload inherits from its caller
 

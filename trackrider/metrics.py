@@ -56,6 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trackrider.filters import butter_lowpass_sos, slowest_pole_radius, sosfilt, sosfilt_zi
 from trackrider.physics import channels as ch
 
 #: a train counts as having moved once any car exceeded this speed, m/s
@@ -88,11 +89,9 @@ def butterworth_sos(cutoff_hz: float, sample_hz: float, order: int = 4):
     cutoff_hz : Hz, > 0.  sample_hz : Hz.  The filter cannot act when the
     cut-off is at or above the Nyquist frequency ``sample_hz / 2``.
     """
-    from scipy.signal import butter
-
     if not (cutoff_hz > 0.0) or cutoff_hz >= 0.5 * sample_hz:
         return None
-    return butter(order, cutoff_hz, btype="low", fs=sample_hz, output="sos")
+    return butter_lowpass_sos(order, cutoff_hz, sample_hz)
 
 
 def _default_padlen(sos) -> int:
@@ -148,8 +147,6 @@ class ZeroPhaseLowpass:
 
     def __init__(self, cutoff_hz: float, sample_hz: float, n_columns: int,
                  order: int = 4, tol: float = 1e-14):
-        from scipy.signal import sos2zpk, sosfilt_zi
-
         self.n_columns = int(n_columns)
         self.sos = butterworth_sos(cutoff_hz, sample_hz, order)
         self.applied = self.sos is not None
@@ -163,8 +160,7 @@ class ZeroPhaseLowpass:
             self.margin = 0
             return
         self.padlen = _default_padlen(self.sos)
-        _, poles, _ = sos2zpk(self.sos)
-        rho = float(np.max(np.abs(poles)))
+        rho = slowest_pole_radius(self.sos)
         # envelope of a 4-pole cascade ~ n^3 |p|^n: add a safety factor of 1.5
         self.margin = max(self.padlen + 1, int(math.ceil(1.5 * math.log(tol) / math.log(rho))))
         # emit in blocks of half the margin: each emission re-filters margin + block
@@ -175,27 +171,21 @@ class ZeroPhaseLowpass:
     # -- forward pass -------------------------------------------------------------
     def _start(self, head):
         """Begin the forward pass on the odd front extension of ``head``."""
-        from scipy.signal import sosfilt
-
         p = self.padlen
         front = 2.0 * head[0] - head[p:0:-1]
         ext = np.concatenate([front, head])
-        y, self._zf = sosfilt(self.sos, ext, axis=0, zi=self._zi * ext[0])
+        y, self._zf = sosfilt(self.sos, ext, self._zi * ext[0])
         self._raw = head.copy()
         self._fwd = y[p:]
         self._started = True
 
     def _forward(self, x):
-        from scipy.signal import sosfilt
-
-        y, self._zf = sosfilt(self.sos, x, axis=0, zi=self._zf)
+        y, self._zf = sosfilt(self.sos, x, self._zf)
         self._raw = np.concatenate([self._raw, x])
         self._fwd = np.concatenate([self._fwd, y])
 
     def _backward(self, fwd):
-        from scipy.signal import sosfilt
-
-        y, _ = sosfilt(self.sos, fwd[::-1], axis=0, zi=self._zi * fwd[-1])
+        y, _ = sosfilt(self.sos, fwd[::-1], self._zi * fwd[-1])
         return y[::-1]
 
     # -- public -------------------------------------------------------------------
@@ -228,8 +218,6 @@ class ZeroPhaseLowpass:
         """Filter the rest exactly (odd padding at the end) and return it."""
         if not self.applied:
             return np.empty((0, self.n_columns))
-        from scipy.signal import sosfilt
-
         if not self._started:
             head = self._head
             self._head = np.empty((0, self.n_columns))
@@ -241,7 +229,7 @@ class ZeroPhaseLowpass:
         raw = self._raw
         # the last p+1 raw samples are in the buffer: margin > padlen
         back = 2.0 * raw[-1] - raw[-2:-p - 2:-1]
-        y_back, _ = sosfilt(self.sos, back, axis=0, zi=self._zf)
+        y_back, _ = sosfilt(self.sos, back, self._zf)
         fwd = np.concatenate([self._fwd, y_back])
         out = self._backward(fwd)[: len(raw)]
         self._raw = np.empty((0, self.n_columns))
@@ -250,17 +238,18 @@ class ZeroPhaseLowpass:
 
 
 def filtfilt_reference_sos(sos, x, padlen):
-    """``sosfiltfilt`` along axis 0 with odd padding ``padlen`` (0 allowed)."""
-    from scipy.signal import sosfiltfilt
-
-    if padlen <= 0:
-        from scipy.signal import sosfilt, sosfilt_zi
-
-        zi = sosfilt_zi(sos)[:, :, None]
-        y, _ = sosfilt(sos, x, axis=0, zi=zi * x[0])
-        y, _ = sosfilt(sos, y[::-1], axis=0, zi=zi * y[-1])
-        return y[::-1]
-    return sosfiltfilt(sos, x, axis=0, padlen=padlen)
+    """``scipy.signal.sosfiltfilt`` along axis 0 with odd padding ``padlen`` (0 allowed),
+    computed with ``trackrider.filters`` (bit-identical, without importing scipy.signal)."""
+    x = np.asarray(x, dtype=float)
+    if padlen > 0:
+        front = 2.0 * x[0] - x[padlen:0:-1]
+        back = 2.0 * x[-1] - x[-2:-padlen - 2:-1]
+        x = np.concatenate([front, x, back])
+    zi = sosfilt_zi(sos)[:, :, None]
+    y, _ = sosfilt(sos, x, zi * x[0])
+    y, _ = sosfilt(sos, y[::-1], zi * y[-1])
+    y = y[::-1]
+    return y[padlen:len(y) - padlen] if padlen > 0 else y
 
 
 # ----------------------------------------------------------------------------------

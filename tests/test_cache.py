@@ -1,0 +1,125 @@
+"""Compiled kernels are cached in the user's cache folder (trackrider.cache), never inside the
+package; commands import only what they use."""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from trackrider import cache
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "trackrider"
+PENDULUM = ROOT / "scenarios" / "pendulum.toml"
+
+
+@pytest.fixture
+def fresh_cache_state(monkeypatch):
+    for var in ("TRACKRIDER_CACHE_DIR", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(cache, "_CHECKED", None)
+    monkeypatch.setattr(cache, "_PROBLEM", None)
+    yield
+
+
+def test_cache_root_precedence(fresh_cache_state, monkeypatch, tmp_path):
+    if sys.platform.startswith("linux"):
+        assert cache.cache_root() == Path.home() / ".cache" / "trackrider"
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+        assert cache.cache_root() == tmp_path / "xdg" / "trackrider"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert cache.cache_root() == tmp_path / "numba"
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(tmp_path / "tr"))
+    assert cache.cache_root() == tmp_path / "tr"
+
+
+def test_unwritable_cache_compiles_in_memory(fresh_cache_state, monkeypatch, tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(blocker / "cache"))
+    from trackrider.jit import njit
+
+    @njit(cache=True)
+    def twice(x):
+        return 2.0 * x
+
+    assert twice(1.5) == 3.0
+    assert twice._cache.__class__.__name__ == "NullCache"       # nothing written anywhere
+    assert "cannot cache the compiled kernels" in cache.cache_problem()
+    assert not (blocker.parent / "cache").exists()
+
+
+def test_njit_cache_goes_to_the_cache_folder_only(fresh_cache_state, monkeypatch, tmp_path):
+    import numba
+
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(tmp_path / "kernels"))
+    before = numba.config.CACHE_DIR
+    from trackrider.jit import njit
+
+    @njit(cache=True)
+    def thrice(x):
+        return 3.0 * x
+
+    assert thrice(2.0) == 6.0
+    assert numba.config.CACHE_DIR == before                     # numba's own setting untouched
+    assert list((tmp_path / "kernels").rglob("*.nbi")), "no cache index written"
+    assert str(thrice._cache._cache_path).startswith(str(tmp_path / "kernels"))
+
+
+def _package_files():
+    return {p for p in PACKAGE.rglob("*") if p.is_file() and p.suffix != ".pyc"}
+
+
+def test_a_run_writes_nothing_under_the_package(tmp_path):
+    before = _package_files()
+    cache_dir = Path(os.environ.get("NUMBA_CACHE_DIR", "/tmp/numba_tests"))
+    env = dict(os.environ, TRACKRIDER_CACHE_DIR=str(cache_dir))
+    env.pop("TRACKRIDER_DEBUG", None)
+    proc = subprocess.run([sys.executable, "-m", "trackrider.cli", "run", str(PENDULUM), "--out",
+                           str(tmp_path / "r"), "--duration", "0.2", "--quiet"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert _package_files() == before
+    assert not list(PACKAGE.rglob("*.nbi")) and not list(PACKAGE.rglob("*.nbc"))
+    assert list(cache_dir.rglob("*.nbi"))
+
+
+def test_version_names_the_cache(tmp_path):
+    env = dict(os.environ, TRACKRIDER_CACHE_DIR=str(tmp_path / "c"))
+    proc = subprocess.run([sys.executable, "-m", "trackrider.cli", "--version"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("trackrider ")
+    assert str(tmp_path / "c") in lines[1]
+
+
+def _imported_by(args, tmp_path):
+    code = textwrap.dedent(f"""
+        import sys
+        from trackrider.cli import app
+        try:
+            app({args!r})
+        except SystemExit as exc:
+            assert not exc.code, exc.code
+        print(sorted({{m.split(".")[0] if m.split(".")[0] != "scipy" else ".".join(m.split(".")[:2])
+                      for m in sys.modules}}))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/numba_tests")),
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return set(eval(proc.stdout.strip().splitlines()[-1]))
+
+
+def test_help_imports_no_numeric_library(tmp_path):
+    mods = _imported_by(["--help"], tmp_path)
+    assert not mods & {"numba", "scipy", "matplotlib", "numpy", "vtk", "vtkmodules", "pyvista"}
+
+
+@pytest.mark.parametrize("args", [["validate", "scenarios/classic_coaster.toml"], ["curve", "curves/first_drop.csv"]])
+def test_validate_and_curve_import_no_plotting_rendering_or_filtering(args, tmp_path):
+    mods = _imported_by(args, tmp_path)
+    assert not mods & {"matplotlib", "vtk", "vtkmodules", "pyvista", "scipy.signal"}

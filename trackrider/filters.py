@@ -1,0 +1,128 @@
+"""The Butterworth low-pass of the filtered G columns, without importing ``scipy.signal``.
+
+``scipy.signal`` imports ``scipy.stats`` and takes 0.3–0.6 s to import, more than the
+whole simulation of a short ride; trackrider needs three small pieces of it. They are
+written here with the same arithmetic, in the same order, so that the results are
+bit-identical to scipy's (``tests/test_filters.py`` compares them):
+
+* ``butter_lowpass_sos`` — ``scipy.signal.butter(order, cutoff, fs=fs, output="sos")``
+  for a low-pass: analog prototype poles ``p_k = −exp(iπ(2k − N + 1)/(2N))``, the
+  cut-off pre-warped (``ω = 4 tan(π W / 2)``, ``W = 2 f_c / f_s``), the bilinear
+  transform at ``f_s = 2``, and sections of conjugate pole pairs whose zeros are all at
+  ``z = −1`` (every zero of a Butterworth low-pass), the pair nearest the unit circle
+  last and the gain in the first section, as ``zpk2sos`` orders them.
+* ``sosfilt`` — the cascade of second-order sections in direct form II transposed,
+  along axis 0, with the state carried in and out (scipy's ``sosfilt`` with ``zi``).
+* ``sosfilt_zi`` — the steady-state start of each section for a unit step.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from trackrider.jit import njit
+
+
+def butter_lowpass_sos(order: int, cutoff_hz: float, sample_hz: float) -> np.ndarray:
+    """Second-order sections ``(n_sections, 6)`` of a digital Butterworth low-pass.
+
+    order : filter order (even) ; cutoff_hz : Hz, below ``sample_hz / 2`` ;
+    sample_hz : Hz.  Rows are ``[b0, b1, b2, 1, a1, a2]``.
+    """
+    n = int(order)
+    if n < 2 or n % 2:
+        raise ValueError(f"the Butterworth order must be even and at least 2, got {order}")
+    wn = 2.0 * cutoff_hz / sample_hz                        # normalised to Nyquist
+    m = np.arange(-n + 1, n, 2)
+    poles = -np.exp(1j * math.pi * m / (2 * n))             # analog prototype, |p| = 1
+    warped = 2.0 * 2.0 * math.tan(math.pi * wn / 2.0)       # pre-warp at fs = 2
+    poles = warped * poles
+    gain = warped ** n
+    fs2 = 2.0 * 2.0
+    poles_z = (fs2 + poles) / (fs2 - poles)
+    gain_z = gain * np.real(1.0 / np.prod(fs2 - poles))
+    return _sections(poles_z, gain_z)
+
+
+def _sections(poles, gain):
+    """Pair the conjugate poles into sections the way ``zpk2sos`` ("nearest") does for a
+    low-pass whose zeros are all at −1: the pair nearest the unit circle last, the gain
+    in the first section."""
+    n_sections = len(poles) // 2
+    sos = np.zeros((n_sections, 6))
+    b = np.real(np.poly(np.array([-1.0, -1.0], dtype=complex)))
+    remaining = list(poles)
+    for si in range(n_sections - 1, -1, -1):
+        p1 = remaining.pop(int(np.argmin([abs(1.0 - abs(p)) for p in remaining])))
+        j = min(range(len(remaining)), key=lambda i: abs(remaining[i] - np.conj(p1)))
+        sos[si, :3] = b
+        sos[si, 3:] = np.real(np.poly(np.array([p1, remaining.pop(j)])))
+    sos[0, :3] *= gain
+    return sos
+
+
+@njit(cache=True)
+def _sosfilt_columns(sos, x, zi):  # pragma: no cover - compiled
+    n_sections = sos.shape[0]
+    y = np.empty_like(x)
+    z = zi.copy()
+    for i in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            v = x[i, c]
+            for s in range(n_sections):
+                b0 = sos[s, 0]
+                b1 = sos[s, 1]
+                b2 = sos[s, 2]
+                a1 = sos[s, 4]
+                a2 = sos[s, 5]
+                out = b0 * v + z[s, 0, c]
+                z[s, 0, c] = b1 * v - a1 * out + z[s, 1, c]
+                z[s, 1, c] = b2 * v - a2 * out
+                v = out
+            y[i, c] = v
+    return y, z
+
+
+def sosfilt(sos: np.ndarray, x: np.ndarray, zi: np.ndarray):
+    """Filter ``x`` ``(m, n_columns)`` along axis 0; ``zi`` ``(n_sections, 2, n_columns)``.
+
+    Returns ``(y, zf)`` like ``scipy.signal.sosfilt(sos, x, axis=0, zi=zi)``.
+    """
+    x2 = np.ascontiguousarray(np.asarray(x, dtype=float).reshape(len(x), -1))
+    z2 = np.ascontiguousarray(np.broadcast_to(np.asarray(zi, dtype=float),
+                                              (sos.shape[0], 2, x2.shape[1])))
+    y, zf = _sosfilt_columns(np.ascontiguousarray(sos, dtype=float), x2, z2)
+    return y.reshape(np.shape(x)), zf
+
+
+def sosfilt_zi(sos: np.ndarray) -> np.ndarray:
+    """Steady-state initial state ``(n_sections, 2)`` of each section for a unit step
+    (``scipy.signal.sosfilt_zi``): section ``s`` starts at ``scale_s · lfilter_zi(b_s, a_s)``,
+    ``scale_s`` the DC gain of the sections before it."""
+    sos = np.asarray(sos, dtype=float)
+    zi = np.empty((sos.shape[0], 2))
+    scale = 1.0
+    for s in range(sos.shape[0]):
+        b = sos[s, :3]
+        a = sos[s, 3:]
+        zi[s] = scale * _lfilter_zi(b, a)
+        scale *= b.sum() / a.sum()
+    return zi
+
+
+def _lfilter_zi(b, a):
+    """``scipy.signal.lfilter_zi`` for one normalised section (a[0] = 1)."""
+    n = max(len(a), len(b))
+    companion = np.zeros((n - 1, n - 1))
+    companion[0, :] = -a[1:] / a[0]
+    companion[1:, :-1] += np.eye(n - 2)
+    i_minus_a = np.eye(n - 1) - companion.T
+    bv = b[1:] - a[1:] * b[0]
+    return np.linalg.solve(i_minus_a, bv)
+
+
+def slowest_pole_radius(sos: np.ndarray) -> float:
+    """The largest pole modulus of the sections (how slowly their response decays)."""
+    radii = [np.abs(np.roots(row[3:])) for row in np.asarray(sos, dtype=float)]
+    return float(max(r.max() for r in radii if len(r)))
