@@ -331,7 +331,7 @@ def curve(
     forces, or loaded) or the curve file as a curve file instead.
 
     \b
-    Examples:
+    Example:
       trackrider curve curves/first_drop.csv --format points
       trackrider curve scenarios/force_designed.toml --track main --export fvd.csv
     """

@@ -344,15 +344,16 @@ def save_curve(track: Track, path, format: str = "nl2", spacing: float = 0.5) ->
     if format == "nl2":
         return save_nl2(track, path, spacing=spacing)
     f = _samples(track, spacing)
+    roll = np.degrees(np.unwrap(np.radians(f.roll)))  # continuous through ±180° (a roll through inverted)
     path = Path(os.fspath(path))
     if format == "points":
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write("x,y,z,roll\n")
-            for p, r in zip(f.position, f.roll):
+            for p, r in zip(f.position, roll):
                 fh.write(f"{p[0]:.6f},{p[1]:.6f},{p[2]:.6f},{r:.6f}\n")
     else:
         doc = {"points": [[round(float(v), 6) for v in p] for p in f.position],
-               "roll": [round(float(r), 6) for r in f.roll], "closed": bool(track.closed)}
+               "roll": [round(float(r), 6) for r in roll], "closed": bool(track.closed)}
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             json.dump(doc, fh, separators=(",", ":"))
             fh.write("\n")
