@@ -416,3 +416,19 @@ def test_design_then_simulate_one_car_on_the_heartline_feels_the_design(tmp_path
     # the check is not vacuous: airtime, and a right-hand turn's negative lateral were ridden
     assert want_v[far].min() < -0.25 and want_l[far].min() < -0.24
     assert np.asarray(ts["g_lateral_filtered"])[far].min() < -0.2
+
+
+def test_bundled_force_designed_scenario_rides_as_designed():
+    """scenarios/force_designed.toml: the one car on the heartline feels the design's extremes (filtered)."""
+    from trackrider.scenario import load_scenario
+    from trackrider.sim import simulate
+
+    sc = load_scenario(ROOT / "scenarios" / "force_designed.toml")
+    d = sc.tracks[0].track.design
+    summary = simulate(sc).summary
+    fig = summary["trains"]["fvd"]
+    assert summary["status"] == "completed"
+    assert fig["min_g_vertical"] == pytest.approx(d.normal_g.min(), abs=0.05)  # −0.2 g over the hill's crest
+    assert fig["max_g_vertical"] == pytest.approx(d.normal_g.max(), abs=0.05)  # 2.63 g into the zero-g roll
+    assert d.normal_g.min() == pytest.approx(-0.2, abs=1e-6) and np.max(np.abs(d.lateral_g)) < 1e-9
+    assert fig["max_abs_g_lateral"] < 0.05
