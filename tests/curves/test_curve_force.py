@@ -192,13 +192,13 @@ def test_pchip_matches_scipy_and_linear_knots_hold_beyond_the_ends():
 
 # --------------------------------------------------------------------------- errors and warnings
 def test_too_slow_is_an_error_naming_segment_and_position():
-    with pytest.raises(InputError, match=r"segments\[2\].*below 0.5 m/s.*into segments\[2\]"):
+    with pytest.raises(InputError, match=r"segments\[2\].*below 0.5 m/s.*m into the segment"):
         design_heartline([start(speed=10.0), force(length=5.0), geometric(length=100.0, pitch_rate=1.0)])
 
 
 def test_folding_rail_is_an_error_naming_segment_and_position():
     # a crest of radius v²/(g·(1 − normal_g)) = 1.02 m < heart 1.1 m
-    with pytest.raises(InputError, match=r"segments\[1\].*folds back.*s into segments\[1\]"):
+    with pytest.raises(InputError, match=r"segments\[1\].*folds back.*s into the segment"):
         design_heartline([start(speed=4.0, heart=1.1), force(duration=1.0, normal_g=-0.6)])
 
 

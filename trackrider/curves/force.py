@@ -355,7 +355,7 @@ def design_heartline(segments, gravity: float = 9.81, rolling: float = 0.0, nl2_
 
     def position(i, by, x, s_total):
         unit = "m" if by == "length" else "s"
-        return f"{x:.2f} {unit} into segments[{i}] (heartline s = {s_total:.2f} m)"
+        return f"{x:.3f} {unit} into the segment (heartline s = {s_total:.2f} m)"
 
     for i, seg in enumerate(segments[1:], start=1):
         kind = seg.get("type")
