@@ -69,7 +69,8 @@ def test_level_with_lateral_g_is_a_horizontal_circle_at_constant_speed():
 def test_rolled_and_held_with_normal_g_1_over_cos_is_a_level_circle(phi_deg):
     v, phi = 15.0, math.radians(phi_deg)
     R = v**2 / (G * math.tan(abs(phi)))
-    segs = [start(speed=v, heart=1.1), geometric(duration=1.0, roll_rate=phi_deg),  # straight, rolling at a constant rate
+    # a straight rolling at a constant rate, then the banked force segment
+    segs = [start(speed=v, heart=1.1), geometric(duration=1.0, roll_rate=phi_deg),
             force(length=math.pi * R, normal_g=1 / math.cos(phi), lateral_g=0.0)]
     d = quiet(design_heartline, segs)
     m = d.segment == 2
@@ -107,13 +108,21 @@ def test_classic_segments_describe_the_heartline_and_carry_the_frame_without_rol
     assert np.ptp(d.up[m][:, 1]) < 1e-6 and d.up[m][0, 1] == pytest.approx(-math.sin(math.radians(20.0)))
 
 
+def test_a_classic_segment_continues_a_near_vertical_heartline_without_a_kink():
+    d = design_heartline([start(speed=30.0), geometric(length=30.0, pitch_rate=2.99), {"type": "straight", "length": 10.0}])
+    m = d.segment == 2
+    assert d.tangent[m][0, 2] > 0.9999
+    assert np.max(np.abs(d.tangent[m] - d.tangent[d.segment == 1][-1])) < 1e-12
+
+
 # --------------------------------------------------------------------------- signs
 def test_signs_agree_with_trackriders_frame_by_differentiating_the_heartline():
     """The specific force of a point riding the heartline, taken from the designed positions by finite
     differences and projected on the *rail track's* frame (Frame.normal = left, binormal = up), equals the
     design's lateral_g and normal_g: a flipped sign anywhere (left, roll, frame) fails this."""
     segs = [start((0, 0, 10), speed=16.0, heart=1.1),
-            force(duration=3.0, normal_g=[[0, 1.0], [1.5, 1.6], [3.0, 1.2]], lateral_g=[[0, 0.0], [1.5, 0.5], [3.0, 0.3]],
+            force(duration=3.0, normal_g=[[0, 1.0], [1.5, 1.6], [3.0, 1.2]],
+                  lateral_g=[[0, 0.0], [1.5, 0.5], [3.0, 0.3]],
                   roll_rate=[[0, 0.0], [1.0, -20.0], [3.0, 0.0]], interp="cubic")]
     track = design_track(segs)
     d = track.design
@@ -149,7 +158,8 @@ def test_positive_roll_rate_rolls_right_and_matches_trackrider_roll(builder):
 
 def test_force_segments_deliver_the_requested_forces_along_the_way():
     d = quiet(design_heartline, [start((0, 0, 20), speed=15.0),
-                                 force(duration=2.0, normal_g=[[0, 1], [1, -0.5], [2, 2]], lateral_g=[[0, 0.5], [2, -0.5]],
+                                 force(duration=2.0, normal_g=[[0, 1], [1, -0.5], [2, 2]],
+                                       lateral_g=[[0, 0.5], [2, -0.5]],
                                        roll_rate=[[0, 0], [1, 90], [2, 0]], interp="cubic")])
     want_n = Schedule([[0, 1], [1, -0.5], [2, 2]], "cubic")
     want_l = Schedule([[0, 0.5], [2, -0.5]], "cubic")

@@ -280,7 +280,7 @@ def _classic_piece(seg, i, P, T, L, source):
     """The segments.py piece of a classic segment entered at heartline point P with tangent T."""
     from .segments import build_segment_curve
 
-    if abs(T[2]) < 0.999:
+    if math.hypot(T[0], T[1]) > 1e-9:  # (heading and pitch reproduce T exactly)
         heading = math.degrees(math.atan2(T[1], T[0]))
     else:  # vertical: the heading whose horizontal left is the rider's left
         heading = math.degrees(math.atan2(-L[0], L[1]))
@@ -481,7 +481,7 @@ def design_heartline(segments, gravity: float = 9.81, rolling: float = 0.0, nl2_
         s=Y[:, 13], t=Y[:, 14], position=Y[:, 0:3], tangent=T, left=L, up=U, speed=np.sqrt(v2),
         kappa_up=kU, kappa_left=kL, roll_rate=rho,
         normal_g=(v2 * kU) / g + U[:, 2], lateral_g=(v2 * kL) / g + L[:, 2],
-        longitudinal_g=np.full(len(Y), -(mu_g + 0.0) / g) - k_drag * v2 / g,
+        longitudinal_g=-(mu_g + k_drag * v2) / g,
         segment=np.array(rec["seg"]), rail=Y[:, 0:3] - heart * U, heart=heart, joints=joints)
 
 
