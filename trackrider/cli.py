@@ -315,13 +315,13 @@ def validate(
 def curve(
     path: str = typer.Argument(..., metavar="CURVE_FILE|SCENARIO.toml",
                                help="A curve file (points CSV, NL2 CSV, JSON), or a scenario with --export."),
-    format: str = typer.Option("auto", "--format", "-f", metavar="F",
+    format: str = typer.Option("auto", "--format", "-f", metavar="FORMAT",
                                help="Input format of a curve file: auto | points | nl2 | json."),
     track: Optional[str] = typer.Option(None, "--track", metavar="NAME",
                                         help="The scenario's track to export (default: its first)."),
     export: Optional[str] = typer.Option(None, "--export", metavar="FILE",
                                          help="Write the track (a scenario's, or the curve file's) to FILE."),
-    export_format: str = typer.Option("nl2", "--export-format", metavar="F",
+    export_format: str = typer.Option("nl2", "--export-format", metavar="FORMAT",
                                       help="nl2 (NoLimits 2 CSV, default) | points | json."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing curve file FILE."),
 ):
