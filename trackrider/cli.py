@@ -354,14 +354,27 @@ def validate(
 
 @app.command()
 def curve(
-    path: str = typer.Argument(..., metavar="CURVE_FILE", help="A curve file (points CSV, NL2 CSV, JSON)."),
-    format: str = typer.Option("auto", "--format", "-f", metavar="FORMAT", help="auto | points | nl2 | json."),
+    path: str = typer.Argument(..., metavar="CURVE_FILE|SCENARIO.toml",
+                               help="A curve file (points CSV, NL2 CSV, JSON), or a scenario with --export."),
+    format: str = typer.Option("auto", "--format", "-f", metavar="FORMAT",
+                               help="Input format of a curve file: auto | points | nl2 | json."),
+    track: Optional[str] = typer.Option(None, "--track", metavar="NAME",
+                                        help="The scenario's track to export (default: its first)."),
+    export: Optional[str] = typer.Option(None, "--export", metavar="FILE",
+                                         help="Write the track (a scenario's, or the curve file's) to FILE."),
+    export_format: str = typer.Option("nl2", "--export-format", metavar="FORMAT",
+                                      help="nl2 (NoLimits 2 CSV, default) | points | json."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing curve file FILE."),
 ):
     """Print a curve's length, height range, minimum radius, largest curvature and torsion, closedness.
+
+    With --export, write a scenario's track (built from segments, designed from
+    forces, or loaded) or the curve file as a curve file instead.
 
     \b
     Example:
       trackrider curve curves/first_drop.csv --format points
+      trackrider curve scenarios/force_designed.toml --track main --export fvd.csv
     """
     with _guard():
         formats = ("auto", "points", "nl2", "json")
@@ -372,9 +385,59 @@ def curve(
             raise InputError("file not found", path=p)
         if p.is_dir():
             raise InputError("is a directory, not a curve file", path=p)
+        if export is not None or track is not None:
+            _export_curve(p, format, track, export, export_format, overwrite)
+            return
         from trackrider.curves import curve_report, format_curve_report
 
         typer.echo(format_curve_report(curve_report(p, format)))
+
+
+def _export_curve(p: Path, format: str, track: Optional[str], export: Optional[str], export_format: str,
+                  overwrite: bool) -> None:
+    """``curve … --export FILE``: the track written as a curve file (a temporary name, then renamed)."""
+    from trackrider.curves.io import EXPORT_FORMATS, looks_like_curve_file, save_curve
+
+    if export is None:
+        raise InputError("--track needs --export FILE (the curve file to write)")
+    if export_format not in EXPORT_FORMATS:
+        raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
+    out = Path(export)
+    if out.is_dir():
+        raise InputError("is a directory; --export wants a file name", path=out)
+    if out.exists() and not overwrite:
+        raise InputError("exists; pass --overwrite to replace it", path=out)
+    if out.exists() and not looks_like_curve_file(out):
+        raise InputError("exists and is not a curve file trackrider wrote; not replaced", path=out)
+    if not out.parent.exists():
+        raise InputError("folder not found", path=out.parent)
+    if p.suffix.lower() == ".toml":
+        if format != "auto":
+            raise InputError("--format is the input format of a curve file; the output's is --export-format")
+        from trackrider.scenario import load_scenario
+
+        sc = load_scenario(p)
+        names = [t.name for t in sc.tracks]
+        if not names:
+            raise InputError("the scenario has no [[track]]", path=p, where="track")
+        name = names[0] if track is None else track
+        if name not in names:
+            raise InputError(f"no track named {name!r} (tracks: {', '.join(names)})", path=p, where="--track")
+        tr = sc.track_by_name(name).track
+    else:
+        if track is not None:
+            raise InputError("--track names a scenario's track; this is a curve file", path=p)
+        from trackrider.curves import load_curve
+
+        tr = load_curve(p, format=format)
+    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
+    try:
+        save_curve(tr, tmp, export_format)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    typer.echo(f"wrote {out} ({export_format}, length {tr.length:.3f} m)")
 
 
 # --------------------------------------------------------------------------- plot, render

@@ -5,6 +5,8 @@ Public API::
     Track, Frame, Frames           the track and its frames
     load_curve, save_nl2           curve files (points CSV, NoLimits 2 CSV, JSON)
     straight, arc, helix, clothoid, loop    segment builders for Track.from_segments
+    start, geometric                        force-vector design (the `force` builder is segments.force:
+                                            the name `force` here is the module force.py, design_track)
     curve_report, format_curve_report       what ``trackrider curve FILE`` prints
     CompactTrack, PackedTracks, pack_tracks, eval_track   the numba table (compact.py)
 """
@@ -16,9 +18,9 @@ from .track import Frame, Frames, Track
 __all__ = ["Track", "Frame", "Frames", "CompactTrack", "PackedTracks", "pack_tracks", "eval_track"]
 
 try:  # modules added as they land
-    from .segments import arc, clothoid, helix, loop, straight  # noqa: F401
+    from .segments import arc, clothoid, geometric, helix, loop, start, straight  # noqa: F401
 
-    __all__ += ["straight", "arc", "helix", "clothoid", "loop"]
+    __all__ += ["straight", "arc", "helix", "clothoid", "loop", "start", "geometric"]
 except ImportError:  # pragma: no cover
     pass
 try:

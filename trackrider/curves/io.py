@@ -314,3 +314,59 @@ def format_curve_report(report: dict) -> str:
         f"max |roll|:       {r['max_abs_roll']:.1f} deg",
         f"closed:           {'yes' if r['closed'] else 'no'}",
     ])
+
+
+EXPORT_FORMATS = ("nl2", "points", "json")
+
+
+def _samples(track: Track, spacing: float):
+    if not spacing > 0:
+        raise InputError(f"spacing must be > 0, got {spacing}", where="spacing")
+    n = max(6, int(math.ceil(track.length / spacing)) + 1)
+    s = np.linspace(0.0, track.length, n)
+    if track.closed:  # end with a repeat of the first point, so the file loads back as closed
+        s = np.where(np.arange(n) == n - 1, 0.0, s)
+    return track.frames(s)
+
+
+def save_curve(track: Track, path, format: str = "nl2", spacing: float = 0.5) -> Path:
+    """Write ``track`` as a curve file, one point every ``spacing`` m (default 0.5 m).
+
+    ``format``: ``nl2`` (NoLimits 2 CSV with the track's frame, :func:`save_nl2`),
+    ``points`` (CSV ``x,y,z,roll``: the bank against the up frame, degrees) or
+    ``json`` (``points``, per-point ``roll``, ``closed``). Loading the file back
+    gives the same track (NL2: within 1 mm and 0.1°; points and JSON carry the
+    bank as roll on the ``up`` frame).
+    """
+    if format not in EXPORT_FORMATS:
+        raise InputError(f"unknown export format {format!r}; expected one of {', '.join(EXPORT_FORMATS)}",
+                         where="format")
+    if format == "nl2":
+        return save_nl2(track, path, spacing=spacing)
+    f = _samples(track, spacing)
+    roll = np.degrees(np.unwrap(np.radians(f.roll)))  # continuous through ±180° (a roll through inverted)
+    path = Path(os.fspath(path))
+    if format == "points":
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write("x,y,z,roll\n")
+            for p, r in zip(f.position, roll):
+                fh.write(f"{p[0]:.6f},{p[1]:.6f},{p[2]:.6f},{r:.6f}\n")
+    else:
+        doc = {"points": [[round(float(v), 6) for v in p] for p in f.position],
+               "roll": [round(float(r), 6) for r in roll], "closed": bool(track.closed)}
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            json.dump(doc, fh, separators=(",", ":"))
+            fh.write("\n")
+    return path
+
+
+def looks_like_curve_file(path) -> bool:
+    """Whether ``path`` starts like a curve file that :func:`save_curve` writes (so --overwrite may replace it)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(200)
+    except (OSError, UnicodeDecodeError):
+        return False
+    first = head.lstrip().splitlines()[0] if head.strip() else ""
+    return (first.startswith('"No."') or first.replace(" ", "") in ("x,y,z", "x,y,z,roll")
+            or head.lstrip().startswith('{"points"'))

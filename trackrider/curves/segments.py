@@ -82,10 +82,59 @@ def loop(radius: float, offset: float | None = None, side: str = "left") -> dict
     return d
 
 
-def start(position=(0.0, 0.0, 0.0), heading: float = 0.0, pitch: float = 0.0) -> dict:
-    """Where the track begins (m) and which way it points (degrees)."""
-    return {"type": "start", "position": [float(x) for x in position], "heading": float(heading),
-            "pitch": float(pitch)}
+def start(position=(0.0, 0.0, 0.0), heading: float = 0.0, pitch: float = 0.0, speed: float | None = None,
+          heart: float | None = None) -> dict:
+    """Where the track begins (m) and which way it points (degrees).
+
+    For a force-vector design (:func:`force`, :func:`geometric`): ``speed`` is
+    the design speed at the heartline (m/s, required there) and ``heart`` the
+    heartline's height above the rail (m, default 1.1).
+    """
+    d = {"type": "start", "position": [float(x) for x in position], "heading": float(heading),
+         "pitch": float(pitch)}
+    d.update({k: float(v) for k, v in (("speed", speed), ("heart", heart)) if v is not None})
+    return d
+
+
+def _design_segment(kind, length, duration, values, interp):
+    if (length is None) == (duration is None):
+        raise InputError(f"a {kind} segment needs exactly one of length (m) or duration (s)")
+    d = {"type": kind}
+    d.update({"length": float(length)} if length is not None else {"duration": float(duration)})
+    for k, v in values.items():
+        if v is not None:
+            d[k] = float(v) if isinstance(v, (int, float)) else [[float(x), float(y)] for x, y in v]
+    if interp != "linear":
+        d["interp"] = interp
+    return d
+
+
+def force(length: float | None = None, duration: float | None = None, normal_g=1.0, lateral_g=0.0,
+          roll_rate=0.0, interp: str = "linear") -> dict:
+    """A force-vector segment: the heartline bends so riders feel ``normal_g`` and ``lateral_g``.
+
+    Over ``length`` m of heartline or ``duration`` s, the specific force at the
+    heartline is ``normal_g`` (g, along the rider's up) and ``lateral_g`` (g,
+    along the rider's left, as ``g_lateral``) while the frame rolls at
+    ``roll_rate`` (degrees per m, or per s in a duration segment; positive
+    rolls right). Each is a number or knots ``[(x, value), …]`` (x in m or s
+    from the segment's start), joined linearly or, with ``interp="cubic"``,
+    by PCHIP. See :mod:`trackrider.curves.force`.
+    """
+    return _design_segment("force", length, duration,
+                           {"normal_g": normal_g, "lateral_g": lateral_g, "roll_rate": roll_rate}, interp)
+
+
+def geometric(length: float | None = None, duration: float | None = None, pitch_rate=0.0, yaw_rate=0.0,
+              roll_rate=0.0, interp: str = "linear") -> dict:
+    """A geometric design segment: the heartline turns at the given rates in the rider's axes.
+
+    ``pitch_rate`` (positive nose up), ``yaw_rate`` (positive to the left,
+    about the rider's up) and ``roll_rate`` (positive rolls right), degrees per
+    m (``length``) or per s (``duration``); numbers or knots as for :func:`force`.
+    """
+    return _design_segment("geometric", length, duration,
+                           {"pitch_rate": pitch_rate, "yaw_rate": yaw_rate, "roll_rate": roll_rate}, interp)
 
 
 # --------------------------------------------------------------------------- pieces
@@ -231,6 +280,18 @@ def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentC
     """Turn INTERFACE.md's ``segments`` (list of dicts) into a :class:`SegmentCurve`."""
     if not isinstance(segments, (list, tuple)) or len(segments) == 0:
         raise InputError("segments must be a non-empty list of tables", path=source, where="segments")
+    from .force import DESIGN_TYPES, is_design  # force-vector design: a heartline, built by force.py
+
+    if is_design(segments):
+        i = next(j for j, s in enumerate(segments) if isinstance(s, dict) and s.get("type") in DESIGN_TYPES)
+        raise InputError("force and geometric segments describe a heartline: build the track with "
+                         "Track.from_segments or trackrider.curves.force.design_track", path=source,
+                         where=f"segments[{i}].type")
+    if isinstance(segments[0], dict) and segments[0].get("type") == "start":
+        extra = sorted({"speed", "heart"} & set(segments[0]))
+        if extra:
+            raise InputError("applies only to a segment list with force or geometric segments", path=source,
+                             where=f"segments[0].{extra[0]}")
     P = np.zeros(3)
     t = np.array([1.0, 0.0, 0.0])
     left = np.array([0.0, 1.0, 0.0])

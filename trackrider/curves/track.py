@@ -310,8 +310,20 @@ class Track:
 
     @classmethod
     def from_segments(cls, segments, frame: str = "up", roll=None, closed: bool = False, *, source=None) -> "Track":
-        """A track from INTERFACE.md's ``segments`` (see :mod:`trackrider.curves.segments`)."""
+        """A track from INTERFACE.md's ``segments`` (see :mod:`trackrider.curves.segments`).
+
+        A list with ``force`` or ``geometric`` segments is a force-vector design
+        (:func:`trackrider.curves.force.design_track`, frictionless, g = 9.81 m/s²):
+        its frame is the design's, so ``frame`` and ``roll`` must be left at their defaults.
+        """
+        from .force import design_track, is_design
         from .segments import build_segment_curve
+
+        if is_design(segments):
+            if frame != "up" or roll is not None:
+                raise InputError("frame and roll do not apply to a force-designed track (its frame is the "
+                                 "design's)", path=source, where="frame" if frame != "up" else "roll")
+            return design_track(segments, closed=closed, source=source)
 
         curve = build_segment_curve(segments, closed=closed, source=source)
         return cls(curve, frame=frame, roll=roll, source=source)

@@ -71,13 +71,17 @@ RESISTANCE_MODES = ("physical", "nl2")
 
 #: track segment types → (required keys, optional keys)
 SEGMENT_KEYS = {
-    "start": ((), ("position", "heading", "pitch")),
+    "start": ((), ("position", "heading", "pitch", "speed", "heart")),
     "straight": (("length",), ()),
     "arc": (("radius", "angle"), ("axis",)),
     "helix": (("radius", "turns"), ("pitch",)),
     "clothoid": (("length",), ("start_radius", "end_radius", "axis")),
     "loop": (("radius",), ("offset", "side")),
+    # force-vector design (trackrider/curves/force.py checks the schedules)
+    "force": ((), ("length", "duration", "normal_g", "lateral_g", "roll_rate", "interp")),
+    "geometric": ((), ("length", "duration", "pitch_rate", "yaw_rate", "roll_rate", "interp")),
 }
+DESIGN_SEGMENTS = ("force", "geometric")
 SEGMENT_SIDES = ("left", "right")
 SEGMENT_AXES = ("pitch", "yaw")
 
@@ -363,6 +367,14 @@ def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
         raise ctx.error(f"{where}.type", "a 'start' segment may only be the first one")
     required, optional = SEGMENT_KEYS[kind]
     _check_keys(ctx, seg, where, ("type",) + required + optional)
+    if kind in DESIGN_SEGMENTS:  # checked by the designer; kept as written (knots and all)
+        from trackrider.curves.force import parse_design_segment
+
+        try:
+            parse_design_segment(seg, index, source=ctx.path)
+        except InputError as exc:
+            raise ctx.error(where + (exc.where or "").partition("]")[2], exc.detail) from None
+        return copy.deepcopy(seg)
     out: dict = {"type": kind}
     for key in required + optional:
         if key not in seg and key not in required:
@@ -396,6 +408,10 @@ def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
             out[key] = _number(ctx, seg, key, where, maximum=36000, unit="degrees")
         elif key == "pitch" and kind == "start":
             out[key] = _number(ctx, seg, key, where, ge=-90, le=90, unit="degrees")
+        elif key == "speed":  # design speed at the heartline
+            out[key] = _number(ctx, seg, key, where, ge=0.5, maximum=MAX_SPEED, unit="m/s")
+        elif key == "heart":  # heartline above the rail
+            out[key] = _number(ctx, seg, key, where, ge=0, le=100, unit="m")
         elif key == "pitch":  # helix: rise per turn, m (signed)
             out[key] = _number(ctx, seg, key, where, maximum=MAX_LENGTH, unit="m")
     return out
@@ -413,6 +429,8 @@ def _segment_length(seg: dict) -> float:
         return 2 * math.pi * math.hypot(seg["radius"], c) * abs(seg["turns"])
     if kind == "loop":
         return 2 * math.pi * seg["radius"] + seg.get("offset", 0.0)
+    if kind in DESIGN_SEGMENTS:  # a duration segment's length is known once designed (force.py limits it)
+        return float(seg.get("length", 0.0))
     return 0.0
 
 
@@ -460,6 +478,8 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         segments = [_segment(ctx, seg, f"{where}.segments[{j}]", j) for j, seg in enumerate(value)]
         if all(seg["type"] == "start" for seg in segments):
             raise ctx.error(f"{where}.segments", "has no segment after 'start'")
+        if any(seg["type"] in DESIGN_SEGMENTS for seg in segments):
+            _check_design_track(ctx, t, where, segments)
         total = sum(_segment_length(seg) for seg in segments)
         if total > MAX_TRACK_LENGTH:
             raise ctx.error(f"{where}.segments", f"the track would be {total / 1000:.4g} km long "
@@ -476,13 +496,48 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
     )
 
 
-def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int) -> None:
-    """Load the curve / build the segments; errors name the file and key."""
+def _check_design_track(ctx: _Ctx, t: dict, where: str, segments: list) -> None:
+    """A force-vector design: a start with the design speed; no frame, roll or closing."""
+    for key in ("frame", "roll"):
+        if key in t:
+            raise ctx.error(f"{where}.{key}", "does not apply to a track with force or geometric segments "
+                            "(its frame is the design's)")
+    if t.get("closed") is True:
+        raise ctx.error(f"{where}.closed", "a track with force or geometric segments is open")
+    if segments[0]["type"] != "start" or "speed" not in segments[0]:
+        raise ctx.error(f"{where}.segments[0]", "a track with force or geometric segments needs a first "
+                        "{type = \"start\", speed = ...} (the design speed at the heartline, m/s)")
+
+
+def _design_track(ctx: _Ctx, cfg: TrackConfig, where: str, design: dict):
+    """Build a force-vector design with the scenario's gravity and (nl2-mode) resistance."""
+    import warnings
+
+    from trackrider.curves.force import design_track
+
+    res = design["resistance"]
+    nl2 = res.mode == "nl2"
+    if not nl2 and (res.rolling or res.drag_area or res.davis):
+        warnings.warn(f"{ctx.path}: {where}.segments: the force-vector design is frictionless: the "
+                      f"[resistance] of mode 'physical' is left out of its speeds (mode = 'nl2' designs with "
+                      f"'rolling' and 'nl2_drag')", UserWarning, stacklevel=2)
+    return design_track(cfg.segments, gravity=design["gravity"], rolling=res.rolling if nl2 else 0.0,
+                        nl2_drag=res.nl2_drag if nl2 else 0.0, source=ctx.path, label=f"{where}.segments")
+
+
+def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int, design: dict | None = None) -> None:
+    """Load the curve / build the segments; errors name the file and key.
+
+    ``design``: ``gravity`` and ``resistance`` for force-vector designs.
+    """
     from trackrider import curves  # geometry is heavy-ish (scipy): import on use
+    from trackrider.curves.force import is_design
 
     where = f"track[{i}]"
     try:
-        if cfg.curve is not None:
+        if cfg.segments is not None and is_design(cfg.segments):
+            track = _design_track(ctx, cfg, where, design or {"gravity": 9.81, "resistance": ResistanceConfig()})
+        elif cfg.curve is not None:
             track = curves.load_curve(cfg.curve, format=cfg.format, frame=cfg.frame, closed=cfg.closed, roll=cfg.roll)
         else:
             track = curves.Track.from_segments(cfg.segments, frame=cfg.frame or "up", roll=cfg.roll,
@@ -791,7 +846,7 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     if load_tracks:
         for i, track in enumerate(tracks):
-            _load_track(ctx, track, i)
+            _load_track(ctx, track, i, {"gravity": simulation.gravity, "resistance": resistance})
         for i, train in enumerate(trains):
             _check_train_geometry(ctx, train, i, tracks[train.track_index])
         for i, sec in enumerate(sections):
