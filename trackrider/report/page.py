@@ -55,7 +55,8 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f0f0f0}
 td.l,th.l{text-align:left}figure{margin:.8em 0}figcaption{color:#555;font-size:.88em}
 svg{max-width:100%;height:auto}.note{color:#7a4b00;background:#fff4e0;padding:4px 8px}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto}.pair{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
+.pair figure{flex:1 1 420px;min-width:0}
 """
 
 
@@ -72,19 +73,23 @@ def _num(value, fmt="{:.2f}") -> str:
 # --------------------------------------------------------------------------- extremes
 
 
+def _speed(v: float, units: Units) -> str:
+    text = f"{v * units.speed_factor:.1f}"
+    return ("0.0" if text == "-0.0" else text) + f" {units.speed_unit}"
+
+
 def _rows(units: Units, railway: bool):
     """(summary key, at key, label, value → text) of the extremes table."""
-    sp = units.speed_factor
     rows = [
         ("max_g_vertical", "max_g_vertical", "highest vertical G", lambda v: f"{v:+.2f} g"),
         ("min_g_vertical", "min_g_vertical", "lowest vertical G", lambda v: f"{v:+.2f} g"),
         ("max_abs_g_lateral", "max_abs_g_lateral", "largest |lateral G|", lambda v: f"{v:.2f} g"),
         ("max_abs_g_longitudinal", "max_abs_g_longitudinal", "largest |longitudinal G|", lambda v: f"{v:.2f} g"),
-        ("max_speed", "max_speed", "highest speed", lambda v: f"{v * sp:.1f} {units.speed_unit}"),
-        ("min_speed", "min_speed", "lowest speed (< 0: backwards)", lambda v: f"{v * sp:.1f} {units.speed_unit}"),
+        ("max_speed", "max_speed", "highest speed", lambda v: _speed(v, units)),
+        ("min_speed", "min_speed", "lowest speed (< 0: backwards)", lambda v: _speed(v, units)),
         ("airtime_s", "airtime_s", "airtime (any car below 0 g); where: its longest stretch",
          lambda v: f"{v:.2f} s"),
-        ("min_crest_speed", "min_crest_speed", "lowest speed over a crest", lambda v: f"{v * sp:.1f} {units.speed_unit}"),
+        ("min_crest_speed", "min_crest_speed", "lowest speed over a crest", lambda v: _speed(v, units)),
         ("max_wheel_load", "max_wheel_load", "largest wheel load", lambda v: f"{v / 1e3:.1f} kN"),
         ("max_l_over_v", "max_l_over_v", "largest L/V", lambda v: f"{v:.3f}"),
     ]
@@ -240,11 +245,13 @@ def run_page(runs, units: Units) -> str:
                                  "Filtered G of the front, middle and rear car against track position; the "
                                  "extremes of the table are marked."))
         body.append("<h3>G–G diagram and layout</h3>")
+        body.append('<div class="pair">')
         body.append(_figure_html(figures.gg_diagram(both, tr.name, units),
                                  "Vertical against lateral G of the front, middle and rear car."))
         body.append(_figure_html(figures.top_view(both, tr.name, units),
                                  "The layout from above, coloured by the front car's vertical G; circles: "
                                  "where a car had airtime."))
+        body.append("</div>")
         if railway:
             body.append("<h3>Along the train</h3>")
             body.append(_figure_html(figures.along_the_train(both, tr.name, units),
