@@ -185,3 +185,25 @@ def test_sweep_folder_gets_its_own_page(tmp_path):
     assert outside_references(page) == []
     result = runner.invoke(app, ["report", str(out), "--compare", str(out), "--out", str(tmp_path / "c.html")])
     assert result.exit_code == 2 and "compares two runs" in result.stderr
+
+
+SCENARIOS = sorted(p.name for p in (ROOT / "scenarios").glob("*.toml") if not p.name.startswith("sweep_"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_every_bundled_scenario_gets_a_report(name, tmp_path):
+    out = tmp_path / "res"
+    result = runner.invoke(app, ["run", str(ROOT / "scenarios" / name), "--out", str(out), "--duration", "2",
+                                 "-q", "--report", "--units", "imperial"])
+    assert result.exit_code == 0, result.stderr
+    assert "warning" not in result.stderr
+    page = (out / "report.html").read_text(encoding="utf-8")
+    summary = json.loads((out / "summary.json").read_text())
+    assert outside_references(page) == []
+    for train in summary["trains"]:
+        assert f"Train {train}:" in page
+    if not summary["trains"]:
+        assert "No trains in this run" in page
+    if any(t["wheels"] == "railway" for t in summary["trains"].values()):
+        assert "Along the train" in page and "coupler force" in page

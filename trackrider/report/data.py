@@ -149,8 +149,6 @@ def load_run(results_dir) -> RunData:
                        series=series, summary=tsum)
         _attach_track(tr, scenario)
         trains.append(tr)
-    if not trains:
-        raise InputError("no train in this run: the report is about trains on tracks", path=d)
     title = summary.get("title") or (scenario.title if scenario is not None else "") or d.name
     description = scenario.description if scenario is not None else ""
     return RunData(path=d, summary=summary, t=t, trains=trains, title=str(title),

@@ -262,6 +262,14 @@ def top_view(runs: list[RunData], name: str, units: Units) -> str:
 
 def along_the_train(runs: list[RunData], name: str, units: Units) -> str | None:
     """Railway trains: wheel loads and L/V per car, coupler forces per coupler (extremes over the run)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)    # a car whose L/V is never defined: all NaN
+        return _along_the_train(runs, name, units)
+
+
+def _along_the_train(runs, name, units):
     pairs = _trains(runs, name)
     if not pairs:
         return None

@@ -228,6 +228,8 @@ def run_page(runs, units: Units) -> str:
                 "the rider's left, longitudinal + forwards (speeding up).</p>")
     body.append("<h2>Events</h2>")
     body.append(events_in_words(run, units))
+    if not run.trains:
+        body.append("<p>No trains in this run: only free bodies (below).</p>")
     for tr in run.trains:
         otr = other.train(tr.name) if other is not None else None
         railway = tr.wheels == "railway"
