@@ -59,3 +59,39 @@ def test_plot_errors_name_the_problem(results, tmp_path):
     assert not (tmp_path / "x.png").exists()
     result = runner.invoke(app, ["plot", str(results), "--out", str(tmp_path / "x.png"), "--car", "0"])
     assert result.exit_code == 2 and result.stderr.startswith("error: ")
+
+
+def test_plot_height_profile_has_the_tracks_sections(results):
+    from trackrider.plot import _profile
+
+    name, d = read_car_series(results / "timeseries.csv", car=1, train="sled")
+    s, z, sections, what = _profile(results, name, d)
+    # the sled's track, not the tower's: only its own brake run (section[1] in the file)
+    assert what == "height of the track" and s[0] == 0.0 and len(s) == len(z) > 100
+    assert [(sec.label, sec.type, sec.s_from) for sec in sections] == [("section[1]", "brake", 200.0)]
+    name, d = read_car_series(results / "timeseries.csv", car=1, train="weight")
+    assert [sec.s_from for sec in _profile(results, name, d)[2]] == [12.0]
+
+
+def test_plot_units_and_the_profile_without_a_scenario(results, tmp_path):
+    import json
+    import shutil
+
+    png = tmp_path / "imperial.png"
+    result = runner.invoke(app, ["plot", str(results), "--out", str(png), "--units", "imperial"])
+    assert result.exit_code == 0, result.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    result = runner.invoke(app, ["plot", str(results), "--out", str(png), "--units", "yards"])
+    assert result.exit_code == 2 and "--units must be one of metric, imperial" in result.stderr
+    # the scenario is gone: the car's own path gives the profile
+    moved = tmp_path / "moved"
+    shutil.copytree(results, moved)
+    summary = json.loads((moved / "summary.json").read_text())
+    summary["scenario"] = str(tmp_path / "gone.toml")
+    (moved / "summary.json").write_text(json.dumps(summary))
+    from trackrider.plot import _profile
+
+    name, d = read_car_series(moved / "timeseries.csv", car=1)
+    s, z, sections, what = _profile(moved, name, d)
+    assert sections == [] and "no scenario" in what and np.all(np.diff(s) >= 0)
+    assert plot_results(moved, tmp_path / "moved.png").is_file()

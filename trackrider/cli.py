@@ -198,8 +198,13 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
-def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s: float = 0.0):
+def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s: float = 0.0,
+                   units: str = "metric"):
     from rich.table import Table
+
+    from trackrider.report.units import Units
+
+    u = Units(units)
 
     sim_s = float(summary.get("simulated_s", 0.0) or 0.0)
     wall = wall_s                        # what the user waited for: building, compiling, running
@@ -215,16 +220,28 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
     table.add_column("max |G long|", justify="right")
     table.add_column("airtime", justify="right")
     for name, t in (summary.get("trains") or {}).items():
+        at = t.get("at") or {}
+
         def f(key, fmt="{:.2f}"):
             v = t.get(key)
-            return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+            text = "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+            s = (at.get(key) or {}).get("s") if text != "—" else None
+            # where on the track it happened: s in the shown length unit
+            return text if s is None else f"{text} (s {u.length(s):.0f} {u.length_unit})"
         vmax = t.get("max_speed")
-        speed = "—" if vmax is None else f"{vmax:.1f} m/s"
+        if vmax is None:
+            speed = "—"
+        elif u.system == "metric":
+            speed = f("max_speed", f"{{:.1f}} m/s ({vmax * u.speed_factor:.1f} km/h)")
+        else:
+            speed = f("max_speed", f"{vmax * u.speed_factor:.1f} mph")
         table.add_row(str(name), speed, f"{f('min_g_vertical')} / {f('max_g_vertical')}",
                       f("max_abs_g_lateral"), f("max_abs_g_longitudinal"), f("airtime_s", "{:.2f} s"))
     for name, b in (summary.get("bodies") or {}).items():
         vmax = b.get("max_speed")
-        table.add_row(f"{name} (body)", "—" if vmax is None else f"{vmax:.1f} m/s", "—", "—", "—", "—")
+        text = "—" if vmax is None else (f"{vmax:.1f} m/s" if u.system == "metric"
+                                         else f"{vmax * u.speed_factor:.1f} mph")
+        table.add_row(f"{name} (body)", text, "—", "—", "—", "—")
     ev_text = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())) or "none"
     running = wall - kernel_s            # compiling the kernels (a first run) says nothing of the speed
     speed = f"{sim_s / running if running > 0 else float('inf'):.1f}× real time"
@@ -249,6 +266,9 @@ def run(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the outputs in an existing DIR."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary table."),
     sets: Optional[list[str]] = typer.Option(None, "--set", metavar="KEY=VALUE", help=SET_HELP),
+    report: bool = typer.Option(False, "--report", help="Also write DIR/report.html (see 'trackrider report')."),
+    units: str = typer.Option("metric", "--units", help="metric (m, km/h) | imperial (ft, mph): what is "
+                                                        "shown; the files stay SI."),
 ):
     """Simulate a scenario; write DIR/timeseries.csv and DIR/summary.json.
 
@@ -257,6 +277,7 @@ def run(
       trackrider run scenarios/classic_coaster.toml --out results/classic --duration 20
     """
     with _guard():
+        _check_units(units)
         from trackrider.scenario import load_scenario
 
         sc = load_scenario(scenario, _parse_sets(sets))
@@ -292,11 +313,17 @@ def run(
         if not quiet:
             from rich.console import Console
 
-            table, lines = _summary_table(summary, wall, out_dir, compiled)
-            console = Console() if sys.stdout.isatty() else Console(width=110)
+            table, lines = _summary_table(summary, wall, out_dir, compiled, units)
+            console = Console() if sys.stdout.isatty() else Console(width=130)
             console.print(table)
             for line in lines:
                 console.print(line, highlight=False, soft_wrap=True)
+        if report:
+            from trackrider.report import write_report
+
+            written = write_report(out_dir, out_dir / "report.html", units=units, overwrite=overwrite)
+            if not quiet:
+                typer.echo(f"report: {written}")
         if summary.get("status") == "diverged" or getattr(result, "status", "") == "diverged":
             message = getattr(result, "message", "") or "simulation diverged"
             _fail(f"{message}; outputs recorded so far kept in {out_dir}", 1)
@@ -328,6 +355,13 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
             return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress)
         finally:
             cache.watch_compiles(on_start=None)
+
+
+def _check_units(units: str) -> None:
+    from trackrider.report.units import SYSTEMS
+
+    if units not in SYSTEMS:
+        raise InputError(f"--units must be one of {', '.join(SYSTEMS)}, got {units!r}")
 
 
 # --------------------------------------------------------------------------- validate, curve
@@ -450,6 +484,7 @@ def plot(
     car: int = typer.Option(1, "--car", metavar="N", help="Car number in the train (1 = lead car)."),
     train: Optional[str] = typer.Option(None, "--train", metavar="NAME",
                                         help="Train (or body) name (default: the first in the file)."),
+    units: str = typer.Option("metric", "--units", help="metric (m, km/h) | imperial (ft, mph)."),
 ):
     """Plot G-forces and speed against time and against track position (PNG).
 
@@ -460,6 +495,7 @@ def plot(
       trackrider plot results/classic_coaster --out ride.png --car 1
     """
     with _guard():
+        _check_units(units)
         if not out.lower().endswith(".png"):
             raise InputError(f"--out must name a .png file, got {out!r}")
         from trackrider.sweep import is_sweep_dir
@@ -471,7 +507,32 @@ def plot(
         else:
             from trackrider.plot import plot_results
 
-            written = plot_results(results_dir, out, car=car, train=train)
+            written = plot_results(results_dir, out, car=car, train=train, units=units)
+        typer.echo(f"wrote {written}")
+
+
+@app.command()
+def report(
+    results_dir: str = typer.Argument(..., metavar="RESULTS_DIR",
+                                      help="A folder written by 'trackrider run' (or 'trackrider sweep')."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE.html",
+                                      help="The page to write (default: RESULTS_DIR/report.html)."),
+    units: str = typer.Option("metric", "--units", help="metric (m, km/h) | imperial (ft, mph)."),
+    compare: Optional[str] = typer.Option(None, "--compare", metavar="OTHER_DIR",
+                                          help="Another run's results, drawn dashed on the same axes."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing report."),
+):
+    """Write one self-contained HTML page of a run (or a sweep): extremes, height profile, G, layout.
+
+    \b
+    Example:
+      trackrider report results/classic_coaster --units imperial
+    """
+    with _guard():
+        _check_units(units)
+        from trackrider.report import write_report
+
+        written = write_report(results_dir, out, units=units, compare=compare, overwrite=overwrite)
         typer.echo(f"wrote {written}")
 
 

@@ -285,16 +285,17 @@ def wheel_split(samples, gauge):
 class _Extreme:
     """Running maximum of a value with the time and car where it happened."""
 
-    __slots__ = ("value", "t", "car", "sign")
+    __slots__ = ("value", "t", "car", "s", "sign")
 
     def __init__(self, sign=1.0):
         self.value = None
         self.t = None
         self.car = None
+        self.s = None      # the car's track position there, m (None: unknown)
         self.sign = sign   # +1: maximum, −1: minimum
 
-    def update(self, t, values, cars):
-        """values (m, k) for cars (k,) at times t (m,); NaN ignored."""
+    def update(self, t, values, cars, s=None):
+        """values (m, k) for cars (k,) at times t (m,), track positions s (m, k); NaN ignored."""
         if values.size == 0:
             return
         v = self.sign * values
@@ -307,6 +308,23 @@ class _Extreme:
             self.value = cand
             self.t = float(t[i])
             self.car = int(cars[j])
+            self.s = None if s is None or not math.isfinite(float(s[i, j])) else float(s[i, j])
+
+
+def section_at(s, sections):
+    """Label of the section that track position ``s`` (m) falls in, or None.
+
+    sections : list of ``(label, s_from, s_to, period)``; ``period`` is the
+    track's length for a closed track (``s`` is taken modulo it), else None.
+    The first section (in scenario order) that holds ``s`` wins.
+    """
+    if s is None or not math.isfinite(s):
+        return None
+    for label, lo, hi, period in sections or ():
+        x = s % period if period else s
+        if lo <= x <= hi:
+            return label
+    return None
 
 
 @dataclass
@@ -350,11 +368,14 @@ class RideMetrics:
     energy_groups : list of lists of int, optional
         For each train, the entities whose energy is summed for its drift
         (default: its own cars). See ``energy_groups_from_joints``.
+    sections_per_train : list of lists, optional
+        For each train, the sections of its track as ``(label, s_from m, s_to m,
+        period)`` (see ``section_at``): the ``section`` of each ``at`` entry.
     """
 
     def __init__(self, entity_labels, entity_train, train_names, record_dt,
                  cutoff_hz=5.0, gauge_per_entity=1.0, railway_per_entity=None,
-                 energy_groups=None):
+                 energy_groups=None, sections_per_train=None):
         self.labels = [(str(a), int(b)) for a, b in entity_labels]
         self.entity_train = np.asarray(entity_train, dtype=int)
         self.n_entities = len(self.labels)
@@ -373,6 +394,7 @@ class RideMetrics:
         if energy_groups is None:
             energy_groups = [list(c) for c in self.train_cars]
         self.energy_groups = [np.asarray(sorted(set(g)), dtype=int) for g in energy_groups]
+        self.sections = list(sections_per_train or [])
 
         self.filter = ZeroPhaseLowpass(self.cutoff_hz, 1.0 / self.record_dt, 3 * self.n_entities)
         self.lag_samples = (self.filter.margin + self.filter.block) if self.filter.applied else 0
@@ -410,6 +432,12 @@ class RideMetrics:
         self.x_crest = [_Extreme(-1) for _ in range(nt)]
         self.airtime_any = np.zeros(nt, dtype=np.int64)
         self.airtime_lead = np.zeros(nt, dtype=np.int64)
+        # longest airtime stretch per train: (samples, t start, car, s start); per entity
+        # the stretch under way: samples so far, t and s where it began
+        self.air_longest = [(0, None, None, None)] * nt
+        self.air_run = np.zeros(ne, dtype=np.int64)
+        self.air_start_t = np.full(ne, np.nan)
+        self.air_start_s = np.full(ne, np.nan)
         # edge detectors (per entity)
         self.prev_flags = np.zeros(ne, dtype=np.int64)
         self.flag_last_set = {ch.RAN_OFF: np.full(ne, -np.inf),
@@ -418,6 +446,7 @@ class RideMetrics:
         # crest detection: previous two z and |speed| per entity
         self.prev_z = np.full((2, ne), np.nan)
         self.prev_speed = np.full(ne, np.nan)
+        self.prev_s = np.full(ne, np.nan)
         # stall detection per train
         self.moved = np.zeros(nt, dtype=bool)
         self.rest_since = [None] * nt
@@ -509,31 +538,33 @@ class RideMetrics:
             if cars.size == 0:
                 continue
             sp = speed[:, cars]
-            self.x_speed_max[k].update(t, sp, self.car_no[cars])
-            self.x_speed_min[k].update(t, sp, self.car_no[cars])
+            cn = self.car_no[cars]
+            sc = smp[:, cars, ch.S]
+            self.x_speed_max[k].update(t, sp, cn, sc)
+            self.x_speed_min[k].update(t, sp, cn, sc)
             on = ((flags[:, cars] & ch.ON_TRACK) != 0) & ((flags[:, cars] & ch.RAN_OFF) == 0)
             gv = np.where(on, smp[:, cars, ch.G_VERTICAL], np.nan)
-            self.x_raw_gv_max[k].update(t, gv, self.car_no[cars])
-            self.x_raw_gv_min[k].update(t, gv, self.car_no[cars])
-            self.x_raw_glat[k].update(t, np.where(on, np.abs(smp[:, cars, ch.G_LATERAL]), np.nan),
-                                      self.car_no[cars])
+            self.x_raw_gv_max[k].update(t, gv, cn, sc)
+            self.x_raw_gv_min[k].update(t, gv, cn, sc)
+            self.x_raw_glat[k].update(t, np.where(on, np.abs(smp[:, cars, ch.G_LATERAL]), np.nan), cn, sc)
             self.x_raw_glon[k].update(t, np.where(on, np.abs(smp[:, cars, ch.G_LONGITUDINAL]), np.nan),
-                                      self.car_no[cars])
+                                      cn, sc)
             wl = smp[:, cars, ch.WHEEL_LOAD]
-            self.x_wheel_max[k].update(t, wl, self.car_no[cars])
-            self.x_wheel_min[k].update(t, wl, self.car_no[cars])
-            self.x_inner_min[k].update(t, q_inner[:, cars], self.car_no[cars])
-            self.x_lat_load[k].update(t, np.abs(smp[:, cars, ch.LATERAL_LOAD]), self.car_no[cars])
-            self.x_lv[k].update(t, lv[:, cars], self.car_no[cars])
+            self.x_wheel_max[k].update(t, wl, cn, sc)
+            self.x_wheel_min[k].update(t, wl, cn, sc)
+            self.x_inner_min[k].update(t, q_inner[:, cars], cn, sc)
+            self.x_lat_load[k].update(t, np.abs(smp[:, cars, ch.LATERAL_LOAD]), cn, sc)
+            self.x_lv[k].update(t, lv[:, cars], cn, sc)
             mf = smp[:, cars, ch.MOTOR_FORCE]
-            self.x_motor_max[k].update(t, mf, self.car_no[cars])
-            self.x_motor_min[k].update(t, mf, self.car_no[cars])
+            self.x_motor_max[k].update(t, mf, cn, sc)
+            self.x_motor_min[k].update(t, mf, cn, sc)
             self._stall_and_rollback(k, t, sp, flags[:, cars], smp[:, cars, ch.SECTION])
 
         # crests: local maxima of z (strict rise, then no rise), speed at the crest
         z = smp[:, :, ch.Z]
         zz = np.concatenate([self.prev_z, z], axis=0)            # (m+2, ne)
         sp_all = np.concatenate([self.prev_speed[None, :], speed], axis=0)  # (m+1, ne)
+        s_all = np.concatenate([self.prev_s[None, :], smp[:, :, ch.S]], axis=0)
         crest = (zz[1:-1] > zz[:-2]) & (zz[1:-1] >= zz[2:])      # at rows −1 .. m−2
         on = (flags & ch.ON_TRACK) != 0
         on_prev = np.concatenate([np.ones((1, self.n_entities), bool), on[:-1]], axis=0)
@@ -547,9 +578,10 @@ class RideMetrics:
             c = crest[:, cars]
             if np.any(c):
                 vals = np.where(c, np.abs(sp_all[:-1][:, cars]), np.nan)
-                self.x_crest[k].update(t_prev, vals, self.car_no[cars])
+                self.x_crest[k].update(t_prev, vals, self.car_no[cars], s_all[:-1][:, cars])
         self.prev_z = zz[-2:].copy()
         self.prev_speed = speed[-1].copy()
+        self.prev_s = smp[-1, :, ch.S].copy()
 
         # energy drift per group
         energy = smp[:, :, ch.KINETIC_ENERGY] + smp[:, :, ch.POTENTIAL_ENERGY]
@@ -635,13 +667,34 @@ class RideMetrics:
             if cars.size == 0:
                 continue
             cn = self.car_no[cars]
-            self.x_gv_max[k].update(t, gv[:, cars], cn)
-            self.x_gv_min[k].update(t, gv[:, cars], cn)
-            self.x_glat[k].update(t, np.abs(fg[:, cars, 1]), cn)
-            self.x_glon[k].update(t, np.abs(fg[:, cars, 2]), cn)
+            sc = smp[:, cars, ch.S]
+            self.x_gv_max[k].update(t, gv[:, cars], cn, sc)
+            self.x_gv_min[k].update(t, gv[:, cars], cn, sc)
+            self.x_glat[k].update(t, np.abs(fg[:, cars, 1]), cn, sc)
+            self.x_glon[k].update(t, np.abs(fg[:, cars, 2]), cn, sc)
             air = gv[:, cars] < 0.0   # NaN (off the track) is not airtime
             self.airtime_any[k] += int(np.any(air, axis=1).sum())
             self.airtime_lead[k] += int(air[:, 0].sum())
+            self._airtime_stretches(k, cars, t, air, sc)
+
+    def _airtime_stretches(self, k, cars, t, air, s):
+        """Track each car's airtime stretches across chunks; keep train k's longest."""
+        for j, e in enumerate(cars):
+            col = air[:, j]
+            if not col.any() and self.air_run[e] == 0:
+                continue
+            for i in range(len(col)):
+                if col[i]:
+                    if self.air_run[e] == 0:
+                        self.air_start_t[e] = t[i]
+                        self.air_start_s[e] = s[i, j]
+                    self.air_run[e] += 1
+                    if self.air_run[e] > self.air_longest[k][0]:
+                        s0 = float(self.air_start_s[e])
+                        self.air_longest[k] = (int(self.air_run[e]), float(self.air_start_t[e]),
+                                               int(self.car_no[e]), s0 if math.isfinite(s0) else None)
+                else:
+                    self.air_run[e] = 0
 
     def _emit(self, filtered):
         """Pair the filtered rows with the oldest buffered raw samples."""
@@ -727,8 +780,17 @@ class RideMetrics:
         def val(x):
             return None if x.value is None or not math.isfinite(x.value) else x.value
 
+        sections = self.sections[k] if k < len(self.sections) else []
+
         def where(x):
-            return None if x.value is None else {"t": x.t, "car": x.car}
+            if x.value is None:
+                return None
+            return {"t": x.t, "car": x.car, "s": x.s, "section": section_at(x.s, sections)}
+
+        n_air, t_air, car_air, s_air = self.air_longest[k]
+        airtime_at = None if n_air == 0 else {
+            "t": t_air, "car": car_air, "s": s_air, "section": section_at(s_air, sections),
+            "duration_s": float(n_air * self.record_dt)}
 
         g = self.energy_group_of_train(k)
         ke = self.ke_max[g]
@@ -781,6 +843,9 @@ class RideMetrics:
                 "max_abs_g_longitudinal": where(self.x_glon[k]),
                 "min_crest_speed": where(self.x_crest[k]),
                 "max_l_over_v": where(self.x_lv[k]),
+                "max_wheel_load": where(self.x_wheel_max[k]),
+                "min_inner_wheel_load": where(self.x_inner_min[k]),
+                "airtime_s": airtime_at,
             },
         }
 

@@ -1,9 +1,12 @@
 """Plots of a finished run: G-forces and speed against time and track position.
 
 Reads ``RESULTS_DIR/timeseries.csv`` (INTERFACE.md columns) and draws, for one
-car, vertical, lateral and longitudinal G (in g) and speed (m/s) against time
-(s, left column) and against track position ``s`` (m, right column), with
-matplotlib's Agg backend (no display needed).
+car, the height profile of its track with the sections shaded and named (from
+the scenario named in ``summary.json``; the car's own path when the scenario is
+gone), then vertical, lateral and longitudinal G (in g) and speed (km/h, or mph
+with ``units="imperial"``) against time (s, left column) and against track
+position ``s`` (m or ft, right column), with the sign conventions written on
+the figure; matplotlib's Agg backend (no display needed).
 """
 from __future__ import annotations
 
@@ -54,6 +57,7 @@ def read_car_series(csv_path, car: int = 1, train: str | None = None) -> tuple[s
         if missing:
             raise InputError(f"missing columns: {', '.join(missing)}", path=csv_path, where="line 1")
         wanted = list(NEEDED[3:]) + [f"{g}_filtered" for g, _ in _G_ROWS if f"{g}_filtered" in header]
+        wanted += [c for c in ("z",) if c in header]
         idx = {c: header.index(c) for c in (*NEEDED, *wanted)}
         i_t, i_train, i_car = idx["t"], idx["train"], idx["car"]
         names: list[str] = []
@@ -88,7 +92,37 @@ def read_car_series(csv_path, car: int = 1, train: str | None = None) -> tuple[s
     return str(train), out
 
 
-def plot_results(results_dir, out_png, car: int = 1, train: str | None = None) -> Path:
+#: written on the figure: what the signs of the G columns mean
+SIGN_CONVENTIONS = ("G: specific force at the rider point in car axes, in g.  vertical: + presses into the seat "
+                    "(1 at rest on level track), < 0 is airtime;\nlateral: + towards the rider's left;  "
+                    "longitudinal: + forwards (speeding up);  speed: + towards increasing s.")
+_SECTION_COLOURS = {"lift": "#4c72b0", "launch": "#dd8452", "brake": "#c44e52", "trim": "#da8bc3",
+                    "booster": "#55a868", "station": "#8c8c8c"}
+
+
+def _profile(results_dir: Path, train: str, d: dict):
+    """(s, z, sections, note) of the car's track: the scenario's track, else the car's own path."""
+    from trackrider.report.data import load_scenario_of, track_profile
+
+    try:
+        import json
+
+        summary = json.loads((results_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        summary = {}
+    scenario, _ = load_scenario_of(summary) if isinstance(summary, dict) else (None, "")
+    found = track_profile(scenario, train) if scenario is not None else None
+    if found is not None:
+        _, _, s, xyz, sections = found
+        return s, xyz[:, 2], sections, "height of the track"
+    if "z" in d:
+        ok = np.isfinite(d["s"]) & np.isfinite(d["z"])
+        order = np.argsort(d["s"][ok], kind="stable")
+        return d["s"][ok][order], d["z"][ok][order], [], "height of the car (no scenario to read the track from)"
+    return None
+
+
+def plot_results(results_dir, out_png, car: int = 1, train: str | None = None, units: str = "metric") -> Path:
     """Write a PNG of G-forces and speed against time and track position for one car.
 
     Parameters
@@ -101,6 +135,8 @@ def plot_results(results_dir, out_png, car: int = 1, train: str | None = None) -
         Car number in its train, 1 = lead car.
     train : str, optional
         Train (or free body) name; default the first one in the file.
+    units : str, default "metric"
+        ``metric`` (m, km/h) or ``imperial`` (ft, mph): the axes' units.
 
     Returns
     -------
@@ -117,19 +153,49 @@ def plot_results(results_dir, out_png, car: int = 1, train: str | None = None) -
         raise InputError("the plot is a PNG: give a file name ending in .png", path=out_png)
     if out_png.parent and not out_png.parent.exists():
         raise InputError("folder does not exist", path=out_png.parent)
+    from trackrider.report.units import SYSTEMS, Units
+
+    if units not in SYSTEMS:
+        raise InputError(f"units must be one of {', '.join(SYSTEMS)}, got {units!r}")
+    u = Units(units)
     name, d = read_car_series(results_dir / "timeseries.csv", car=car, train=train)
+    profile = _profile(results_dir, name, d) if np.isfinite(d["s"]).any() else None
+    d = dict(d)
+    d["speed"] = d["speed"] * u.speed_factor
+    d["s"] = d["s"] * u.length_factor
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(13, 11), dpi=100, constrained_layout=True)
+    fig = Figure(figsize=(13, 14), dpi=100, constrained_layout=True)
     FigureCanvasAgg(fig)
-    axes = fig.subplots(4, 2, sharex="col")
+    grid = fig.add_gridspec(5, 2, height_ratios=[1.2, 1, 1, 1, 1])
+    top = fig.add_subplot(grid[0, :])
+    if profile is None:
+        top.text(0.5, 0.5, "not on a track: no height profile", ha="center", va="center", transform=top.transAxes)
+    else:
+        ps, pz, sections, what = profile
+        for sec in sections:
+            lo, hi = sec.s_from * u.length_factor, sec.s_to * u.length_factor
+            colour = _SECTION_COLOURS.get(sec.type, "#999999")
+            top.axvspan(lo, hi, color=colour, alpha=0.15, lw=0)
+            top.text(0.5 * (lo + hi), 0.97, f"{sec.label} ({sec.type})", transform=top.get_xaxis_transform(),
+                     ha="center", va="top", fontsize=8, color=colour)
+        top.plot(ps * u.length_factor, pz * u.length_factor, color="0.2", lw=1.4, label=what)
+        top.legend(loc="lower right", fontsize=8)
+    top.set_xlabel(f"track position s ({u.length_unit})")
+    top.set_ylabel(f"height z ({u.length_unit})")
+    top.set_title("height profile and sections")
+    top.grid(True, alpha=0.3)
+    axes = np.empty((4, 2), dtype=object)
+    for r in range(4):
+        for c in range(2):
+            axes[r, c] = fig.add_subplot(grid[r + 1, c], sharex=axes[0, c] if r else None)
     on_track = np.isfinite(d["s"])
     rows = list(_G_ROWS) + [("speed", "speed")]
     for r, (col, label) in enumerate(rows):
-        unit = "m/s" if col == "speed" else "g"
-        for c, (x, xlabel) in enumerate(((d["t"], "time (s)"), (d["s"], "track position s (m)"))):
+        unit = u.speed_unit if col == "speed" else "g"
+        for c, (x, xlabel) in enumerate(((d["t"], "time (s)"), (d["s"], f"track position s ({u.length_unit})"))):
             ax = axes[r, c]
             mask = np.ones_like(x, dtype=bool) if c == 0 else on_track
             if c == 1 and not mask.any():
@@ -150,9 +216,12 @@ def plot_results(results_dir, out_png, car: int = 1, train: str | None = None) -
             ax.grid(True, alpha=0.3)
             if r == len(rows) - 1:
                 ax.set_xlabel(xlabel)
+            else:
+                ax.tick_params(labelbottom=False)
     axes[0, 0].set_title("against time")
     axes[0, 1].set_title("against track position")
-    fig.suptitle(f"{results_dir.name}: {name}, car {car}  (G: specific force at the rider, car axes)")
+    fig.suptitle(f"{results_dir.name}: {name}, car {car}")
+    fig.supxlabel(SIGN_CONVENTIONS, fontsize=8, color="0.3")
     tmp = out_png.with_name(f".{out_png.name}.tmp{os.getpid()}")
     try:
         fig.savefig(tmp, format="png")

@@ -202,10 +202,11 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         gauge[sel] = float(info.get("gauge", 1.0))
         railway[sel] = info.get("wheels", "coaster") == "railway"
     groups = energy_groups_from_joints(entity_train, n_trains, joints or [])
+    sections = [(trains[k] if k < len(trains) else {}).get("sections", []) for k in range(n_trains)]
 
     metrics = RideMetrics(labels, entity_train, names, record_dt, cutoff_hz=filter_hz,
                           gauge_per_entity=gauge, railway_per_entity=railway,
-                          energy_groups=groups)
+                          energy_groups=groups, sections_per_train=sections)
     writer = None
     out = None
     tables = [] if out_dir is None else None
@@ -334,6 +335,23 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
                   out_dir=out, message=message, wall_s=wall_s, events=summary["events"])
 
 
+def _train_sections(scenario, track_index):
+    """The sections on a track as ``(label, s_from, s_to, period)`` for ``section_at``:
+    label the section's ``name``, else ``section[i]`` (i its index in the file)."""
+    out = []
+    try:
+        tc = scenario.tracks[track_index]
+        track = getattr(tc, "track", None)
+        period = float(tc.length) if track is not None and getattr(track, "closed", False) else None
+    except (AttributeError, IndexError, TypeError):
+        return out
+    for i, sec in enumerate(getattr(scenario, "sections", []) or []):
+        if getattr(sec, "track_index", None) == track_index:
+            label = getattr(sec, "name", "") or f"section[{i}]"
+            out.append((label, float(sec.s_from), float(sec.s_to), period))
+    return out
+
+
 def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=None) -> Result:
     """Build the world of a loaded scenario and run it (see ``run_world``).
 
@@ -374,7 +392,8 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
             gauge = float(scenario.tracks[tr.track_index].gauge)
         except (AttributeError, IndexError, TypeError):
             pass
-        trains.append({"gauge": gauge, "wheels": tr.wheels})
+        trains.append({"gauge": gauge, "wheels": tr.wheels,
+                       "sections": _train_sections(scenario, tr.track_index)})
     joints = [(j.end_a, j.end_b) for j in getattr(scenario, "joints", [])]
     meta = {"scenario": str(Path(scenario.path).resolve()) if getattr(scenario, "path", None)
             else None}

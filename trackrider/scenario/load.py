@@ -51,7 +51,7 @@ CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "i
             "swing_damping")
 SUSPENDED_CAR_KEYS = ("hang", "trolley_mass", "swing_damping")
 COUPLING_KEYS = ("type", "gap", "stiffness", "damping", "slack")
-SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force")
+SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force", "name")
 BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
 JOINT_KEYS = {
@@ -661,6 +661,7 @@ def _section(ctx: _Ctx, t: dict, i: int, tracks: list[TrackConfig]) -> SectionCo
         type=kind, track=track, track_index=track_names.index(track), s_from=s_from, s_to=s_to,
         speed=_number(ctx, t, "speed", where, 0.0 if kind == "brake" else _REQUIRED, ge=0, le=MAX_SPEED, unit="m/s"),
         max_force=_number(ctx, t, "max_force", where, gt=0, le=MAX_FORCE, unit="N"),
+        name=_string(ctx, t, "name", where, ""),
     )
 
 
@@ -838,6 +839,11 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     entity_names: dict = {}
     trains = [_train(ctx, t, i, entity_names, tracks) for i, t in enumerate(_array_of_tables(ctx, document, "train"))]
     sections = [_section(ctx, t, i, tracks) for i, t in enumerate(_array_of_tables(ctx, document, "section"))]
+    section_names: dict = {}
+    for i, sec in enumerate(sections):
+        if sec.name and section_names.setdefault(sec.name, i) != i:
+            raise ctx.error(f"section[{i}].name", f"{sec.name!r} is already the name of "
+                                                  f"section[{section_names[sec.name]}]")
     bodies = [_body(ctx, t, i, entity_names) for i, t in enumerate(_array_of_tables(ctx, document, "body"))]
     if not trains and not bodies:
         raise ctx.error("train", "the scenario has nothing to simulate: add a [[train]] or a [[body]]")

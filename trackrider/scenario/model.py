@@ -144,7 +144,8 @@ class TrainConfig:
 class SectionConfig:
     """``[[section]]``: a motor (lift, launch, brake, trim, booster) on ``[s_from, s_to]`` m.
 
-    speed m/s target (0: a stop brake); max_force N per car.
+    speed m/s target (0: a stop brake); max_force N per car; name: optional,
+    unique among the sections (reports say ``section[i]`` when empty).
     """
 
     type: str
@@ -154,6 +155,7 @@ class SectionConfig:
     s_to: float
     speed: float
     max_force: float
+    name: str = ""
 
 
 @dataclass

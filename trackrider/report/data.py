@@ -1,0 +1,229 @@
+"""What a report reads: a results folder as arrays per car, the track and its sections.
+
+``load_run(results_dir)`` reads ``summary.json`` and ``timeseries.csv`` and, when
+the scenario file named in ``summary.json`` still loads, the tracks (for the
+height profile and the layout) and the sections. Without the scenario the
+report draws the track from the lead car's recorded path and shows no sections.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from trackrider.errors import InputError
+
+#: standard gravity used to turn the recorded accelerations into forces, m/s²
+G0 = 9.81
+
+
+@dataclass
+class Section:
+    """A section of a track: ``label`` (its name, else ``section[i]``), ``type``, [s_from, s_to] m."""
+
+    label: str
+    type: str
+    track: str
+    s_from: float
+    s_to: float
+
+
+@dataclass
+class TrainData:
+    """The recorded series of one train, arrays ``(m instants, n cars)``, cars lead first.
+
+    ``track_s``/``track_xyz``: the train's track sampled along its length (m),
+    or the lead car's path when the scenario is not available (``track_from_path``).
+    """
+
+    name: str
+    cars: list[int]
+    wheels: str
+    series: dict[str, np.ndarray]
+    summary: dict
+    track_name: str | None = None
+    track_s: np.ndarray | None = None
+    track_xyz: np.ndarray | None = None
+    track_from_path: bool = False
+    sections: list[Section] = field(default_factory=list)
+    car_mass: float | None = None
+    gravity: float = G0
+
+    def car_index(self, car: int) -> int:
+        return self.cars.index(car)
+
+    def front_middle_rear(self) -> list[int]:
+        """Car numbers of the front, middle and rear car (fewer for short trains)."""
+        n = len(self.cars)
+        picks = [self.cars[0], self.cars[(n - 1) // 2], self.cars[-1]]
+        return list(dict.fromkeys(picks))
+
+
+@dataclass
+class RunData:
+    """A results folder read for a report."""
+
+    path: Path
+    summary: dict
+    t: np.ndarray
+    trains: list[TrainData]
+    title: str
+    description: str
+    scenario_note: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def train(self, name: str) -> TrainData | None:
+        for tr in self.trains:
+            if tr.name == name:
+                return tr
+        return None
+
+
+#: columns a report draws from
+SERIES = ("s", "x", "y", "z", "speed", "accel", "g_vertical_filtered", "g_lateral_filtered",
+          "g_longitudinal_filtered", "wheel_load", "wheel_load_inner", "l_over_v", "lateral_load",
+          "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "flags")
+
+
+def load_scenario_of(summary: dict):
+    """The scenario named in ``summary.json`` (None and a note when it is gone or broken)."""
+    path = summary.get("scenario")
+    if not path:
+        return None, "summary.json names no scenario: the track is drawn from the cars' paths"
+    if not Path(path).is_file():
+        return None, f"the scenario {path} is not there any more: the track is drawn from the cars' paths"
+    try:
+        from trackrider.scenario import load_scenario
+
+        return load_scenario(path), ""
+    except InputError as exc:
+        return None, f"the scenario no longer loads ({exc}): the track is drawn from the cars' paths"
+
+
+def load_run(results_dir) -> RunData:
+    """Read a run's results folder (``summary.json``, ``timeseries.csv``, the scenario)."""
+    from trackrider.record import read_summary, read_timeseries
+
+    d = Path(results_dir)
+    if not d.is_dir():
+        raise InputError("not a results folder (not found or not a directory)", path=d)
+    if not (d / "summary.json").is_file():
+        raise InputError("no summary.json here (is this a folder written by 'trackrider run'?)", path=d)
+    summary = read_summary(d)
+    if not isinstance(summary, dict) or not isinstance(summary.get("trains", {}), dict):
+        raise InputError("not a trackrider summary (no 'trains' table)", path=d / "summary.json")
+    if not (d / "timeseries.csv").is_file():
+        raise InputError("no timeseries.csv here: the report draws from it (a sweep run kept "
+                         "only its summary?)", path=d)
+    ts = read_timeseries(d)
+    for col in ("t", "train", "car"):
+        if col not in ts:
+            raise InputError(f"missing column {col!r}", path=d / "timeseries.csv", where="line 1")
+    n_rows = len(ts["t"])
+    if n_rows == 0:
+        raise InputError("no data rows", path=d / "timeseries.csv")
+    n_ent = int(np.sum(ts["t"] == ts["t"][0]))
+    m = n_rows // n_ent
+    if m * n_ent != n_rows:
+        raise InputError(f"{n_rows} rows are not whole instants of {n_ent} cars and bodies",
+                         path=d / "timeseries.csv")
+    labels = list(zip(ts["train"][:n_ent].tolist(), ts["car"][:n_ent].tolist()))
+    t = ts["t"].reshape(m, n_ent)[:, 0].copy()
+    scenario, note = load_scenario_of(summary)
+
+    trains = []
+    for name, tsum in (summary.get("trains") or {}).items():
+        idx = [j for j, (a, _) in enumerate(labels) if a == name]
+        if not idx:
+            continue
+        series = {}
+        for col in SERIES:
+            if col in ts:
+                series[col] = ts[col].reshape(m, n_ent)[:, idx].copy()
+        tr = TrainData(name=name, cars=[labels[j][1] for j in idx], wheels=str(tsum.get("wheels", "coaster")),
+                       series=series, summary=tsum)
+        _attach_track(tr, scenario)
+        trains.append(tr)
+    title = summary.get("title") or (scenario.title if scenario is not None else "") or d.name
+    description = scenario.description if scenario is not None else ""
+    return RunData(path=d, summary=summary, t=t, trains=trains, title=str(title),
+                   description=str(description or ""), scenario_note=note)
+
+
+def track_profile(scenario, train_name: str):
+    """The track of train ``train_name`` in ``scenario``, sampled every ~0.5 m.
+
+    Returns ``(config, track name, s (n,) m, xyz (n, 3) m, [Section, ...])``, or
+    None when the scenario has no such train.
+    """
+    config = next((c for c in scenario.trains if c.name == train_name), None) if scenario is not None else None
+    if config is None:
+        return None
+    tc = scenario.tracks[config.track_index]
+    length = float(tc.length or tc.track.length)
+    n = int(min(20000, max(200, math.ceil(length / 0.5)))) + 1
+    s = np.linspace(0.0, length, n)
+    xyz = np.asarray(tc.track.frames(s).position, dtype=float)
+    sections = [Section(label=getattr(sec, "name", "") or f"section[{i}]", type=sec.type, track=sec.track,
+                        s_from=float(sec.s_from), s_to=float(sec.s_to))
+                for i, sec in enumerate(scenario.sections) if sec.track_index == config.track_index]
+    return config, tc.name, s, xyz, sections
+
+
+def _attach_track(tr: TrainData, scenario) -> None:
+    """The train's track (sampled every ~0.5 m), its sections and car mass, from the scenario."""
+    found = track_profile(scenario, tr.name)
+    if found is None:
+        # the lead car's recorded path stands in for the track
+        s = tr.series["s"][:, 0]
+        ok = np.isfinite(s)
+        if ok.any():
+            order = np.argsort(s[ok], kind="stable")
+            tr.track_s = s[ok][order]
+            tr.track_xyz = np.stack([tr.series[c][:, 0][ok][order] for c in ("x", "y", "z")], axis=1)
+            tr.track_from_path = True
+        return
+    config, tr.track_name, tr.track_s, tr.track_xyz, tr.sections = found
+    tr.car_mass = float(config.car.mass)
+    tr.gravity = float(getattr(scenario.simulation, "gravity", G0))
+
+
+def coupler_forces(tr: TrainData) -> np.ndarray | None:
+    """Force in each coupler along the train, N, ``(m instants, n cars − 1)``; + pulls (tension).
+
+    From each car's motion along its track: car ``j`` (mass ``m``) obeys
+    ``m (a_j + g T_z,j) = F_motor,j + F_resistance,j + C_(j−1,j) − C_(j,j+1)``
+    (``a`` = ``accel``, ``T_z`` the car's forward axis' upward component from its
+    orientation; ``C`` the tension of the coupler ahead of and behind it), and
+    the last car has nothing behind it, so summing from the rear
+    ``C_(i,i+1) = Σ_{j>i} [m (a_j + g T_z,j) − F_motor,j − F_resistance,j]``.
+    None for a single car or without the car mass (no scenario).
+    """
+    n = len(tr.cars)
+    if n < 2 or tr.car_mass is None:
+        return None
+    se = tr.series
+    if not all(c in se for c in ("accel", "qw", "qx", "qy", "qz")):
+        return None
+    qw, qx, qy, qz = se["qw"], se["qx"], se["qy"], se["qz"]
+    t_z = 2.0 * (qx * qz - qw * qy)     # z of the body's x axis (forward), R(q) e_x
+    motor = np.nan_to_num(se.get("motor_force", np.zeros_like(qw)), nan=0.0)
+    resist = np.nan_to_num(se.get("resistance_force", np.zeros_like(qw)), nan=0.0)
+    net = tr.car_mass * (se["accel"] + tr.gravity * t_z) - motor - resist      # (m, n)
+    behind = np.cumsum(net[:, ::-1], axis=1)[:, ::-1]                   # Σ_{j ≥ i}
+    return behind[:, 1:]
+
+
+def sections_of(tr: TrainData, s: float | None) -> str | None:
+    """Label of the section holding ``s`` (m) on the train's track, or None."""
+    if s is None or not math.isfinite(s):
+        return None
+    for sec in tr.sections:
+        if sec.s_from <= s <= sec.s_to:
+            return sec.label
+    return None

@@ -1,0 +1,461 @@
+"""The report's HTML: one self-contained page of a run (optionally compared with another) or a sweep.
+
+Self-contained means: styles inline in the page, figures inline SVG (a
+rasterised layer is a ``data:`` URI inside its SVG), no script, and no ``src``,
+``href``, ``url()`` or ``@import`` that leaves the file (links only to ``#ids``
+in the page, or to the runs' own reports by relative path in a sweep page).
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from pathlib import Path
+
+from trackrider.errors import InputError
+from trackrider.report.units import SYSTEMS, Units
+
+#: the generator tag every report carries; ``--overwrite`` replaces only files that have it
+GENERATOR = "trackrider report"
+
+STATUS_WORDS = {
+    "completed": "Completed: the ride ran to its end.",
+    "derailed": "Derailed: a car's wheels lifted or it lost its support (see the events).",
+    "ran_off_track": "Ran off the track: a car left the end of an open track.",
+    "stalled": "Stalled: a train came to rest outside every section.",
+    "diverged": "Diverged: the simulation failed; what was recorded up to then is shown.",
+}
+EVENT_WORDS = {
+    "wheel_lift": "lifted its inner wheels (inner rail load below zero)",
+    "support_lost": "lost its support: the wheels let go of the rails",
+    "ran_off_track": "ran off the end of the track",
+    "stalled": "came to rest and stalled",
+    "rolled_back": "rolled back",
+    "diverged": "made the simulation diverge",
+    "dispatch": "was dispatched from the station",
+    "block_hold": "was held at a block",
+    "block_release": "was released from a block",
+    "collision": "collided with another train",
+    "lap": "completed a lap",
+}
+#: events listed one by one at most (the rest are counted)
+MAX_LISTED_EVENTS = 60
+
+CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:0;color:#222;
+background:#fafafa}
+main{max-width:1150px;margin:0 auto;padding:18px 28px 40px;background:#fff}
+h1{font-size:1.6em;margin:.2em 0 .1em}h2{font-size:1.3em;margin-top:1.6em;border-bottom:1px solid #ddd}
+h3{font-size:1.05em;margin-top:1.2em}.meta{color:#555;font-size:.92em}
+.status{display:inline-block;padding:3px 10px;border-radius:4px;font-weight:600;color:#fff}
+.completed{background:#2e7d32}.stalled,.derailed,.ran_off_track{background:#e65100}
+.diverged,.error{background:#b71c1c}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f0f0f0}
+td.l,th.l{text-align:left}figure{margin:.8em 0}figcaption{color:#555;font-size:.88em}
+svg{max-width:100%;height:auto}.note{color:#7a4b00;background:#fff4e0;padding:4px 8px}
+.scroll{overflow-x:auto}.pair{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
+.pair figure{flex:1 1 420px;min-width:0}
+"""
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _num(value, fmt="{:.2f}") -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    return fmt.format(value)
+
+
+# --------------------------------------------------------------------------- extremes
+
+
+def _speed(v: float, units: Units) -> str:
+    text = f"{v * units.speed_factor:.1f}"
+    return ("0.0" if text == "-0.0" else text) + f" {units.speed_unit}"
+
+
+def _rows(units: Units, railway: bool):
+    """(summary key, at key, label, value → text) of the extremes table."""
+    rows = [
+        ("max_g_vertical", "max_g_vertical", "highest vertical G", lambda v: f"{v:+.2f} g"),
+        ("min_g_vertical", "min_g_vertical", "lowest vertical G", lambda v: f"{v:+.2f} g"),
+        ("max_abs_g_lateral", "max_abs_g_lateral", "largest |lateral G|", lambda v: f"{v:.2f} g"),
+        ("max_abs_g_longitudinal", "max_abs_g_longitudinal", "largest |longitudinal G|", lambda v: f"{v:.2f} g"),
+        ("max_speed", "max_speed", "highest speed", lambda v: _speed(v, units)),
+        ("min_speed", "min_speed", "lowest speed (< 0: backwards)", lambda v: _speed(v, units)),
+        ("airtime_s", "airtime_s", "airtime (any car below 0 g); where: its longest stretch",
+         lambda v: f"{v:.2f} s"),
+        ("min_crest_speed", "min_crest_speed", "lowest speed over a crest", lambda v: _speed(v, units)),
+        ("max_wheel_load", "max_wheel_load", "largest wheel load", lambda v: f"{v / 1e3:.1f} kN"),
+        ("max_l_over_v", "max_l_over_v", "largest L/V", lambda v: f"{v:.3f}"),
+    ]
+    if railway:
+        rows.append(("min_inner_wheel_load", "min_inner_wheel_load", "smallest inner-rail load (< 0: wheel lift)",
+                     lambda v: f"{v / 1e3:.1f} kN"))
+    return rows
+
+
+def extremes_table(train: dict, units: Units, railway: bool, other: dict | None = None,
+                   other_name: str = "") -> str:
+    """The table of a train's extremes, each with its time, car, track position and section."""
+    at = train.get("at") or {}
+    head = ["quantity", "value"]
+    if other is not None:
+        head += [f"value in {other_name}", "change"]
+    head += ["time (s)", "car", f"s ({units.length_unit})", "section"]
+    if other is not None:
+        head += [f"s in {other_name} ({units.length_unit})"]
+    out = ['<div class="scroll"><table><tr>' + "".join(
+        f'<th class="{"l" if i == 0 else ""}">{_e(h)}</th>' for i, h in enumerate(head)) + "</tr>"]
+    for key, at_key, label, fmt in _rows(units, railway):
+        value = train.get(key)
+        if key not in train:
+            continue
+        where = at.get(at_key) or {}
+        cells = [f'<td class="l">{_e(label)}</td>', f"<td>{_e(fmt(value)) if _finite(value) else '—'}</td>"]
+        if other is not None:
+            ov = other.get(key)
+            cells.append(f"<td>{_e(fmt(ov)) if _finite(ov) else '—'}</td>")
+            change = "—"
+            if _finite(value) and _finite(ov):
+                change = fmt(ov - value)
+                change = change if change.startswith(("+", "-", "−")) else "+" + change
+            cells.append(f"<td>{_e(change)}</td>")
+        if key == "airtime_s" and where.get("duration_s") is not None:
+            cells[0] = f'<td class="l">{_e(label)} ({where["duration_s"]:.2f} s)</td>'
+        cells += [f"<td>{_num(where.get('t'))}</td>", f"<td>{_e(where.get('car', '—'))}</td>",
+                  f"<td>{_num(units.length(where.get('s')), '{:.1f}')}</td>",
+                  f'<td class="l">{_e(where.get("section") or "—")}</td>']
+        if other is not None:
+            ow = (other.get("at") or {}).get(at_key) or {}
+            cells.append(f"<td>{_num(units.length(ow.get('s')), '{:.1f}')}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table></div>")
+    return "\n".join(out)
+
+
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+# --------------------------------------------------------------------------- events
+
+
+def events_in_words(run, units: Units) -> str:
+    """The run's events as sentences, with the car's track position where it is known."""
+    import numpy as np
+
+    events = run.summary.get("events") or []
+    dropped = int(run.summary.get("events_dropped") or 0)
+    if not events:
+        return "<p>No events: no wheel lifted, nothing stalled, rolled back or ran off.</p>"
+    items = []
+    for ev in events[:MAX_LISTED_EVENTS]:
+        kind = str(ev.get("kind", "?"))
+        who = f"car {ev.get('car')} of {ev.get('train')}" if ev.get("train") else "the simulation"
+        where = ""
+        tr = run.train(str(ev.get("train")))
+        if tr is not None and ev.get("car") in tr.cars and ev.get("t") is not None:
+            i = int(np.argmin(np.abs(run.t - float(ev["t"]))))
+            s = float(tr.series["s"][i, tr.car_index(ev["car"])])
+            if math.isfinite(s):
+                from trackrider.report.data import sections_of
+
+                sec = sections_of(tr, s)
+                where = f" at s = {units.length(s):.1f} {units.length_unit}" + (f", in {sec}" if sec else "")
+        words = EVENT_WORDS.get(kind, f"had the event '{kind}'")
+        items.append(f"<li>At {_num(ev.get('t'))} s, {_e(who)} {_e(words)}{_e(where)}.</li>")
+    more = len(events) - MAX_LISTED_EVENTS
+    tail = ""
+    if more > 0 or dropped:
+        counts: dict = {}
+        for ev in events[MAX_LISTED_EVENTS:]:
+            counts[ev.get("kind")] = counts.get(ev.get("kind"), 0) + 1
+        text = ", ".join(f"{n} × {k}" for k, n in sorted(counts.items()))
+        tail = f"<p>… and {max(more, 0) + dropped} more events ({_e(text)}" + (
+            f"; {dropped} not recorded" if dropped else "") + ").</p>"
+    return "<ul>" + "\n".join(items) + "</ul>" + tail
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def _page(title: str, body: list[str]) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"generator\" content=\"{GENERATOR}\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{_e(title)}</title><style>{CSS}</style></head>\n<body><main>\n"
+            + "\n".join(body) + "\n</main></body></html>\n")
+
+
+def _figure_html(svg: str | None, caption: str) -> str:
+    if not svg:
+        return ""
+    return f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
+
+
+def run_page(runs, units: Units) -> str:
+    """The HTML of a run (``runs[0]``), compared with ``runs[1]`` when given."""
+    from trackrider.report import figures
+
+    run = runs[0]
+    other = runs[1] if len(runs) > 1 else None
+    s = run.summary
+    status = str(s.get("status", "?"))
+    body = [f"<h1>{_e(run.title)}</h1>",
+            f'<p class="meta">results: {_e(run.path.name)} · scenario: {_e(Path(str(s.get("scenario") or "?")).name)}'
+            f" · simulated {_num(s.get('simulated_s'))} s (time step {_num(s.get('dt'), '{:g}')} s, "
+            f"recorded at {_num(s.get('record_hz'), '{:g}')} Hz) · units: {_e(units.system)}</p>",
+            f'<p><span class="status {_e(status)}">{_e(status)}</span> {_e(STATUS_WORDS.get(status, ""))}</p>']
+    if s.get("message"):
+        body.append(f'<p class="note">{_e(s["message"])}</p>')
+    if other is not None:
+        body.append(f"<p>Compared with <b>{_e(other.title)}</b> ({_e(other.path.name)}, status "
+                    f"{_e(other.summary.get('status', '?'))}): solid lines are this run, dashed lines "
+                    f"{_e(other.path.name)}.</p>")
+    if run.description:
+        body.append("".join(f"<p>{_e(p)}</p>" for p in run.description.split("\n\n")))
+    if run.scenario_note:
+        body.append(f'<p class="note">{_e(run.scenario_note)}</p>')
+    filt = s.get("filter") or {}
+    body.append("<p class=\"meta\">G values are the specific force at the rider point in car axes, "
+                f"{'low-pass filtered at ' + _num(filt.get('cutoff_hz'), '{:g}') + ' Hz (4-pole Butterworth, zero phase)' if filt.get('applied') else 'unfiltered (the filter could not act at this recording rate)'}"
+                "; vertical + presses into the seat (1 g at rest, below 0 g is airtime), lateral + towards "
+                "the rider's left, longitudinal + forwards (speeding up).</p>")
+    body.append("<h2>Events</h2>")
+    body.append(events_in_words(run, units))
+    if not run.trains:
+        body.append("<p>No trains in this run: only free bodies (below).</p>")
+    for tr in run.trains:
+        otr = other.train(tr.name) if other is not None else None
+        railway = tr.wheels == "railway"
+        body.append(f'<h2 id="train-{_e(figures._slug(tr.name))}">Train {_e(tr.name)}: {len(tr.cars)} car'
+                    f'{"s" if len(tr.cars) != 1 else ""}, {_e(tr.wheels)} wheels</h2>')
+        body.append("<h3>Extremes</h3>")
+        body.append(extremes_table(tr.summary, units, railway, otr.summary if otr is not None else None,
+                                   other.path.name if other is not None else ""))
+        both = [r for r in runs if r.train(tr.name) is not None]
+        body.append("<h3>Height profile and speed</h3>")
+        body.append(_figure_html(figures.height_profile(both, tr.name, units),
+                                 "Height of the track along it, sections shaded and named; the lead car's speed."))
+        body.append("<h3>G-forces along the track</h3>")
+        body.append(_figure_html(figures.g_against_s(both, tr.name, units),
+                                 "Filtered G of the front, middle and rear car against track position; the "
+                                 "extremes of the table are marked."))
+        body.append("<h3>G–G diagram and layout</h3>")
+        body.append('<div class="pair">')
+        body.append(_figure_html(figures.gg_diagram(both, tr.name, units),
+                                 "Vertical against lateral G of the front, middle and rear car."))
+        body.append(_figure_html(figures.top_view(both, tr.name, units),
+                                 "The layout from above, coloured by the front car's vertical G; circles: "
+                                 "where a car had airtime."))
+        body.append("</div>")
+        if railway:
+            body.append("<h3>Along the train</h3>")
+            body.append(_figure_html(figures.along_the_train(both, tr.name, units),
+                                     "Extremes over the run, car by car: wheel loads, L/V and coupler forces."))
+    bodies = s.get("bodies") or {}
+    if bodies:
+        body.append("<h2>Free bodies</h2><table><tr><th class=\"l\">body</th>"
+                    f"<th>highest speed ({_e(units.speed_unit)})</th><th>lowest z ({_e(units.length_unit)})</th>"
+                    f"<th>highest z ({_e(units.length_unit)})</th></tr>")
+        for name, b in bodies.items():
+            body.append(f'<tr><td class="l">{_e(name)}</td><td>{_num(units.speed(b.get("max_speed")), "{:.1f}")}</td>'
+                        f'<td>{_num(units.length(b.get("min_z")), "{:.2f}")}</td>'
+                        f'<td>{_num(units.length(b.get("max_z")), "{:.2f}")}</td></tr>')
+        body.append("</table>")
+    body.append(f'<p class="meta">Written by trackrider {_e(s.get("trackrider_version", ""))} from '
+                f"{_e(run.path.name)}/summary.json and timeseries.csv.</p>")
+    return _page(run.title, body)
+
+
+# --------------------------------------------------------------------------- sweep page
+
+
+def sweep_page(sweep_dir: Path, units: Units) -> str:
+    """The page of a sweep folder: the table, the headline figures against each axis, a section per run."""
+    from trackrider.sweep import HEADLINES, read_table
+
+    columns, rows = read_table(sweep_dir / "sweep.csv")
+    try:
+        plan = json.loads((sweep_dir / "plan.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read plan.json ({exc})", path=sweep_dir / "plan.json") from None
+    axes = list(plan.get("axes") or [])
+    title = f"Sweep {sweep_dir.name}: {len(rows)} runs"
+    statuses: dict = {}
+    for r in rows:
+        statuses[r.get("status")] = statuses.get(r.get("status"), 0) + 1
+    body = [f"<h1>{_e(title)}</h1>",
+            f'<p class="meta">method {_e(plan.get("method", "?"))} · axes: {_e(", ".join(axes) or "none")} · '
+            f"units: {_e(units.system)}</p>",
+            "<p>" + ", ".join(f'<span class="status {_e(k)}">{_e(k)}</span> × {n}'
+                              for k, n in sorted(statuses.items(), key=lambda kv: str(kv[0]))) + "</p>"]
+    body.append("<h2>Headline figures against each axis</h2>")
+    body.append(_figure_html(_sweep_figure(sweep_dir.name, rows, axes, HEADLINES, plan.get("scales") or {}),
+                             "Each run a dot; runs that stalled, valleyed, derailed, ran off or failed: red crosses."))
+    body.append("<h2>The table</h2><div class=\"scroll\"><table><tr>"
+                + "".join(f'<th class="l">{_e(c)}</th>' for c in columns) + "</tr>")
+    for r in rows:
+        cells = []
+        for c in columns:
+            v = r.get(c)
+            if c == "run":
+                cells.append(f'<td class="l"><a href="#run-{_e(v)}">{_e(v)}</a></td>')
+            elif isinstance(v, float):
+                cells.append(f"<td>{_e(f'{v:.4g}')}</td>")
+            else:
+                cells.append(f'<td class="l">{_e("" if v is None else v)}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    body.append("</table></div>")
+    body.append("<h2>Runs</h2>")
+    for r in rows:
+        rid = str(r.get("run"))
+        run_dir = sweep_dir / "runs" / rid
+        values = ", ".join(f"{a} = {r.get(a)}" for a in axes)
+        status = str(r.get("status"))
+        body.append(f'<h3 id="run-{_e(rid)}">Run {_e(rid)}: {_e(values)} '
+                    f'<span class="status {_e(status)}">{_e(status)}</span></h3>')
+        if r.get("error"):
+            body.append(f'<p class="note">{_e(r.get("error"))}</p>')
+        summary_path = run_dir / "summary.json"
+        if summary_path.is_file():
+            try:
+                summary = json.loads(summary_path.read_text(encoding="utf-8"))
+            except ValueError:
+                summary = {}
+            events = summary.get("events") or []
+            kinds: dict = {}
+            for ev in events:
+                kinds[ev.get("kind")] = kinds.get(ev.get("kind"), 0) + 1
+            body.append(f"<p>Events: {_e(', '.join(f'{n} × {k}' for k, n in sorted(kinds.items())) or 'none')}."
+                        + (f' <a href="runs/{_e(rid)}/report.html">Its own report.</a>'
+                           if (run_dir / "report.html").is_file() else "") + "</p>")
+            for name, tsum in (summary.get("trains") or {}).items():
+                body.append(f"<p><b>Train {_e(name)}</b></p>")
+                body.append(extremes_table(tsum, units, tsum.get("wheels") == "railway"))
+    return _page(title, body)
+
+
+def _sweep_figure(name, rows, axes, headlines, scales) -> str | None:
+    from trackrider.report.figures import _figure, to_svg
+
+    bad_status = ("stalled", "derailed", "ran_off_track", "diverged", "error")
+    heads = [(c, label) for c, _, label in headlines if any(isinstance(r.get(c), float) for r in rows)]
+    if not heads or not axes:
+        return None
+    fig = _figure(2.9 * len(axes) + 1.0, 2.2 * len(heads) + 0.8)
+    grid = fig.subplots(len(heads), len(axes), squeeze=False)
+    bad = [r.get("status") in bad_status or r.get("valleyed") is True for r in rows]
+    for i, (col, label) in enumerate(heads):
+        for j, ax_key in enumerate(axes):
+            ax = grid[i][j]
+            xs = [r.get(ax_key) for r in rows]
+            if any(x is not None and not isinstance(x, float) for x in xs):
+                cats = list(dict.fromkeys(str(x) for x in xs if x is not None))
+                xs = [float(cats.index(str(x))) if x is not None else None for x in xs]
+                ax.set_xticks(range(len(cats)), cats)
+            elif scales.get(ax_key) == "log":
+                ax.set_xscale("log")
+            good = [(x, r.get(col)) for x, r, b in zip(xs, rows, bad)
+                    if not b and isinstance(x, float) and isinstance(r.get(col), float)]
+            worse = [(x, r.get(col)) for x, r, b in zip(xs, rows, bad)
+                     if b and isinstance(x, float) and isinstance(r.get(col), float)]
+            if good:
+                ax.scatter(*zip(*good), s=12, color="tab:blue", label="ok")
+            if worse:
+                ax.scatter(*zip(*worse), s=26, color="tab:red", marker="x", label="valleyed, stalled or failed")
+            if i == len(heads) - 1:
+                ax.set_xlabel(ax_key, fontsize=8)
+            if j == 0:
+                ax.set_ylabel(label, fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(alpha=0.3)
+    handles, labels = [], []
+    for row in grid:
+        for ax in row:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                if lab not in labels:
+                    handles.append(h)
+                    labels.append(lab)
+    if handles:
+        fig.legend(handles, labels, loc="outside upper right", fontsize=8)
+    return to_svg(fig, "sweep")
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _check_out(out: Path, overwrite: bool) -> None:
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise InputError("the report is an HTML page: give a file name ending in .html", path=out)
+    if not out.parent.is_dir():
+        raise InputError("folder does not exist", path=out.parent)
+    if out.exists():
+        if out.is_dir():
+            raise InputError("is a directory", path=out)
+        if not overwrite:
+            raise InputError("exists; pass --overwrite to replace it or choose another --out", path=out)
+        try:
+            head = out.read_bytes()[:4096]
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", path=out) from None
+        if GENERATOR.encode() not in head:
+            raise InputError("exists and is not a report written by trackrider; not replaced", path=out)
+
+
+def write_report(results_dir, out_html=None, units="metric", compare=None, overwrite=False) -> Path:
+    """Write the HTML report of a run's (or a sweep's) results folder; returns its path.
+
+    Parameters
+    ----------
+    results_dir : path
+        A folder written by ``trackrider run`` (or ``trackrider sweep``).
+    out_html : path, optional
+        The page to write (default ``results_dir/report.html``). An existing file
+        is replaced only with ``overwrite`` and only if trackrider wrote it.
+    units : str
+        ``metric`` (km/h, m) or ``imperial`` (mph, ft): what the page shows.
+    compare : path, optional
+        Another run's results folder, drawn dashed on the same axes.
+    overwrite : bool
+        Replace an existing report (default False).
+
+    Nothing is written when an input is bad (``InputError``); the page is
+    written to a temporary name and renamed.
+    """
+    from trackrider.sweep import is_sweep_dir
+
+    if units not in SYSTEMS:
+        raise InputError(f"--units must be one of {', '.join(SYSTEMS)}, got {units!r}")
+    u = Units(units)
+    src = Path(results_dir)
+    if not src.is_dir():
+        raise InputError("not a results folder (not found or not a directory)", path=src)
+    out = Path(out_html) if out_html is not None else src / "report.html"
+    _check_out(out, overwrite)
+    if is_sweep_dir(src):
+        if compare is not None:
+            raise InputError("--compare compares two runs; this is a sweep folder", path=src)
+        text = sweep_page(src, u)
+    else:
+        from trackrider.report.data import load_run
+
+        runs = [load_run(src)]
+        if compare is not None:
+            if is_sweep_dir(compare):
+                raise InputError("--compare wants a run's results folder, not a sweep", path=compare)
+            runs.append(load_run(compare))
+        text = run_page(runs, u)
+    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return out
