@@ -238,12 +238,9 @@ def run(
                 raise InputError(f"--duration {duration:g} s at dt = {sc.simulation.dt:g} s would take "
                                  f"{steps:.3g} steps (more than 1e+09)")
         out_dir = Path(out) if out else Path("results") / sc.name
-        if out_dir.exists():
-            if not out_dir.is_dir():
-                raise InputError("exists and is not a directory", path=out_dir)
-            if not overwrite and any(out_dir.iterdir()):
-                raise InputError("output directory exists and is not empty; pass --overwrite to replace "
-                                 "its outputs or choose another --out", path=out_dir)
+        from trackrider.outputs import check_results_dir
+
+        check_results_dir(out_dir, overwrite)
         from trackrider.physics import parallel_compile
         from trackrider.sim import simulate
 
@@ -346,6 +343,7 @@ def plot(
     car: int = typer.Option(1, "--car", metavar="N", help="Car number in the train (1 = lead car)."),
     train: Optional[str] = typer.Option(None, "--train", metavar="NAME",
                                         help="Train (or body) name (default: the first in the file)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing FILE.png."),
 ):
     """Plot G-forces and speed against time and against track position (PNG).
 
@@ -358,7 +356,10 @@ def plot(
     with _guard():
         if not out.lower().endswith(".png"):
             raise InputError(f"--out must name a .png file, got {out!r}")
+        from trackrider.outputs import check_out_file
         from trackrider.sweep import is_sweep_dir
+
+        check_out_file(out, overwrite)
 
         if is_sweep_dir(results_dir):            # a sweep: each headline figure against each axis
             from trackrider.sweep import plot_sweep
@@ -387,6 +388,7 @@ def render(
     duration: Optional[float] = typer.Option(None, "--duration", metavar="S",
                                              help="Simulate (scenario) or replay at most S seconds."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing FILE."),
 ):
     """Render the ride off screen to a video (mp4, gif) or one still (png).
 
@@ -400,6 +402,9 @@ def render(
             raise InputError("not found (give a scenario .toml or a results folder)", path=src)
         if Path(out).suffix.lower() not in (".mp4", ".gif", ".png"):
             raise InputError(f"--out must end in .mp4, .gif or .png, got {out!r}")
+        from trackrider.outputs import check_out_file
+
+        check_out_file(out, overwrite)
         q = quality
         if q is not None and q.strip().isdigit():
             q = int(q)

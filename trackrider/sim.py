@@ -15,6 +15,7 @@ step count) raises ``InputError`` before anything is created.
 from __future__ import annotations
 
 import math
+import os
 import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -316,8 +317,10 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
 
     timeseries = None
     if writer is not None:
+        # both files complete as .part first, then swapped in over any old results
+        summary_part = write_summary(out, summary, rename=False)
         writer.close()
-        write_summary(out, summary)
+        os.replace(summary_part, out / "summary.json")
     else:
         table = (np.concatenate(tables) if tables
                  else np.empty((0, len(NUMERIC_COLUMNS))))

@@ -36,14 +36,14 @@ NL2_TO_ZUP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 ORTHO_TOL = 1e-3
 # torsion is undefined on straights and spikes near them; report it where the radius is below 200 m
 TORSION_MIN_CURVATURE = 5e-3  # 1/m
+#: most samples ``curve_report`` evaluates (every 0.05 m up to 20 km, evenly beyond)
+REPORT_SAMPLES = 400_001
 
 
 def _read_text(path: Path) -> str:
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_dir():
-        raise InputError("is a directory, not a curve file", path=path)
-    raw = path.read_bytes()
+    from ..inputs import MAX_CURVE_BYTES, read_input_bytes
+
+    raw = read_input_bytes(path, MAX_CURVE_BYTES, "curve file")
     if b"\x00" in raw[:4096]:
         raise InputError("not a text file (binary data)", path=path, where="line 1")
     try:
@@ -86,8 +86,9 @@ def _parse_points_csv(path: Path, text: str):
         if header is None:
             names = [f.lower().strip('"') for f in fields]
             if names not in (["x", "y", "z"], ["x", "y", "z", "roll"]):
-                raise InputError(f"header must be 'x,y,z' or 'x,y,z,roll', got {st[:60]!r}", path=path,
-                                 where=f"line {no}")
+                # quote nothing: a file that is not a curve may hold anything (../../etc/passwd)
+                raise InputError("not a points CSV curve: its header must be 'x,y,z' or "
+                                 "'x,y,z,roll'", path=path, where=f"line {no}")
             header = names
             continue
         if len(fields) != len(header):
@@ -281,20 +282,29 @@ def curve_report(path, format: str = "auto") -> dict:
     path = Path(os.fspath(path))
     track = load_curve(path, format=format)
     fmt = format if format != "auto" else _detect(path, _read_text(path))
-    n = max(2, int(math.ceil(track.length / 0.05)) + 1)
-    f = track.frames(np.linspace(0.0, track.length, n))
-    kmax = float(np.max(f.curvature))
+    # every 0.05 m, at most REPORT_SAMPLES samples (a 76 km line: every 0.38 m), in blocks
+    n = min(REPORT_SAMPLES, max(2, int(math.ceil(track.length / 0.05)) + 1))
+    s_all = np.linspace(0.0, track.length, n)
+    kmax = zmin = zmax = tmax = rmax = 0.0
+    zmin, zmax = math.inf, -math.inf
+    for a in range(0, n, 100_000):
+        f = track.frames(s_all[a:a + 100_000])
+        kmax = max(kmax, float(np.max(f.curvature)))
+        zmin = min(zmin, float(np.min(f.position[:, 2])))
+        zmax = max(zmax, float(np.max(f.position[:, 2])))
+        tmax = max(tmax, float(np.max(np.abs(f.torsion[f.curvature >= TORSION_MIN_CURVATURE]), initial=0.0)))
+        rmax = max(rmax, float(np.max(np.abs(f.roll))))
     return {
         "file": str(path),
         "format": fmt,
         "points": int(len(track.points)),
         "length": track.length,
-        "z_min": float(np.min(f.position[:, 2])),
-        "z_max": float(np.max(f.position[:, 2])),
+        "z_min": zmin,
+        "z_max": zmax,
         "min_radius": (1.0 / kmax) if kmax > 1e-9 else math.inf,
         "max_curvature": kmax,
-        "max_abs_torsion": float(np.max(np.abs(f.torsion[f.curvature >= TORSION_MIN_CURVATURE]), initial=0.0)),
-        "max_abs_roll": float(np.max(np.abs(f.roll))),
+        "max_abs_torsion": tmax,
+        "max_abs_roll": rmax,
         "closed": track.closed,
         "frame": track.frame_kind,
     }

@@ -39,7 +39,7 @@ MAX_MASS = 1.0e9
 MAX_FORCE = 1.0e12
 MAX_SPEED = 1.0e4
 #: longest track built from segments, m (memory: the track is tabulated every few cm)
-MAX_TRACK_LENGTH = 50_000.0
+MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
 _ABSENT = object()
 
@@ -239,14 +239,9 @@ def _name(ctx: _Ctx, table: dict, where: str, default: str, seen: dict, what: st
 
 def read_toml(path: Path) -> dict:
     """Parse a TOML file; every failure is an ``InputError`` naming ``path`` (and TOML's line, column)."""
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_dir():
-        raise InputError("is a directory, not a scenario file", path=path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    from trackrider.inputs import MAX_SCENARIO_BYTES, read_input_bytes
+
+    raw = read_input_bytes(path, MAX_SCENARIO_BYTES, "scenario file")
     if b"\x00" in raw[:8192]:
         raise InputError("not a TOML text file (binary data)", path=path)
     try:
@@ -451,8 +446,9 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         curve = (ctx.path.parent / rel).resolve()
         if not curve.exists():
             raise ctx.error(f"{where}.curve", f"curve file not found: {curve}")
-        if curve.is_dir():
-            raise ctx.error(f"{where}.curve", f"is a directory, not a curve file: {curve}")
+        if not curve.is_file():
+            kind = "a directory" if curve.is_dir() else "not a regular file (a device, pipe or socket)"
+            raise ctx.error(f"{where}.curve", f"is {kind}, not a curve file: {curve}")
     else:
         value = t["segments"]
         if not isinstance(value, list) or not value:
