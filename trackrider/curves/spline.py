@@ -19,6 +19,8 @@ SUB_SPACING = 0.25  # m, longest sub-interval of the arc-length table and frame 
 MAX_TURN = 0.02  # rad, largest turn of the tangent across one sub-interval
 DEGREE = 5
 MIN_POINTS = DEGREE + 1
+#: a refit whose parameter range grows by more than this factor is not taken (kinked points)
+REFIT_MAX_GROWTH = 1.5
 #: most frame nodes of one curve (~0.4 GB of node tables; docs/scenarios.md, "Limits")
 MAX_NODES = 4_000_000
 
@@ -59,6 +61,8 @@ class SplineCurve:
             self._fit(u, y)
             seg = np.diff(self.point_s)
             u_new = np.concatenate([[0.0], np.cumsum(seg)])
+            if u_new[-1] > REFIT_MAX_GROWTH * u[-1]:
+                break   # kinked points: refitting on the overshooting fit's arc length would run away
             change = np.max(np.abs(u_new - u)) / u_new[-1]
             u = u_new
             if change < 1e-9:

@@ -52,6 +52,10 @@ MAX_POINTS = 2_000_000
 MAX_COORDINATE = 1.0e6
 #: longest track, m (a curve's points, or its segments)
 MAX_TRACK_LENGTH = 200_000.0
+#: a fitted curve longer than its polyline by more than this fraction is reported (a kink or overshoot)
+FIT_MAX_EXCESS = 0.02
+#: a fitted curve whose radius falls below this is reported, m (no ride turns tighter)
+FIT_MIN_RADIUS = 1.0
 #: rows of a tabulated track (``compact``): 2 M rows (200 km at 0.1 m) are 0.4 GB (docs/scenarios.md, "Limits")
 MAX_TABLE_ROWS = 2_000_000
 #: frames evaluated per block when tabulating (bounds the temporaries)
@@ -326,12 +330,40 @@ class Track:
         if frame is None:
             frame = "file" if "up" in extra else "up"
         track = cls(curve, frame=frame, roll=None, up_vectors=extra.get("up"), points=pts, source=source)
+        track._warn_if_kinked(seq, lines, source)
         if roll is None and "roll" in extra and np.any(extra["roll"] != 0):
             knots = np.column_stack([curve.point_s[: len(pts)], extra["roll"]])
             track._set_roll(knots)
         elif roll is not None:
             track._set_roll(roll)
         return track
+
+    def _warn_if_kinked(self, seq, lines, source):
+        """Warn when the fit strays from the points: its length exceeds the polyline's by more than
+        ``FIT_MAX_EXCESS``, or its radius falls below ``FIT_MIN_RADIUS``; the warning names s and the point."""
+        def point(i):
+            i = int(i) % len(self.points)
+            return f"line {lines[i]}" if lines is not None else f"point {i}"
+
+        name = source or "points"
+        chord = np.linalg.norm(np.diff(seq, axis=0), axis=1)
+        poly = float(np.sum(chord))
+        if poly > 0 and self.length > (1.0 + FIT_MAX_EXCESS) * poly:
+            ps = self.point_s
+            span = np.diff(ps[: len(chord) + 1]) / np.maximum(chord, 1e-12)
+            i = int(np.argmax(span))
+            warnings.warn(f"{name}: the fitted curve is {self.length:.6g} m long, {100 * (self.length / poly - 1):.3g} % "
+                          f"longer than the polyline through its points ({poly:.6g} m): it overshoots most between "
+                          f"{point(i)} and {point(i + 1)} (s = {ps[i]:.6g} m); add points or smooth the corners",
+                          UserWarning, stacklevel=3)
+        kmax = float(np.max(self._nkappa)) if len(self._nkappa) else 0.0
+        if kmax > 1.0 / FIT_MIN_RADIUS:
+            j = int(np.argmax(self._nkappa))
+            s_at = float(self._node_s[j])
+            near = int(np.argmin(np.abs(self.point_s[: len(self.points)] - s_at)))
+            warnings.warn(f"{name}: the fitted curve's radius falls to {1.0 / kmax:.3g} m at s = {s_at:.6g} m (near "
+                          f"{point(near)}), below {FIT_MIN_RADIUS:g} m: a kink in the points; add points or smooth "
+                          "the corner", UserWarning, stacklevel=3)
 
     @classmethod
     def from_segments(cls, segments, frame: str = "up", roll=None, closed: bool = False, *, source=None) -> "Track":

@@ -46,7 +46,9 @@ _ABSENT = object()
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
 SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
 TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll")
-TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended")
+TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended", "role")
+#: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
+ROLES = ("riders", "counterweight")
 CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia", "hang", "trolley_mass",
             "swing_damping")
 SUSPENDED_CAR_KEYS = ("hang", "trolley_mass", "swing_damping")
@@ -562,6 +564,7 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
         start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
         car=car, coupling=coupling, suspended=suspended,
+        role=_string(ctx, t, "role", where, "riders", choices=ROLES),
     )
 
 
@@ -603,6 +606,22 @@ def _section(ctx: _Ctx, t: dict, i: int, tracks: list[TrackConfig]) -> SectionCo
         speed=_number(ctx, t, "speed", where, 0.0 if kind == "brake" else _REQUIRED, ge=0, le=MAX_SPEED, unit="m/s"),
         max_force=_number(ctx, t, "max_force", where, gt=0, le=MAX_FORCE, unit="N"),
     )
+
+
+def _check_section_overlaps(ctx: _Ctx, sections: list[SectionConfig]) -> None:
+    """Two sections may not act on the same metres of one track (touching ends are fine)."""
+    by_track: dict = {}
+    for i, sec in enumerate(sections):
+        by_track.setdefault(sec.track_index, []).append((sec.s_from, sec.s_to, i))
+    for items in by_track.values():
+        items.sort()
+        for (f0, t0, i0), (f1, t1, i1) in zip(items, items[1:]):
+            if f1 < t0 - 1e-9:
+                a, b = sorted((i0, i1))
+                sa, sb = sections[a], sections[b]
+                raise ctx.error(f"section[{b}]", f"{sb.type} {sb.s_from:g}–{sb.s_to:g} m overlaps section[{a}] "
+                                f"({sa.type} {sa.s_from:g}–{sa.s_to:g} m) on track {sb.track!r}: sections may "
+                                "touch (one's to at the other's from) but not overlap")
 
 
 def _body(ctx: _Ctx, t: dict, i: int, seen: dict) -> BodyConfig:
@@ -785,9 +804,18 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     joints = [_joint(ctx, t, i, trains, bodies) for i, t in enumerate(_array_of_tables(ctx, document, "joint"))]
     resistance = _resistance(ctx, document)
 
+    _check_section_overlaps(ctx, sections)
+    notes: list = []
     if load_tracks:
+        import warnings
+
         for i, track in enumerate(tracks):
-            _load_track(ctx, track, i)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                _load_track(ctx, track, i)
+            for w in caught:   # kept for summary.json, and shown as before
+                notes.append(" ".join(str(w.message).split()))
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         for i, train in enumerate(trains):
             _check_train_geometry(ctx, train, i, tracks[train.track_index])
         for i, sec in enumerate(sections):
@@ -801,4 +829,4 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, title=title, description=description,
-                    document=document)
+                    document=document, warnings=notes)
