@@ -194,8 +194,9 @@ def _parse_json(path: Path, text: str):
 def _auto_closed(P: np.ndarray) -> bool:
     if len(P) < 3:
         return False
-    gap = np.linalg.norm(P[-1] - P[0])
-    mean = np.mean(np.linalg.norm(np.diff(P, axis=0), axis=1))
+    with np.errstate(over="ignore", invalid="ignore"):   # absurd coordinates are refused later, by name
+        gap = np.linalg.norm(P[-1] - P[0])
+        mean = np.mean(np.linalg.norm(np.diff(P, axis=0), axis=1))
     return bool(gap < 0.5 * mean)
 
 
