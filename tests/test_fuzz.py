@@ -220,6 +220,9 @@ def worker(case_file, out_file):
                         "wall": time.perf_counter() - t0})
         if args[0] == "validate" and code == 0:
             ok_scenarios.append(args[1])
+    import trackrider
+
+    assert Path(trackrider.__file__).resolve().parent == ROOT / "trackrider", trackrider.__file__
     runs = []
     rng = random.Random(SEED + 1)
     for path in rng.sample(ok_scenarios, min(N_RUNS, len(ok_scenarios))):
@@ -293,4 +296,5 @@ def test_fuzzed_inputs_are_answered_in_seconds_and_runs_report_only_possible_num
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))     # the checkout's trackrider, as pytest imports it
     worker(sys.argv[1], sys.argv[2])
