@@ -74,19 +74,21 @@ def _leftovers_only(path: Path) -> bool:
     return all(e.name.endswith(PART_SUFFIX) and e.is_file() for e in path.iterdir())
 
 
-def _check_writable_parent(path: Path, where: str) -> None:
-    """The nearest existing ancestor of ``path`` must be a folder we can create files in."""
-    probe = path.parent
+def _check_writable(path: Path, where: str, shown: Path | None = None) -> None:
+    """``path`` (or, if it does not exist, its nearest existing ancestor) must be a folder we can
+    create files in; errors name ``shown`` (default ``path``)."""
+    shown = path if shown is None else shown
+    probe = path
     while not probe.exists() and not probe.is_symlink():
         if probe.parent == probe:
             break
         probe = probe.parent
     if not probe.is_dir():
-        raise InputError(f"cannot write here: {probe} is not a folder", path=path, where=where)
+        raise InputError(f"cannot write here: {probe} is not a folder", path=shown, where=where)
     try:
         fd, name = tempfile.mkstemp(prefix=".trackrider-probe-", dir=probe)
     except OSError as exc:
-        raise InputError(f"cannot write in {probe}: {exc.strerror or exc}", path=path, where=where) from None
+        raise InputError(f"cannot write in {probe}: {exc.strerror or exc}", path=shown, where=where) from None
     os.close(fd)
     os.unlink(name)
 
@@ -105,7 +107,7 @@ def check_out_file(path, overwrite: bool = False, where: str = "--out") -> Path:
             raise InputError("exists and is not a regular file", path=p, where=where)
         if not overwrite:
             raise InputError("exists; pass --overwrite to replace it or choose another --out", path=p, where=where)
-    _check_writable_parent(p, where)
+    _check_writable(p.parent, where, shown=p)
     return p
 
 
@@ -130,7 +132,7 @@ def check_results_dir(path, overwrite: bool = False, where: str = "--out") -> Pa
                 raise InputError("not a results folder trackrider wrote (no summary.json or timeseries.csv of "
                                  "a run): refusing to write into it, even with --overwrite; choose another --out",
                                  path=p, where=where)
-    _check_writable_parent(p / "x", where)
+    _check_writable(p, where)
     return p
 
 
@@ -150,7 +152,7 @@ def check_sweep_dir(path, overwrite: bool = False, resume: bool = False, where: 
                 raise InputError("not a sweep folder trackrider wrote (no plan.json of a sweep): refusing to "
                                  "replace anything in it, even with --overwrite; choose another --out",
                                  path=p, where=where)
-    _check_writable_parent(p / "x", where)
+    _check_writable(p, where)
     return p
 
 
