@@ -960,7 +960,9 @@ class DivergenceCheck:
     so far) and the largest positive work its motors had done (``motor_force ×
     speed``, integrated over the recorded samples); the rise is
     ``E − E0 − W`` (W the motors' net work, brakes negative), and it must stay
-    below ``ENERGY_RISE_LIMIT × max(spend, M g · ENERGY_FLOOR_HEIGHT)``.
+    below ``ENERGY_RISE_LIMIT × max(spend, M g · ENERGY_FLOOR_HEIGHT)``. With the
+    world's tracks, a car further than ``DIVERGED_VIOLATION`` m from its track
+    is not sane either.
     Groups with a motorised hinge (its work is not recorded) skip the energy test.
 
     Parameters
@@ -979,7 +981,8 @@ class DivergenceCheck:
         Per group: no energy test.
     """
 
-    def __init__(self, groups, group_mass, gravity, record_dt, joints=None, skip_energy=None):
+    def __init__(self, groups, group_mass, gravity, record_dt, joints=None, skip_energy=None, tracks=None):
+        self.tracks = tracks
         self.groups = [np.asarray(g, dtype=int) for g in groups]
         self.mass = np.asarray(group_mass, dtype=float)
         self.g = float(gravity)
@@ -996,9 +999,10 @@ class DivergenceCheck:
         self.prev_power = np.full(n, np.nan)
 
     @classmethod
-    def from_world(cls, world, record_dt):
-        """The check of a built ``World`` (its joints, masses and gravity)."""
-        from trackrider.physics.checks import JointGeometry, entity_of
+    def from_world(cls, world, record_dt, tracks=None):
+        """The check of a built ``World`` (its joints, masses and gravity); with ``tracks`` (the
+        world's ``Track`` objects by index) also each car's distance from its track."""
+        from trackrider.physics.checks import JointGeometry, TrackGeometry, entity_of
 
         n = int(world.n_entities)
         ends = []
@@ -1018,8 +1022,9 @@ class DivergenceCheck:
             geometry = JointGeometry.from_world(world)
         except (AttributeError, KeyError, TypeError, ValueError, IndexError):   # a stand-in world
             geometry = None
+        track_geometry = TrackGeometry.from_world(world, tracks) if tracks else None
         return cls(groups, [float(mass[g].sum()) for g in groups], getattr(world, "gravity", 9.81), record_dt,
-                   joints=geometry, skip_energy=skip)
+                   joints=geometry, skip_energy=skip, tracks=track_geometry)
 
     def check(self, t, samples):
         """First instant of this chunk that is not sane: ``(index, entity or None, reason)``, or None."""
@@ -1080,6 +1085,13 @@ class DivergenceCheck:
                 ent = jd["a"] if jd["a"] >= 0 else jd["b"]
                 found = (int(i), int(ent), f"{self.joints.describe(int(k))} violated by {v[i, k]:.4g} m "
                                            f"(limit {DIVERGED_VIOLATION:g} m)")
+        if self.tracks is not None and bad_at > 0:
+            from trackrider.physics.checks import DIVERGED_VIOLATION
+
+            hit = self.tracks.first_violation(samples[:bad_at])
+            if hit is not None:
+                i, ent, dist = hit
+                found = (i, ent, f"{dist:.4g} m off its track (the track joint's limit is {DIVERGED_VIOLATION:g} m)")
         return found
 
 

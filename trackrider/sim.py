@@ -131,7 +131,7 @@ def _world_trains(world):
 
 
 def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_hz=5.0,
-              progress=None, meta=None, *, trains=None, joints=None) -> Result:
+              progress=None, meta=None, *, trains=None, joints=None, tracks=None) -> Result:
     """Run a built ``World`` for ``duration`` s and measure (and write) the ride.
 
     Parameters
@@ -161,6 +161,9 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     joints : list of (end_a, end_b), optional
         The world's extra joints (ends as ``World.add_joint`` takes them), to
         group joined trains and bodies for the energy drift (default: the world's).
+    tracks : list of Track, optional
+        The world's tracks by index: the divergence test then also checks that
+        every car stays within 0.1 m of its track (``simulate`` passes them).
     """
     from trackrider.metrics import RideMetrics, energy_groups_from_joints
     from trackrider.record import (COLUMNS, FLOAT_FORMAT, NUMERIC_COLUMNS, TIME_FORMAT,
@@ -226,7 +229,7 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     last_t = [-math.inf]
     from trackrider.metrics import DivergenceCheck, blank_ran_off
 
-    divergence = DivergenceCheck.from_world(world, record_dt) if hasattr(world, "joints") else None
+    divergence = DivergenceCheck.from_world(world, record_dt, tracks) if hasattr(world, "joints") else None
     insane = []   # (t, entity, reason) of the first instant that is not sane
 
     def sink(t, samples):
@@ -423,4 +426,4 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     meta["warnings"] = list(getattr(scenario, "warnings", None) or [])
     return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
                      filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
-                     trains=trains, joints=joints)
+                     trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])

@@ -181,3 +181,71 @@ def check_start(world) -> JointGeometry:
                              f"{START_TOLERANCE:g} m); move its anchors or the cars and bodies it joins",
                              where=f"joint[{jd['index']}]")
     return geo
+
+
+class TrackGeometry:
+    """The track joints' position constraint: each car's anchor on its track curve.
+
+    ``tracks`` are the world's tracks (``Track`` objects with ``frames``), by track index.
+    A car's anchor is its centre of mass less ``cg`` along its up axis; the constraint
+    is its distance from the track point at the car's recorded ``s``.
+    """
+
+    #: at most this many recorded instants per chunk are tested first (all of a stretch that fails)
+    PROBES = 64
+
+    def __init__(self, tracks, car_track, car_cg):
+        self.tracks = list(tracks)
+        self.car_track = np.asarray(car_track, dtype=int)
+        self.car_cg = np.asarray(car_cg, dtype=float)
+
+    @classmethod
+    def from_world(cls, world, tracks) -> "TrackGeometry":
+        car_track, car_cg = [], []
+        for t in world.trains:
+            cg = 0.0 if t.get("suspended") else float(t.get("cg", 0.0))
+            car_track += [int(t["track"])] * int(t["n"])
+            car_cg += [cg] * int(t["n"])
+        return cls(tracks, car_track, car_cg)
+
+    def _rows(self, samples):
+        """(m, n_cars) distance of each car's anchor from its track, m (NaN: not on its track)."""
+        n = len(self.car_track)
+        m = samples.shape[0]
+        out = np.full((m, n), np.nan)
+        if n == 0 or m == 0:
+            return out
+        smp = samples[:, :n]
+        flags = np.nan_to_num(smp[:, :, ch.FLAGS], nan=0.0).astype(np.int64)
+        on = ((flags & ch.ON_TRACK) != 0) & ((flags & ch.RAN_OFF) == 0) & np.isfinite(smp[:, :, ch.S])
+        R = _rot(smp[:, :, [ch.QW, ch.QX, ch.QY, ch.QZ]])
+        anchor = smp[:, :, [ch.X, ch.Y, ch.Z]] - R[..., :, 2] * self.car_cg[None, :, None]
+        for k, track in enumerate(self.tracks):
+            cars = np.flatnonzero(self.car_track == k)
+            sel = on[:, cars]
+            if not sel.any():
+                continue
+            i, j = np.nonzero(sel)
+            p = track.frames(smp[i, cars[j], ch.S]).position
+            out[i, cars[j]] = np.linalg.norm(anchor[i, cars[j]] - p, axis=1)
+        return out
+
+    def first_violation(self, samples, limit=DIVERGED_VIOLATION):
+        """``(index, car entity, distance)`` of the first instant a car is further than ``limit`` m
+        from its track, or None. Tests ``PROBES`` instants spread over the chunk, then every
+        instant before the first that fails."""
+        m = samples.shape[0]
+        if m == 0 or len(self.car_track) == 0:
+            return None
+        probes = np.unique(np.linspace(0, m - 1, min(m, self.PROBES)).astype(int))
+        d = self._rows(samples[probes])
+        bad = np.flatnonzero(np.nan_to_num(d, nan=0.0).max(axis=1) > limit)
+        if bad.size == 0:
+            return None
+        hi = int(probes[bad[0]])
+        lo = int(probes[bad[0] - 1]) + 1 if bad[0] > 0 else 0
+        d = self._rows(samples[lo:hi + 1])
+        rows = np.flatnonzero(np.nan_to_num(d, nan=0.0).max(axis=1) > limit)
+        i = int(rows[0])
+        e = int(np.nanargmax(d[i]))
+        return lo + i, e, float(d[i, e])
