@@ -963,7 +963,8 @@ class DivergenceCheck:
     below ``ENERGY_RISE_LIMIT × max(spend, M g · ENERGY_FLOOR_HEIGHT)``. With the
     world's tracks, a car further than ``DIVERGED_VIOLATION`` m from its track
     is not sane either.
-    Groups with a motorised hinge (its work is not recorded) skip the energy test.
+    Groups with a motorised hinge (its work is not recorded) or a spring joint
+    given its own rest length (it may start stretched) skip the energy test.
 
     Parameters
     ----------
@@ -1013,7 +1014,11 @@ class DivergenceCheck:
         for jd in world.joints:
             a, b = entity_of(world, jd["a"]), entity_of(world, jd["b"])
             ends.append((a, b))
-            if jd["kind"] == "hinge" and (jd.get("p", {}).get("motor_speed") or 0.0) != 0.0:   # 0: a damper
+            p = jd.get("p", {})
+            if jd["kind"] == "hinge" and (p.get("motor_speed") or 0.0) != 0.0:   # 0: a damper
+                motor_hinge.append(a if a >= 0 else b)
+            # a spring that may start stretched stores energy the channels do not record
+            if p.get("stiffness") and (p.get("rest") or p.get("length") is not None):
                 motor_hinge.append(a if a >= 0 else b)
         groups = entity_groups(n, ends)
         mass = np.asarray(getattr(world, "mass", np.ones(n)), dtype=float)[:n]
