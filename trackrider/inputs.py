@@ -16,8 +16,8 @@ from trackrider.errors import InputError
 
 #: largest scenario or sweep file, bytes
 MAX_SCENARIO_BYTES = 4 * 2**20
-#: largest curve file, bytes (a 100 km line at 0.5 m spacing is about 6 MB as points CSV)
-MAX_CURVE_BYTES = 256 * 2**20
+#: largest curve file, bytes (2 M points, the most a curve may have, at ~30 bytes a line)
+MAX_CURVE_BYTES = 64 * 2**20
 
 
 def read_input_bytes(path, max_bytes: int, what: str = "file") -> bytes:

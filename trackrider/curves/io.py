@@ -18,6 +18,7 @@ naming the file and the line.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .track import Track
+from .track import MAX_POINTS, Track
 
 FORMATS = ("auto", "points", "nl2", "json")
 NL2_HEADER = ["No.", "PosX", "PosY", "PosZ", "FrontX", "FrontY", "FrontZ", "LeftX", "LeftY", "LeftZ",
@@ -58,7 +59,7 @@ def _detect(path: Path, text: str) -> str:
     head = text.lstrip()[:200]
     if ext == ".json" or head.startswith("{"):
         return "json"
-    first = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    first = next((ln for ln in io.StringIO(text) if ln.strip() and not ln.lstrip().startswith("#")), "")
     if "PosX" in first or first.strip().startswith('"No."'):
         return "nl2"
     return "points"
@@ -74,11 +75,16 @@ def _float(tok: str, path, line: int, col: str) -> float:
     return v
 
 
+def _lines(text: str):
+    """The lines of ``text`` without their ends, one at a time (a long file is never split whole)."""
+    for ln in io.StringIO(text, newline=None):
+        yield ln.rstrip("\n")
+
+
 def _parse_points_csv(path: Path, text: str):
-    lines = text.splitlines()
     header = None
     rows, nums = [], []
-    for no, ln in enumerate(lines, start=1):
+    for no, ln in enumerate(_lines(text), start=1):
         st = ln.strip()
         if not st or st.startswith("#"):
             continue
@@ -96,6 +102,9 @@ def _parse_points_csv(path: Path, text: str):
                              where=f"line {no}")
         rows.append([_float(f, path, no, c) for f, c in zip(fields, header)])
         nums.append(no)
+        if len(rows) > MAX_POINTS:
+            raise InputError(f"more than {MAX_POINTS:,} points (the most a curve may have)", path=path,
+                             where=f"line {no}")
     if header is None:
         raise InputError("empty file: no header 'x,y,z'", path=path, where="line 1")
     if not rows:
@@ -106,10 +115,9 @@ def _parse_points_csv(path: Path, text: str):
 
 
 def _parse_nl2(path: Path, text: str):
-    lines = text.splitlines()
     header_seen = False
     pts, fronts, lefts, ups, nums = [], [], [], [], []
-    for no, ln in enumerate(lines, start=1):
+    for no, ln in enumerate(_lines(text), start=1):
         if not ln.strip():
             continue
         fields = [f.strip().strip('"') for f in (ln.split("\t") if "\t" in ln else ln.split())]
@@ -132,6 +140,9 @@ def _parse_nl2(path: Path, text: str):
             raise InputError("frame vectors are not orthogonal", path=path, where=f"line {no}")
         if np.dot(np.cross(F, L), U) < 0:
             raise InputError("frame is left-handed (Front × Left = −Up)", path=path, where=f"line {no}")
+        if len(pts) >= MAX_POINTS:
+            raise InputError(f"more than {MAX_POINTS:,} points (the most a curve may have)", path=path,
+                             where=f"line {no}")
         pts.append(p)
         fronts.append(F)
         lefts.append(L)
@@ -162,6 +173,9 @@ def _parse_json(path: Path, text: str):
     pts = doc.get("points")
     if not isinstance(pts, list):
         raise InputError("missing or not a list of [x, y, z]", path=path, where="points")
+    if len(pts) > MAX_POINTS:
+        raise InputError(f"{len(pts):,} points is more than a curve may have ({MAX_POINTS:,})", path=path,
+                         where="points")
     out = np.empty((len(pts), 3))
     for i, p in enumerate(pts):
         if (not isinstance(p, list) or len(p) != 3

@@ -54,8 +54,8 @@ MAX_COORDINATE = 1.0e6
 MAX_TRACK_LENGTH = 200_000.0
 #: a fitted curve longer than its polyline by more than this fraction is reported (a kink or overshoot)
 FIT_MAX_EXCESS = 0.02
-#: a fitted curve whose radius falls below this is reported, m (no ride turns tighter)
-FIT_MIN_RADIUS = 1.0
+#: a fitted curve whose radius falls below this is reported, m (segments.MIN_RADIUS: the smallest the sampling resolves)
+FIT_MIN_RADIUS = 0.5
 #: rows of a tabulated track (``compact``): 2 M rows (200 km at 0.1 m) are 0.4 GB (docs/scenarios.md, "Limits")
 MAX_TABLE_ROWS = 2_000_000
 #: frames evaluated per block when tabulating (bounds the temporaries)
