@@ -171,13 +171,15 @@ def test_check_creates_nothing_and_prepare_creates_parents(tmp_path):
     prepare_out_dir(tmp_path / "a" / "b")     # an empty directory may be used as it is
 
 
-def test_overwrite_removes_old_results_only(tmp_path):
+def test_overwrite_keeps_old_results_until_the_new_ones_are_whole(tmp_path):
     out = tmp_path / "res"
     out.mkdir()
-    for name in (CSV_NAME, SUMMARY_NAME, CSV_NAME + ".part", "notes.txt"):
-        (out / name).write_text("old")
+    (out / CSV_NAME).write_text("t,train,car,old\n")
+    (out / SUMMARY_NAME).write_text("old")
+    (out / "notes.txt").write_text("mine")
     prepare_out_dir(out, overwrite=True)
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    # nothing removed before the run: the new results are written beside them as .part files
+    assert sorted(p.name for p in out.iterdir()) == sorted([CSV_NAME, "notes.txt", SUMMARY_NAME])
 
 
 def test_read_errors_are_input_errors(tmp_path):

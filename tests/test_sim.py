@@ -160,7 +160,7 @@ def test_an_instant_is_never_recorded_twice():
 def test_existing_out_dir_refused_before_running(tmp_path):
     out = tmp_path / "o"
     out.mkdir()
-    (out / SUMMARY_NAME).write_text('{"old": 1}')
+    (out / SUMMARY_NAME).write_text('{"old": 1, "status": "completed", "trackrider_version": "0"}')
     w = StandInWorld()
     with pytest.raises(InputError, match="overwrite"):
         run_world(w, 1.0, 100, out_dir=out)

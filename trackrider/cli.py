@@ -289,12 +289,9 @@ def run(
                 raise InputError(f"--duration {duration:g} s at dt = {sc.simulation.dt:g} s would take "
                                  f"{steps:.3g} steps (more than 1e+09)")
         out_dir = Path(out) if out else Path("results") / sc.name
-        if out_dir.exists():
-            if not out_dir.is_dir():
-                raise InputError("exists and is not a directory", path=out_dir)
-            if not overwrite and any(out_dir.iterdir()):
-                raise InputError("output directory exists and is not empty; pass --overwrite to replace "
-                                 "its outputs or choose another --out", path=out_dir)
+        from trackrider.outputs import check_results_dir
+
+        check_results_dir(out_dir, overwrite)
         from trackrider import cache
         from trackrider.sim import simulate
 
@@ -485,6 +482,7 @@ def plot(
     train: Optional[str] = typer.Option(None, "--train", metavar="NAME",
                                         help="Train (or body) name (default: the first in the file)."),
     units: str = typer.Option("metric", "--units", help="metric (m, km/h) | imperial (ft, mph)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing FILE.png."),
 ):
     """Plot G-forces and speed against time and against track position (PNG).
 
@@ -498,7 +496,10 @@ def plot(
         _check_units(units)
         if not out.lower().endswith(".png"):
             raise InputError(f"--out must name a .png file, got {out!r}")
+        from trackrider.outputs import check_out_file
         from trackrider.sweep import is_sweep_dir
+
+        check_out_file(out, overwrite)
 
         if is_sweep_dir(results_dir):            # a sweep: each headline figure against each axis
             from trackrider.sweep import plot_sweep
@@ -552,6 +553,7 @@ def render(
     duration: Optional[float] = typer.Option(None, "--duration", metavar="SECONDS",
                                              help="Simulate (scenario) or replay at most S seconds."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing FILE."),
 ):
     """Render the ride off screen to a video (mp4, gif) or one still (png).
 
@@ -565,6 +567,9 @@ def render(
             raise InputError("not found (give a scenario .toml or a results folder)", path=src)
         if Path(out).suffix.lower() not in (".mp4", ".gif", ".png"):
             raise InputError(f"--out must end in .mp4, .gif or .png, got {out!r}")
+        from trackrider.outputs import check_out_file
+
+        check_out_file(out, overwrite)
         q = quality
         if q is not None and q.strip().isdigit():
             q = int(q)

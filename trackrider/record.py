@@ -226,10 +226,12 @@ def _json_clean(value):
     return value
 
 
-def write_summary(directory, summary: dict) -> Path:
+def write_summary(directory, summary: dict, rename: bool = True) -> Path:
     """Write ``summary.json`` into ``directory`` atomically; returns its path.
 
     NaN and infinities become ``null``; keys keep the dict's order; 2-space indent.
+    With ``rename=False`` the file is left as ``summary.json.part`` (its path is
+    returned) for the caller to rename when the rest of the results are whole.
     """
     directory = Path(directory)
     path = directory / SUMMARY_NAME
@@ -239,42 +241,36 @@ def write_summary(directory, summary: dict) -> Path:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
+    if not rename:
+        return part
     os.replace(part, path)
     return path
 
 
 def check_out_dir(out_dir, overwrite: bool = False) -> Path:
-    """Refuse an output directory that would be overwritten; create nothing.
+    """Refuse an output folder that would lose the user's files; create nothing.
 
-    An existing, non-empty directory needs ``overwrite=True``; a path that is a
-    file is always refused. Raises ``InputError`` (exit 2). Returns the path.
+    The rule of ``trackrider.outputs.check_results_dir``: a new, empty or
+    leftovers-only (``*.part``) folder is fine; an existing results folder
+    needs ``overwrite=True``; a folder trackrider does not recognise, a file,
+    or a path that cannot be written is refused. Raises ``InputError`` (exit 2).
     """
-    out = Path(out_dir)
-    if out.exists() or out.is_symlink():
-        if not out.is_dir():
-            raise InputError("exists and is not a directory", path=out, where="--out")
-        if not overwrite and any(out.iterdir()):
-            raise InputError("output directory exists and is not empty; "
-                             "use --overwrite (overwrite=True) to replace its results",
-                             path=out, where="--out")
-    return out
+    from trackrider.outputs import check_results_dir
+
+    return check_results_dir(out_dir, overwrite)
 
 
 def prepare_out_dir(out_dir, overwrite: bool = False) -> Path:
-    """Check (as ``check_out_dir``), create the directory, and remove old results.
+    """Check (as ``check_out_dir``) and create the folder.
 
-    With ``overwrite``, a previous ``timeseries.csv``/``summary.json`` (and
-    ``.part`` files) are removed first, so an interrupted rerun never leaves the
-    old summary beside new data. Other files in the directory are left alone.
+    Old results are not removed here: the new ones are written beside them as
+    ``*.part`` files and renamed over them only when the run completes, so an
+    interrupted rerun leaves the previous results whole.
     """
+    from trackrider.outputs import make_dir
+
     out = check_out_dir(out_dir, overwrite)
-    out.mkdir(parents=True, exist_ok=True)
-    if overwrite:
-        for name in (SUMMARY_NAME, CSV_NAME, SUMMARY_NAME + PART_SUFFIX, CSV_NAME + PART_SUFFIX):
-            p = out / name
-            if p.is_file() or p.is_symlink():
-                p.unlink()
-    return out
+    return make_dir(out)
 
 
 def read_timeseries(path) -> dict:

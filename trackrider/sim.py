@@ -15,7 +15,9 @@ step count) raises ``InputError`` before anything is created.
 from __future__ import annotations
 
 import math
+import os
 import time as _time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,7 +131,7 @@ def _world_trains(world):
 
 
 def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_hz=5.0,
-              progress=None, meta=None, *, trains=None, joints=None) -> Result:
+              progress=None, meta=None, *, trains=None, joints=None, tracks=None) -> Result:
     """Run a built ``World`` for ``duration`` s and measure (and write) the ride.
 
     Parameters
@@ -159,6 +161,9 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     joints : list of (end_a, end_b), optional
         The world's extra joints (ends as ``World.add_joint`` takes them), to
         group joined trains and bodies for the energy drift (default: the world's).
+    tracks : list of Track, optional
+        The world's tracks by index: the divergence test then also checks that
+        every car stays within 0.1 m of its track (``simulate`` passes them).
     """
     from trackrider.metrics import RideMetrics, energy_groups_from_joints
     from trackrider.record import (COLUMNS, FLOAT_FORMAT, NUMERIC_COLUMNS, TIME_FORMAT,
@@ -207,6 +212,7 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     metrics = RideMetrics(labels, entity_train, names, record_dt, cutoff_hz=filter_hz,
                           gauge_per_entity=gauge, railway_per_entity=railway,
                           energy_groups=groups, sections_per_train=sections)
+    metrics.roles = [str((trains[k] if k < len(trains) else {}).get("role", "riders")) for k in range(n_trains)]
     writer = None
     out = None
     tables = [] if out_dir is None else None
@@ -222,8 +228,14 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
                 tables.append(block_table(t, smp, fg, gauge))
 
     last_t = [-math.inf]
+    from trackrider.metrics import DivergenceCheck, blank_ran_off
+
+    divergence = DivergenceCheck.from_world(world, record_dt, tracks) if hasattr(world, "joints") else None
+    insane = []   # (t, entity, reason) of the first instant that is not sane
 
     def sink(t, samples):
+        if insane:                  # the rest of a chunk after the run diverged
+            return
         t = np.asarray(t, dtype=float).reshape(-1)
         samples = np.asarray(samples, dtype=float)
         keep = t > last_t[0] + 0.25 * record_dt   # never record an instant twice
@@ -231,8 +243,16 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
             t, samples = t[keep], samples[keep]
         if len(t) == 0:
             return
+        samples = blank_ran_off(samples.copy())
+        bad = divergence.check(t, samples) if divergence is not None else None
+        if bad is not None:        # outputs end at the last sane sample
+            i, entity, reason = bad
+            insane.append((float(t[i]), entity, reason))
+            t, samples = t[:i], samples[:i]
+            if len(t) == 0:
+                return
         last_t[0] = float(t[-1])
-        consume(metrics.push(t, samples.copy()))
+        consume(metrics.push(t, samples))
 
     chunk_records = max(1, min(CHUNK_RECORDS, CHUNK_ROWS // max(1, n_ent)))
     # also bound the work per call (~ steps × entities) so progress reports come often
@@ -254,6 +274,9 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
                 diverged, div_t, div_entity, message = True, exc.t, exc.entity, str(exc)
             else:
                 diverged, div_t, div_entity, message = _run_status(status)
+            if insane:       # the sink's test found the first instant that is not sane: it ends the outputs
+                diverged = True
+                div_t, div_entity, message = insane[0]
             done += n
             if progress is not None:
                 progress(min(done, n_steps) * dt, n_steps * dt)
@@ -298,7 +321,9 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         "record_dt": record_dt,
         "samples": metrics.samples,
     })
-    for key, value in (meta or {}).items():
+    meta = dict(meta or {})
+    notes = [str(w) for w in meta.pop("warnings", None) or []]
+    for key, value in meta.items():
         summary[key] = value
     summary.update({
         "events": measured["events"],
@@ -309,6 +334,14 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         "columns": list(COLUMNS),
         "float_format": {"t": TIME_FORMAT, "other": FLOAT_FORMAT},
     })
+    # warnings: the scenario's (curve fits) and the run's own, so --quiet runs and sweeps keep them
+    from trackrider.metrics import run_warnings
+
+    damped = {names[k] for k, info in enumerate(trains[:n_trains]) if info.get("damped")}
+    own = run_warnings(summary, dt, damped)
+    summary["warnings"] = notes + own
+    for text in own:
+        warnings.warn(text, RuntimeWarning, stacklevel=2)
     try:
         from trackrider import __version__
         summary["trackrider_version"] = __version__
@@ -317,8 +350,10 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
 
     timeseries = None
     if writer is not None:
+        # both files complete as .part first, then swapped in over any old results
+        summary_part = write_summary(out, summary, rename=False)
         writer.close()
-        write_summary(out, summary)
+        os.replace(summary_part, out / "summary.json")
     else:
         table = (np.concatenate(tables) if tables
                  else np.empty((0, len(NUMERIC_COLUMNS))))
@@ -392,13 +427,21 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
             gauge = float(scenario.tracks[tr.track_index].gauge)
         except (AttributeError, IndexError, TypeError):
             pass
-        trains.append({"gauge": gauge, "wheels": tr.wheels,
-                       "sections": _train_sections(scenario, tr.track_index)})
-    joints = [(j.end_a, j.end_b) for j in getattr(scenario, "joints", [])]
+        damped = bool(getattr(tr.car, "swing_damping", 0.0) or getattr(tr.coupling, "damping", None))
+        trains.append({"gauge": gauge, "wheels": tr.wheels, "role": getattr(tr, "role", "riders"),
+                       "damped": damped, "sections": _train_sections(scenario, tr.track_index)})
+    for j in getattr(scenario, "joints", []):     # a damper in a joint dissipates its trains' energy
+        if j.params.get("damping"):
+            for end in (j.end_a, j.end_b):
+                if isinstance(end, tuple) and end[0] == "car":
+                    trains[end[1]]["damped"] = True
+    # the world's joints: the user's, then the suspended cars' swing hinges (their bodies share the energy)
+    joints = [(j["a"], j["b"]) for j in getattr(world, "joints", ())]
     meta = {"scenario": str(Path(scenario.path).resolve()) if getattr(scenario, "path", None)
             else None}
     if getattr(scenario, "title", ""):
         meta["title"] = scenario.title
+    meta["warnings"] = list(getattr(scenario, "warnings", None) or [])
     return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
                      filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
-                     trains=trains, joints=joints)
+                     trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])

@@ -58,6 +58,8 @@ import numpy as np
 from .errors import InputError
 
 #: ``[sweep]`` keys accepted in a sweep file
+#: most runs one sweep may have (docs/scenarios.md, "Limits")
+MAX_SWEEP_RUNS = 10_000
 SWEEP_KEYS = ("scenario", "method", "samples", "seed", "duration", "keep_timeseries",
               "description")
 METHODS = ("grid", "zip", "random", "lhs")
@@ -172,6 +174,9 @@ def _parse_axis(key: str, raw, path: Path, method: str) -> Axis:
             if isinstance(v, (dict, list)):
                 raise InputError(f"value {i + 1} must be a number, string or boolean, "
                                  f"got {v!r}", path=path, where=where)
+        if len(raw) > MAX_SWEEP_RUNS:
+            raise InputError(f"{len(raw)} values is more than a sweep may run ({MAX_SWEEP_RUNS})",
+                             path=path, where=where)
         return Axis(key, values=list(raw))
     if not isinstance(raw, dict):
         raise InputError("must be a list of values or a table {min, max, num}, got "
@@ -207,6 +212,9 @@ def _parse_axis(key: str, raw, path: Path, method: str) -> Axis:
     if isinstance(num, bool) or not isinstance(num, int) or num < 1:
         raise InputError(f"must be an integer >= 1, got {num!r}", path=path,
                          where=f"{where}.num")
+    if num > MAX_SWEEP_RUNS:
+        raise InputError(f"{num} values is more than a sweep may run ({MAX_SWEEP_RUNS})", path=path,
+                         where=f"{where}.num")
     if scale == "log":
         values = np.geomspace(low, high, num)
     else:
@@ -237,8 +245,9 @@ def load_sweep(path, check_scenario: bool = True) -> SweepSpec:
     if not path.is_file():
         raise InputError("no such sweep file", path=path)
     try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
+        from .inputs import MAX_SCENARIO_BYTES, read_input_bytes
+
+        doc = tomllib.loads(read_input_bytes(path, MAX_SCENARIO_BYTES, "sweep file").decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         text = str(exc)
         where = None
@@ -249,6 +258,8 @@ def load_sweep(path, check_scenario: bool = True) -> SweepSpec:
             where = "end of file"
             text = text.replace(" (at end of document)", "")
         raise InputError(f"malformed TOML: {text}", path=path, where=where) from None
+    except UnicodeDecodeError:
+        raise InputError("not a TOML text file (invalid UTF-8)", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
 
@@ -283,6 +294,9 @@ def load_sweep(path, check_scenario: bool = True) -> SweepSpec:
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise InputError(f"must be an integer >= 1, got {samples!r}", path=path,
                              where="sweep.samples")
+        if samples > MAX_SWEEP_RUNS:
+            raise InputError(f"{samples} runs is more than a sweep may have ({MAX_SWEEP_RUNS}); "
+                             "split it into several sweeps", path=path, where="sweep.samples")
     elif samples is not None:
         raise InputError(f"samples is for random and lhs; method {method!r} runs every "
                          "value given", path=path, where="sweep.samples")
@@ -315,6 +329,12 @@ def load_sweep(path, check_scenario: bool = True) -> SweepSpec:
             raise InputError("quote dotted axis keys: \"" + key + ".…\" = [...]", path=path,
                              where=_where_axis(key))
         axes.append(_parse_axis(key, raw, path, method))
+    if method == "grid":
+        n_runs = math.prod(len(ax.values) for ax in axes)
+        if n_runs > MAX_SWEEP_RUNS:
+            raise InputError(f"the grid has {n_runs:,} runs, more than a sweep may have "
+                             f"({MAX_SWEEP_RUNS:,}); use fewer values or method = \"lhs\"", path=path,
+                             where="axes")
     if method == "zip":
         n = len(axes[0].values)
         for ax in axes[1:]:
@@ -898,24 +918,23 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
     out = Path(out_dir) if out_dir is not None else Path("results") / spec.stem
     plan_path = out / "plan.json"
     log_path = out / "runs.jsonl"
+    from .outputs import SWEEP_FILES, check_sweep_dir, make_dir
+
+    # the shared rule (trackrider.outputs): only a folder this sweep code wrote is replaced
+    check_sweep_dir(out, overwrite=overwrite, resume=resume)
     if out.exists() and any(out.iterdir()):
         if resume:
             old = _read_json(plan_path)
-            if old is None:
-                raise InputError("not a sweep directory (no plan.json) to resume", path=out)
             if old.get("digest") != digest:
                 raise InputError("the sweep file no longer describes the runs in this "
                                  "directory; use another --out", path=out)
         elif overwrite:
-            for name in ("runs", "runs.jsonl", "sweep.csv", "plan.json"):
+            for name in SWEEP_FILES:
                 p = out / name
-                if p.is_dir():
+                if p.is_dir() and not p.is_symlink():
                     shutil.rmtree(p)
-                elif p.exists():
+                elif p.exists() or p.is_symlink():
                     p.unlink()
-        else:
-            raise InputError("exists; pass --resume to continue it or --overwrite",
-                             path=out)
     columns = table_columns(spec)
 
     finished: dict[str, dict] = {}
@@ -953,7 +972,7 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
                 close()
                 raise
 
-    out.mkdir(parents=True, exist_ok=True)
+    make_dir(out)
     (out / "runs").mkdir(exist_ok=True)
     if not plan_path.exists():
         _write_json_atomic(plan_path, {"digest": digest, "sweep": str(spec.path.resolve()),

@@ -18,6 +18,7 @@ naming the file and the line.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .track import Track
+from .track import MAX_POINTS, Track
 
 FORMATS = ("auto", "points", "nl2", "json")
 NL2_HEADER = ["No.", "PosX", "PosY", "PosZ", "FrontX", "FrontY", "FrontZ", "LeftX", "LeftY", "LeftZ",
@@ -36,14 +37,14 @@ NL2_TO_ZUP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 ORTHO_TOL = 1e-3
 # torsion is undefined on straights and spikes near them; report it where the radius is below 200 m
 TORSION_MIN_CURVATURE = 5e-3  # 1/m
+#: most samples ``curve_report`` evaluates (every 0.05 m up to 20 km, evenly beyond)
+REPORT_SAMPLES = 400_001
 
 
 def _read_text(path: Path) -> str:
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_dir():
-        raise InputError("is a directory, not a curve file", path=path)
-    raw = path.read_bytes()
+    from ..inputs import MAX_CURVE_BYTES, read_input_bytes
+
+    raw = read_input_bytes(path, MAX_CURVE_BYTES, "curve file")
     if b"\x00" in raw[:4096]:
         raise InputError("not a text file (binary data)", path=path, where="line 1")
     try:
@@ -58,7 +59,7 @@ def _detect(path: Path, text: str) -> str:
     head = text.lstrip()[:200]
     if ext == ".json" or head.startswith("{"):
         return "json"
-    first = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    first = next((ln for ln in io.StringIO(text) if ln.strip() and not ln.lstrip().startswith("#")), "")
     if "PosX" in first or first.strip().startswith('"No."'):
         return "nl2"
     return "points"
@@ -74,11 +75,16 @@ def _float(tok: str, path, line: int, col: str) -> float:
     return v
 
 
+def _lines(text: str):
+    """The lines of ``text`` without their ends, one at a time (a long file is never split whole)."""
+    for ln in io.StringIO(text, newline=None):
+        yield ln.rstrip("\n")
+
+
 def _parse_points_csv(path: Path, text: str):
-    lines = text.splitlines()
     header = None
     rows, nums = [], []
-    for no, ln in enumerate(lines, start=1):
+    for no, ln in enumerate(_lines(text), start=1):
         st = ln.strip()
         if not st or st.startswith("#"):
             continue
@@ -86,8 +92,9 @@ def _parse_points_csv(path: Path, text: str):
         if header is None:
             names = [f.lower().strip('"') for f in fields]
             if names not in (["x", "y", "z"], ["x", "y", "z", "roll"]):
-                raise InputError(f"header must be 'x,y,z' or 'x,y,z,roll', got {st[:60]!r}", path=path,
-                                 where=f"line {no}")
+                # quote nothing: a file that is not a curve may hold anything (../../etc/passwd)
+                raise InputError("not a points CSV curve: its header must be 'x,y,z' or "
+                                 "'x,y,z,roll'", path=path, where=f"line {no}")
             header = names
             continue
         if len(fields) != len(header):
@@ -95,6 +102,9 @@ def _parse_points_csv(path: Path, text: str):
                              where=f"line {no}")
         rows.append([_float(f, path, no, c) for f, c in zip(fields, header)])
         nums.append(no)
+        if len(rows) > MAX_POINTS:
+            raise InputError(f"more than {MAX_POINTS:,} points (the most a curve may have)", path=path,
+                             where=f"line {no}")
     if header is None:
         raise InputError("empty file: no header 'x,y,z'", path=path, where="line 1")
     if not rows:
@@ -105,10 +115,9 @@ def _parse_points_csv(path: Path, text: str):
 
 
 def _parse_nl2(path: Path, text: str):
-    lines = text.splitlines()
     header_seen = False
     pts, fronts, lefts, ups, nums = [], [], [], [], []
-    for no, ln in enumerate(lines, start=1):
+    for no, ln in enumerate(_lines(text), start=1):
         if not ln.strip():
             continue
         fields = [f.strip().strip('"') for f in (ln.split("\t") if "\t" in ln else ln.split())]
@@ -131,6 +140,9 @@ def _parse_nl2(path: Path, text: str):
             raise InputError("frame vectors are not orthogonal", path=path, where=f"line {no}")
         if np.dot(np.cross(F, L), U) < 0:
             raise InputError("frame is left-handed (Front × Left = −Up)", path=path, where=f"line {no}")
+        if len(pts) >= MAX_POINTS:
+            raise InputError(f"more than {MAX_POINTS:,} points (the most a curve may have)", path=path,
+                             where=f"line {no}")
         pts.append(p)
         fronts.append(F)
         lefts.append(L)
@@ -161,6 +173,9 @@ def _parse_json(path: Path, text: str):
     pts = doc.get("points")
     if not isinstance(pts, list):
         raise InputError("missing or not a list of [x, y, z]", path=path, where="points")
+    if len(pts) > MAX_POINTS:
+        raise InputError(f"{len(pts):,} points is more than a curve may have ({MAX_POINTS:,})", path=path,
+                         where="points")
     out = np.empty((len(pts), 3))
     for i, p in enumerate(pts):
         if (not isinstance(p, list) or len(p) != 3
@@ -193,8 +208,9 @@ def _parse_json(path: Path, text: str):
 def _auto_closed(P: np.ndarray) -> bool:
     if len(P) < 3:
         return False
-    gap = np.linalg.norm(P[-1] - P[0])
-    mean = np.mean(np.linalg.norm(np.diff(P, axis=0), axis=1))
+    with np.errstate(over="ignore", invalid="ignore"):   # absurd coordinates are refused later, by name
+        gap = np.linalg.norm(P[-1] - P[0])
+        mean = np.mean(np.linalg.norm(np.diff(P, axis=0), axis=1))
     return bool(gap < 0.5 * mean)
 
 
@@ -281,20 +297,29 @@ def curve_report(path, format: str = "auto") -> dict:
     path = Path(os.fspath(path))
     track = load_curve(path, format=format)
     fmt = format if format != "auto" else _detect(path, _read_text(path))
-    n = max(2, int(math.ceil(track.length / 0.05)) + 1)
-    f = track.frames(np.linspace(0.0, track.length, n))
-    kmax = float(np.max(f.curvature))
+    # every 0.05 m, at most REPORT_SAMPLES samples (a 76 km line: every 0.38 m), in blocks
+    n = min(REPORT_SAMPLES, max(2, int(math.ceil(track.length / 0.05)) + 1))
+    s_all = np.linspace(0.0, track.length, n)
+    kmax = zmin = zmax = tmax = rmax = 0.0
+    zmin, zmax = math.inf, -math.inf
+    for a in range(0, n, 100_000):
+        f = track.frames(s_all[a:a + 100_000])
+        kmax = max(kmax, float(np.max(f.curvature)))
+        zmin = min(zmin, float(np.min(f.position[:, 2])))
+        zmax = max(zmax, float(np.max(f.position[:, 2])))
+        tmax = max(tmax, float(np.max(np.abs(f.torsion[f.curvature >= TORSION_MIN_CURVATURE]), initial=0.0)))
+        rmax = max(rmax, float(np.max(np.abs(f.roll))))
     return {
         "file": str(path),
         "format": fmt,
         "points": int(len(track.points)),
         "length": track.length,
-        "z_min": float(np.min(f.position[:, 2])),
-        "z_max": float(np.max(f.position[:, 2])),
+        "z_min": zmin,
+        "z_max": zmax,
         "min_radius": (1.0 / kmax) if kmax > 1e-9 else math.inf,
         "max_curvature": kmax,
-        "max_abs_torsion": float(np.max(np.abs(f.torsion[f.curvature >= TORSION_MIN_CURVATURE]), initial=0.0)),
-        "max_abs_roll": float(np.max(np.abs(f.roll))),
+        "max_abs_torsion": tmax,
+        "max_abs_roll": rmax,
         "closed": track.closed,
         "frame": track.frame_kind,
     }

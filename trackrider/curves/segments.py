@@ -27,6 +27,11 @@ from . import _kernels as K
 
 NODE_SPACING = 0.25  # m, longest interval between frame nodes
 MAX_TURN = 0.02  # rad, largest turn of the tangent between frame nodes
+#: smallest radius of an arc, helix, loop or clothoid end, m: the track table's 0.1 m rows turn by
+#: at most 0.2 rad there (docs/scenarios.md, "Limits")
+MIN_RADIUS = 0.5
+#: most frame nodes of a segment track (as trackrider.curves.spline.MAX_NODES)
+MAX_NODES = 4_000_000
 Z = np.array([0.0, 0.0, 1.0])
 
 
@@ -276,6 +281,26 @@ def _choice(seg, key, i, source, options, default):
     return v
 
 
+def _check_radius(R, i, key, source):
+    """A radius the frame nodes and the 0.1 m track table can resolve (docs/scenarios.md, "Limits")."""
+    if abs(R) < MIN_RADIUS:
+        raise InputError(f"{abs(R):g} m is below the smallest radius trackrider resolves ({MIN_RADIUS:g} m)",
+                         path=source, where=f"segments[{i}].{key}")
+    return R
+
+
+def _check_nodes(pieces, source):
+    """The frame-node count of the pieces, checked before any node array is allocated."""
+    total = 0.0
+    for p in pieces:
+        kmax = max(abs(p.w0), abs(p.w1)) * float(np.linalg.norm(np.cross(p.k, p.t0)))
+        h = min(NODE_SPACING, MAX_TURN / kmax) if kmax > 0 else NODE_SPACING
+        total += math.ceil(p.length / h) + 1
+    if total > MAX_NODES:
+        raise InputError(f"the segments need {total:.3g} frame nodes (limit {MAX_NODES:,}): the track is too long "
+                         "or turns too tightly for too long", path=source, where="segments")
+
+
 def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentCurve:
     """Turn INTERFACE.md's ``segments`` (list of dicts) into a :class:`SegmentCurve`."""
     if not isinstance(segments, (list, tuple)) or len(segments) == 0:
@@ -330,12 +355,14 @@ def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentC
         elif kind in ("arc", "clothoid"):
             axis = _choice(seg, "axis", i, source, ("yaw", "pitch"), "yaw")
             if kind == "arc":
-                R = _num(seg, "radius", i, source, positive=True)
+                R = _check_radius(_num(seg, "radius", i, source, positive=True), i, "radius", source)
                 ang = math.radians(_num(seg, "angle", i, source, nonzero=True))
             else:
                 L = _num(seg, "length", i, source, positive=True)
-                r0 = _num(seg, "start_radius", i, source, default=math.inf, nonzero=True)
-                r1 = _num(seg, "end_radius", i, source, default=math.inf, nonzero=True)
+                r0 = _check_radius(_num(seg, "start_radius", i, source, default=math.inf, nonzero=True), i,
+                                   "start_radius", source)
+                r1 = _check_radius(_num(seg, "end_radius", i, source, default=math.inf, nonzero=True), i,
+                                   "end_radius", source)
                 if math.isinf(r0) and math.isinf(r1):
                     raise InputError("a clothoid needs start_radius or end_radius", path=source,
                                      where=f"segments[{i}].end_radius")
@@ -353,7 +380,7 @@ def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentC
             else:
                 piece = _Piece(P, t, k, scale / r0, scale / r1, L)
         elif kind == "helix":
-            r = _num(seg, "radius", i, source, positive=True)
+            r = _check_radius(_num(seg, "radius", i, source, positive=True), i, "radius", source)
             pitch = _num(seg, "pitch", i, source, default=0.0)
             turns = _num(seg, "turns", i, source, nonzero=True)
             c = pitch / (2 * math.pi)
@@ -362,7 +389,7 @@ def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentC
             w = math.copysign(math.cos(alpha) / r, turns)
             piece = _Piece(P, t, a, w, w, 2 * math.pi * abs(turns) / abs(w))
         else:  # loop
-            R = _num(seg, "radius", i, source, positive=True)
+            R = _check_radius(_num(seg, "radius", i, source, positive=True), i, "radius", source)
             off = _num(seg, "offset", i, source, default=0.3 * R)
             if off < 0:
                 raise InputError(f"must be >= 0, got {off}", path=source, where=f"segments[{i}].offset")
@@ -382,6 +409,7 @@ def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentC
         t = t_new
     if not pieces:
         raise InputError("segments has no track pieces after start", path=source, where="segments")
+    _check_nodes(pieces, source)
     curve = SegmentCurve(pieces, closed)
     if closed:
         P0, T0, _, _ = curve.eval(np.array([0.0]))

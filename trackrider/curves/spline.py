@@ -12,12 +12,17 @@ from __future__ import annotations
 import numpy as np
 from scipy.interpolate import BSpline, PPoly, make_interp_spline
 
+from ..errors import InputError
 from . import _kernels as K
 
 SUB_SPACING = 0.25  # m, longest sub-interval of the arc-length table and frame nodes
 MAX_TURN = 0.02  # rad, largest turn of the tangent across one sub-interval
 DEGREE = 5
 MIN_POINTS = DEGREE + 1
+#: a refit whose parameter range grows by more than this factor is not taken (kinked points)
+REFIT_MAX_GROWTH = 1.5
+#: most frame nodes of one curve (~0.4 GB of node tables; docs/scenarios.md, "Limits")
+MAX_NODES = 4_000_000
 
 
 def _to_ppoly(spl: BSpline, lo: float, hi: float):
@@ -56,6 +61,8 @@ class SplineCurve:
             self._fit(u, y)
             seg = np.diff(self.point_s)
             u_new = np.concatenate([[0.0], np.cumsum(seg)])
+            if u_new[-1] > REFIT_MAX_GROWTH * u[-1]:
+                break   # kinked points: refitting on the overshooting fit's arc length would run away
             change = np.max(np.abs(u_new - u)) / u_new[-1]
             u = u_new
             if change < 1e-9:
@@ -71,7 +78,7 @@ class SplineCurve:
         # sub-divide so no sub-interval is longer than SUB_SPACING (|P_u| ~ 1 after refit)
         lens = np.empty(len(base) - 1)
         K.span_arc_lengths(self.breaks, self.coef, base, K.GL_NODES, K.GL_WEIGHTS, lens)
-        m = np.maximum(1, np.ceil(lens / SUB_SPACING).astype(np.int64))
+        m = np.maximum(1.0, np.ceil(lens / SUB_SPACING))   # float until its sum is checked
         # and no sub-interval turns the tangent by more than MAX_TURN (frames are interpolated between them)
         probe = np.concatenate([base, 0.5 * (base[1:] + base[:-1])])
         D = np.empty((len(probe), 4, 3))
@@ -80,9 +87,15 @@ class SplineCurve:
         kap = np.linalg.norm(np.cross(D[:, 1], D[:, 2]), axis=1) / sp**3
         nb = len(base)
         kmax = np.maximum(np.maximum(kap[: nb - 1], kap[1:nb]), kap[nb:])
-        m = np.maximum(m, np.minimum(np.ceil(lens * kmax / MAX_TURN), 1000).astype(np.int64))
+        m = np.maximum(m, np.minimum(np.ceil(lens * kmax / MAX_TURN), 1000))
         if len(base) - 1 < 4 * len(u):
             m = np.maximum(m, 2)
+        total = float(np.sum(m))
+        if not total <= MAX_NODES:   # checked before the node arrays are allocated
+            raise InputError(f"the fitted curve is {np.sum(lens) / 1000:.6g} km long with {total:.3g} frame nodes "
+                             f"(limit {MAX_NODES:,}): the points are too far apart or the spline overshoots",
+                             where="points")
+        m = m.astype(np.int64)
         iv = np.repeat(np.arange(len(m)), m)
         k = np.arange(len(iv)) - np.repeat(np.cumsum(m) - m, m)
         sub_u = np.append(base[iv] + (base[iv + 1] - base[iv]) * (k / m[iv]), base[-1])

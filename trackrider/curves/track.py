@@ -46,6 +46,20 @@ UP_CARRY_FADE = 6.0  # m: a carry takes on the exact up frame's twist rate withi
 REF_SMOOTH = 4.0  # m: the reference's twist rate is averaged over this window (twice)
 REF_MAX_MISMATCH = math.radians(30.0)  # a carry whose reference turns this much more or less than up needs uses the RMF
 REF_KAPPA0 = 1.0 / 30.0  # 1/m: the carry's reference twists at τ κ²/(κ² + κ0²) (Frenet where curved, RMF where straight)
+#: most points of a curve (docs/scenarios.md, "Limits")
+MAX_POINTS = 2_000_000
+#: largest coordinate of a curve point, m
+MAX_COORDINATE = 1.0e6
+#: longest track, m (a curve's points, or its segments)
+MAX_TRACK_LENGTH = 200_000.0
+#: a fitted curve longer than its polyline by more than this fraction is reported (a kink or overshoot)
+FIT_MAX_EXCESS = 0.02
+#: a fitted curve whose radius falls below this is reported, m (segments.MIN_RADIUS: the smallest the sampling resolves)
+FIT_MIN_RADIUS = 0.5
+#: rows of a tabulated track (``compact``): 2 M rows (200 km at 0.1 m) are 0.4 GB (docs/scenarios.md, "Limits")
+MAX_TABLE_ROWS = 2_000_000
+#: frames evaluated per block when tabulating (bounds the temporaries)
+TABLE_BLOCK = 100_000
 FRENET_MIN_CURVATURE = 1e-5  # 1/m: below it the principal normal is undefined
 Z = np.array([0.0, 0.0, 1.0])
 
@@ -255,6 +269,14 @@ class Track:
         bad = ~np.all(np.isfinite(pts), axis=1)
         if bad.any():
             raise InputError("non-finite coordinate (NaN or inf)", path=source, where=where(int(np.argmax(bad))))
+        if len(pts) > MAX_POINTS:
+            raise InputError(f"{len(pts):,} points is more than a curve may have ({MAX_POINTS:,})", path=source,
+                             where="points")
+        big = np.any(np.abs(pts) > MAX_COORDINATE, axis=1)
+        if big.any():
+            i = int(np.argmax(big))
+            raise InputError(f"coordinate {float(np.max(np.abs(pts[i]))):.6g} m is beyond ±{MAX_COORDINATE:g} m "
+                             f"(limit)", path=source, where=where(i))
         keep = np.ones(len(pts), bool)
         if len(pts) > 1:
             rep = np.all(pts[1:] == pts[:-1], axis=1)
@@ -297,16 +319,51 @@ class Track:
             i = (int(np.argmax(cosang < -0.5)) + 1) % len(pts)
             raise InputError("the curve reverses direction here (a cusp: turn of more than 120° at one point)",
                              path=source, where=where(i))
-        curve = SplineCurve(pts, closed)
+        chord = float(np.sum(np.linalg.norm(np.diff(seq, axis=0), axis=1)))
+        if chord > MAX_TRACK_LENGTH:
+            raise InputError(f"the points span {chord / 1000:.6g} km, more than a track may be "
+                             f"({MAX_TRACK_LENGTH / 1000:g} km)", path=source, where="points")
+        try:
+            curve = SplineCurve(pts, closed)
+        except InputError as exc:
+            raise InputError(exc.detail, path=source, where=exc.where or "points") from None
         if frame is None:
             frame = "file" if "up" in extra else "up"
         track = cls(curve, frame=frame, roll=None, up_vectors=extra.get("up"), points=pts, source=source)
+        track._warn_if_kinked(seq, lines, source)
         if roll is None and "roll" in extra and np.any(extra["roll"] != 0):
             knots = np.column_stack([curve.point_s[: len(pts)], extra["roll"]])
             track._set_roll(knots)
         elif roll is not None:
             track._set_roll(roll)
         return track
+
+    def _warn_if_kinked(self, seq, lines, source):
+        """Warn when the fit strays from the points: its length exceeds the polyline's by more than
+        ``FIT_MAX_EXCESS``, or its radius falls below ``FIT_MIN_RADIUS``; the warning names s and the point."""
+        def point(i):
+            i = int(i) % len(self.points)
+            return f"line {lines[i]}" if lines is not None else f"point {i}"
+
+        name = source or "points"
+        chord = np.linalg.norm(np.diff(seq, axis=0), axis=1)
+        poly = float(np.sum(chord))
+        if poly > 0 and self.length > (1.0 + FIT_MAX_EXCESS) * poly:
+            ps = self.point_s
+            span = np.diff(ps[: len(chord) + 1]) / np.maximum(chord, 1e-12)
+            i = int(np.argmax(span))
+            warnings.warn(f"{name}: the fitted curve is {self.length:.6g} m long, {100 * (self.length / poly - 1):.3g} % "
+                          f"longer than the polyline through its points ({poly:.6g} m): it overshoots most between "
+                          f"{point(i)} and {point(i + 1)} (s = {ps[i]:.6g} m); add points or smooth the corners",
+                          UserWarning, stacklevel=3)
+        kmax = float(np.max(self._nkappa)) if len(self._nkappa) else 0.0
+        if kmax > 1.0 / FIT_MIN_RADIUS:
+            j = int(np.argmax(self._nkappa))
+            s_at = float(self._node_s[j])
+            near = int(np.argmin(np.abs(self.point_s[: len(self.points)] - s_at)))
+            warnings.warn(f"{name}: the fitted curve's radius falls to {1.0 / kmax:.3g} m at s = {s_at:.6g} m (near "
+                          f"{point(near)}), below {FIT_MIN_RADIUS:g} m: a kink in the points; add points or smooth "
+                          "the corner", UserWarning, stacklevel=3)
 
     @classmethod
     def from_segments(cls, segments, frame: str = "up", roll=None, closed: bool = False, *, source=None) -> "Track":
@@ -821,13 +878,24 @@ class Track:
         if not ds > 0:
             raise InputError(f"compact spacing must be > 0, got {ds}", where="ds")
         n = max(2, int(math.ceil(self.length / ds - 1e-9)) + 1)
+        if n > MAX_TABLE_ROWS:
+            raise InputError(f"the track is {self.length:.6g} m long: tabulated every {ds:g} m it needs {n:,} rows, "
+                             f"more than {MAX_TABLE_ROWS:,} (limit: {MAX_TABLE_ROWS * ds / 1000:g} km)",
+                             path=self.source, where="length")
         s = np.linspace(0.0, self.length, n)
-        f = self.frames(s)
         if self.closed:
-            f = self.frames(np.where(np.arange(n) == n - 1, 0.0, s))
-        dT = self.second_derivative(f.s)
-        return build_table(f.position, f.tangent, f.normal, f.binormal, f.darboux, f.curvature, dT, f.roll,
-                           self.length, self.closed)
+            s[-1] = 0.0           # the last row repeats the first exactly
+        # in blocks, so memory stays a few times the table's own size however long the track
+        cols = []
+        for a in range(0, n, TABLE_BLOCK):
+            f = self.frames(s[a:a + TABLE_BLOCK])
+            dT = self.second_derivative(f.s)
+            cols.append((f.position, f.tangent, f.normal, f.binormal, f.darboux, f.curvature, dT, f.roll))
+        if len(cols) == 1:
+            parts = cols[0]
+        else:
+            parts = [np.concatenate([c[k] for c in cols]) for k in range(8)]
+        return build_table(*parts, self.length, self.closed)
 
     def closest_s(self, xyz):
         """Arc length (m) of the track point nearest to ``xyz`` ((3,) or (n, 3), m)."""

@@ -109,4 +109,7 @@ def build_world(scenario: Scenario):
     # finish the world's arrays now (World builds lazily): entity_labels exist for
     # the caller, and building errors surface here, naming the scenario file
     guarded("world", lambda: world.n_entities)
+    from trackrider.physics.checks import check_start
+
+    guarded("joint", check_start, world)   # joints that start apart are bad input
     return world

@@ -39,14 +39,16 @@ MAX_MASS = 1.0e9
 MAX_FORCE = 1.0e12
 MAX_SPEED = 1.0e4
 #: longest track built from segments, m (memory: the track is tabulated every few cm)
-MAX_TRACK_LENGTH = 50_000.0
+MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
 _ABSENT = object()
 
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
 SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
 TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll")
-TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended")
+TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended", "role")
+#: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
+ROLES = ("riders", "counterweight")
 CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia", "hang", "trolley_mass",
             "swing_damping")
 SUSPENDED_CAR_KEYS = ("hang", "trolley_mass", "swing_damping")
@@ -243,14 +245,9 @@ def _name(ctx: _Ctx, table: dict, where: str, default: str, seen: dict, what: st
 
 def read_toml(path: Path) -> dict:
     """Parse a TOML file; every failure is an ``InputError`` naming ``path`` (and TOML's line, column)."""
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_dir():
-        raise InputError("is a directory, not a scenario file", path=path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    from trackrider.inputs import MAX_SCENARIO_BYTES, read_input_bytes
+
+    raw = read_input_bytes(path, MAX_SCENARIO_BYTES, "scenario file")
     if b"\x00" in raw[:8192]:
         raise InputError("not a TOML text file (binary data)", path=path)
     try:
@@ -469,8 +466,9 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         curve = (ctx.path.parent / rel).resolve()
         if not curve.exists():
             raise ctx.error(f"{where}.curve", f"curve file not found: {curve}")
-        if curve.is_dir():
-            raise ctx.error(f"{where}.curve", f"is a directory, not a curve file: {curve}")
+        if not curve.is_file():
+            kind = "a directory" if curve.is_dir() else "not a regular file (a device, pipe or socket)"
+            raise ctx.error(f"{where}.curve", f"is {kind}, not a curve file: {curve}")
     else:
         value = t["segments"]
         if not isinstance(value, list) or not value:
@@ -621,6 +619,7 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
         start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
         car=car, coupling=coupling, suspended=suspended,
+        role=_string(ctx, t, "role", where, "riders", choices=ROLES),
     )
 
 
@@ -663,6 +662,22 @@ def _section(ctx: _Ctx, t: dict, i: int, tracks: list[TrackConfig]) -> SectionCo
         max_force=_number(ctx, t, "max_force", where, gt=0, le=MAX_FORCE, unit="N"),
         name=_string(ctx, t, "name", where, ""),
     )
+
+
+def _check_section_overlaps(ctx: _Ctx, sections: list[SectionConfig]) -> None:
+    """Two sections may not act on the same metres of one track (touching ends are fine)."""
+    by_track: dict = {}
+    for i, sec in enumerate(sections):
+        by_track.setdefault(sec.track_index, []).append((sec.s_from, sec.s_to, i))
+    for items in by_track.values():
+        items.sort()
+        for (f0, t0, i0), (f1, t1, i1) in zip(items, items[1:]):
+            if f1 < t0 - 1e-9:
+                a, b = sorted((i0, i1))
+                sa, sb = sections[a], sections[b]
+                raise ctx.error(f"section[{b}]", f"{sb.type} {sb.s_from:g}–{sb.s_to:g} m overlaps section[{a}] "
+                                f"({sa.type} {sa.s_from:g}–{sa.s_to:g} m) on track {sb.track!r}: sections may "
+                                "touch (one's to at the other's from) but not overlap")
 
 
 def _body(ctx: _Ctx, t: dict, i: int, seen: dict) -> BodyConfig:
@@ -850,9 +865,18 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     joints = [_joint(ctx, t, i, trains, bodies) for i, t in enumerate(_array_of_tables(ctx, document, "joint"))]
     resistance = _resistance(ctx, document)
 
+    _check_section_overlaps(ctx, sections)
+    notes: list = []
     if load_tracks:
+        import warnings
+
         for i, track in enumerate(tracks):
-            _load_track(ctx, track, i, {"gravity": simulation.gravity, "resistance": resistance})
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                _load_track(ctx, track, i, {"gravity": simulation.gravity, "resistance": resistance})
+            for w in caught:   # kept for summary.json, and shown as before
+                notes.append(" ".join(str(w.message).split()))
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         for i, train in enumerate(trains):
             _check_train_geometry(ctx, train, i, tracks[train.track_index])
         for i, sec in enumerate(sections):
@@ -866,4 +890,4 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, title=title, description=description,
-                    document=document)
+                    document=document, warnings=notes)

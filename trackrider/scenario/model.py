@@ -129,6 +129,8 @@ class TrainConfig:
     car: CarConfig
     coupling: CouplingConfig
     suspended: bool = False
+    #: ``riders`` (default) or ``counterweight``: a weight with no riders (no G at a rider, no airtime)
+    role: str = "riders"
 
     @property
     def pitch(self) -> float:
@@ -230,6 +232,8 @@ class Scenario:
     title: str = ""
     description: str = ""
     document: dict = field(default_factory=dict, repr=False)
+    #: warnings raised while loading (a kinked curve fit ...), one line each; summary.json lists them
+    warnings: list = field(default_factory=list, repr=False)
 
     @property
     def name(self) -> str:

@@ -1,0 +1,300 @@
+"""Seeded fuzzing of the bundled scenarios and curves (issue: every input answered in seconds).
+
+Mutants of ``scenarios/*.toml`` (a number scaled to an absurd value, a value of the
+wrong type, a key dropped or misspelt) and of ``curves/*`` (a coordinate made huge,
+lines dropped, repeated or garbled) go through ``validate`` and ``curve``; every case
+must end in ``ok`` (exit 0, at most ``warning:`` lines besides) or in one ``error:``
+line with exit code 2, within ``CASE_LIMIT_S`` and with the worker's peak memory under
+``MEMORY_LIMIT``. A few valid mutants are run for a couple of seconds: each reports
+finite, physically bounded figures or ends ``diverged`` (exit 1).
+
+The cases run in one worker process (this file as a script), so its peak memory is
+the largest any case needed; the same seed gives the same cases.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = 20261124
+N_SCENARIO_CASES = 300
+N_CURVE_CASES = 100
+N_RUNS = 12
+RUN_SECONDS = 3.0
+CASE_LIMIT_S = 20.0
+MEMORY_LIMIT = 3 * 2**30
+ABSURD = [0.0, -1.0, 1e-9, 8e-6, 1e-3, 1e3, 1e6, 1e9, 1e300, -1e300, float("nan"), float("inf")]
+
+
+# ------------------------------------------------------------------ mutants
+
+def _leaves(node, path=()):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path, node
+
+
+def _set(doc, path, value):
+    node = doc
+    for p in path[:-1]:
+        node = node[p]
+    node[path[-1]] = value
+
+
+def _delete(doc, path):
+    node = doc
+    for p in path[:-1]:
+        node = node[p]
+    if isinstance(node, dict):
+        del node[path[-1]]
+    else:
+        node.pop(path[-1])
+
+
+def _toml(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and math.isnan(value):
+            return "nan"
+        if isinstance(value, float) and math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+    raise TypeError(value)
+
+
+def dump_toml(doc):
+    """A TOML text of ``doc`` (tables and arrays of tables at top level, the rest inline)."""
+    lines = []
+    for key, value in doc.items():
+        if not isinstance(value, (dict, list)) or (isinstance(value, list) and not all(isinstance(v, dict)
+                                                                                     for v in value)):
+            lines.append(f"{json.dumps(key)} = {_toml(value)}")
+    for key, value in doc.items():
+        if isinstance(value, dict):
+            lines.append(f"[{key}]")
+            lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()]
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for item in value:
+                lines.append(f"[[{key}]]")
+                lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in item.items()]
+    return "\n".join(lines) + "\n"
+
+
+def mutate_scenario(doc, rng):
+    doc = copy.deepcopy(doc)
+    leaves = [(p, v) for p, v in _leaves(doc) if p and p[0] != "title" and p[0] != "description"]
+    path, value = rng.choice(leaves)
+    kind = rng.random()
+    if kind < 0.6 and isinstance(value, (int, float)) and not isinstance(value, bool):
+        new = rng.choice(ABSURD) * (1 if rng.random() < 0.5 else value if value else 1)
+        if isinstance(value, int) and math.isfinite(new) and abs(new) < 1e15 and rng.random() < 0.5:
+            new = int(new)
+        _set(doc, path, new)
+    elif kind < 0.75:
+        _set(doc, path, rng.choice(["", "x", True, [], {"a": 1}, [1.0, 2.0], -7]))
+    elif kind < 0.9 and len(path) > 1:
+        _delete(doc, path)
+    else:
+        node = doc
+        for p in path[:-1]:
+            node = node[p]
+        if isinstance(node, dict):
+            node[str(path[-1]) + "s"] = value if not isinstance(value, float) or math.isfinite(value) else 1.0
+    return doc
+
+
+def mutate_curve(text, rng):
+    lines = text.splitlines()
+    n = len(lines)
+    kind = rng.randrange(6)
+    i = rng.randrange(1, n) if n > 1 else 0
+    if kind == 0:                       # a coordinate made absurd
+        parts = lines[i].replace("\t", ",").split(",")
+        j = rng.randrange(len(parts))
+        parts[j] = repr(rng.choice([1e300, -1e9, 1e6, 8e-6, float("nan")]))
+        lines[i] = ("\t" if "\t" in lines[i] else ",").join(parts)
+    elif kind == 1:                     # lines dropped
+        del lines[i:i + rng.randrange(1, max(2, n // 2))]
+    elif kind == 2:                     # a line repeated
+        lines.insert(i, lines[i])
+    elif kind == 3:                     # garbage
+        lines[i] = rng.choice(["", "nan,nan,nan", "1,2", "a,b,c", "\x00\x01", "1e999,0,0", "{", "]"])
+    elif kind == 4:                     # a kink: one point moved sideways
+        parts = lines[i].replace("\t", ",").split(",")
+        try:
+            parts[1] = repr(float(parts[1]) + rng.choice([-1, 1]) * rng.choice([0.5, 5.0, 50.0]))
+        except (ValueError, IndexError):
+            pass
+        lines[i] = ("\t" if "\t" in lines[i] else ",").join(parts)
+    else:                               # truncated
+        lines = lines[: rng.randrange(1, max(2, n))]
+    return "\n".join(lines) + "\n"
+
+
+def make_cases(tmp):
+    import tomllib
+
+    rng = random.Random(SEED)
+    scenarios = sorted(p for p in (ROOT / "scenarios").glob("*.toml") if not p.name.startswith("sweep"))
+    curves = sorted((ROOT / "curves").glob("*.*"))
+    cases = []
+    for k in range(N_SCENARIO_CASES):
+        base = rng.choice(scenarios)
+        doc = tomllib.loads(base.read_text())
+        for track in doc.get("track", []):        # curve paths relative to the bundled file
+            if "curve" in track:
+                track["curve"] = str((base.parent / track["curve"]).resolve())
+        path = tmp / f"s{k:03d}_{base.stem}.toml"
+        path.write_text(dump_toml(mutate_scenario(doc, rng)))
+        cases.append(["validate", str(path)])
+    for k in range(N_CURVE_CASES):
+        base = rng.choice(curves)
+        path = tmp / f"c{k:03d}_{base.name}"
+        path.write_text(mutate_curve(base.read_text(), rng))
+        cases.append(["curve", str(path)])
+    return cases
+
+
+# ------------------------------------------------------------------ the worker (this file as a script)
+
+def _speed_bound(path):
+    """A speed no run of this scenario can honestly reach within RUN_SECONDS, m/s."""
+    from trackrider.scenario import load_scenario
+
+    sc = load_scenario(path)
+    g = sc.simulation.gravity
+    v = [abs(t.start_speed) for t in sc.trains] + [s.speed for s in sc.sections]
+    v += [math.sqrt(sum(c * c for c in b.velocity)) for b in sc.bodies]
+    # free fall for the whole run plus every motor's target speed: far above any honest ride
+    return 2.0 * max(v + [0.0]) + 2.0 * g * RUN_SECONDS + 50.0
+
+
+def worker(case_file, out_file):
+    import resource
+    import signal
+
+    from typer.testing import CliRunner
+
+    from trackrider.cli import app
+
+    def alarm(signum, frame):
+        raise TimeoutError("case took too long")
+
+    signal.signal(signal.SIGALRM, alarm)
+    runner = CliRunner()
+    cases = json.loads(Path(case_file).read_text())
+    results = []
+    ok_scenarios = []
+    for args in cases:
+        t0 = time.perf_counter()
+        signal.alarm(int(CASE_LIMIT_S) + 5)
+        try:
+            r = runner.invoke(app, args)
+            code, err, out = r.exit_code, r.stderr, r.stdout
+        except TimeoutError:
+            code, err, out = -1, "timeout", ""
+        finally:
+            signal.alarm(0)
+        results.append({"args": args, "code": code, "stderr": err, "stdout": out[-200:],
+                        "wall": time.perf_counter() - t0})
+        if args[0] == "validate" and code == 0:
+            ok_scenarios.append(args[1])
+    import trackrider
+
+    assert Path(trackrider.__file__).resolve().parent == ROOT / "trackrider", trackrider.__file__
+    runs = []
+    rng = random.Random(SEED + 1)
+    for path in rng.sample(ok_scenarios, min(N_RUNS, len(ok_scenarios))):
+        out_dir = Path(out_file).parent / ("run_" + Path(path).stem)
+        t0 = time.perf_counter()
+        r = runner.invoke(app, ["run", path, "--out", str(out_dir), "--duration", str(RUN_SECONDS), "--quiet"])
+        summary = None
+        if (out_dir / "summary.json").exists():
+            summary = json.loads((out_dir / "summary.json").read_text())
+        runs.append({"path": path, "code": r.exit_code, "stderr": r.stderr, "summary": summary,
+                     "bound": _speed_bound(path), "wall": time.perf_counter() - t0})
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    Path(out_file).write_text(json.dumps({"cases": results, "runs": runs, "peak_bytes": peak}))
+
+
+# ------------------------------------------------------------------ the test
+
+def _finite_numbers(node):
+    if isinstance(node, dict):
+        return all(_finite_numbers(v) for v in node.values())
+    if isinstance(node, list):
+        return all(_finite_numbers(v) for v in node)
+    if isinstance(node, float):
+        return math.isfinite(node)
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.fuzz
+def test_fuzzed_inputs_are_answered_in_seconds_and_runs_report_only_possible_numbers(tmp_path):
+    cases = make_cases(tmp_path)
+    case_file = tmp_path / "cases.json"
+    case_file.write_text(json.dumps(cases))
+    out_file = tmp_path / "results.json"
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, __file__, str(case_file), str(out_file)], cwd=ROOT, check=True,
+                   timeout=600)
+    wall = time.perf_counter() - t0
+    res = json.loads(out_file.read_text())
+    bad = []
+    for c in res["cases"]:
+        lines = [ln for ln in c["stderr"].splitlines() if ln.strip()]
+        if c["wall"] > CASE_LIMIT_S:
+            bad.append((c["args"], f"took {c['wall']:.1f} s"))
+        elif c["code"] == 0:
+            if not all(ln.startswith("warning:") for ln in lines):
+                bad.append((c["args"], c["stderr"]))
+        elif not (c["code"] == 2 and len(lines) == 1 and lines[0].startswith("error:")
+                  and "internal error" not in lines[0]):
+            bad.append((c["args"], c["code"], c["stderr"][-500:]))
+    assert not bad, bad
+    assert res["peak_bytes"] < MEMORY_LIMIT, res["peak_bytes"]
+    codes = [c["code"] for c in res["cases"]]
+    assert codes.count(0) >= 5 and codes.count(2) >= 20       # the mutants exercise both answers
+    assert len(res["runs"]) >= 3
+    for run in res["runs"]:
+        s = run["summary"]
+        assert run["code"] in (0, 1), run["stderr"]
+        assert s is not None and _finite_numbers(s)
+        if s["status"] == "diverged":
+            assert run["code"] == 1
+            continue
+        assert run["code"] == 0
+        for name, train in s["trains"].items():
+            for key in ("max_speed", "min_speed"):
+                assert train[key] is None or abs(train[key]) <= run["bound"], (run["path"], name, key, train[key])
+        for name, body in s["bodies"].items():
+            assert body["max_speed"] is None or body["max_speed"] <= run["bound"], (run["path"], name, body)
+    print(f"fuzz: {len(res['cases'])} cases, {len(res['runs'])} runs, {wall:.1f} s, "
+          f"peak {res['peak_bytes'] / 2**20:.0f} MB")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))     # the checkout's trackrider, as pytest imports it
+    worker(sys.argv[1], sys.argv[2])
