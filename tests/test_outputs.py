@@ -141,3 +141,23 @@ def test_an_unwritable_folder_is_bad_input(tmp_path):
             check_results_dir(ro / "out")
     finally:
         ro.chmod(0o700)
+
+
+def test_run_overwrite_drops_the_old_report_and_keeps_foreign_files(tmp_path):
+    """A report.html trackrider wrote describes the results it was made from: a rerun with
+    --overwrite removes it (run --report writes the new one); a user's own file stays."""
+    from typer.testing import CliRunner
+
+    from trackrider.cli import app
+
+    root = Path(__file__).resolve().parents[1]
+    scenario = str(root / "scenarios" / "pendulum.toml")
+    out = tmp_path / "res"
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", scenario, "--out", str(out), "--duration", "0.2", "-q", "--report"]).exit_code == 0
+    assert (out / "report.html").is_file()
+    (out / "notes.txt").write_text("mine")
+    assert runner.invoke(app, ["run", scenario, "--out", str(out), "--duration", "0.3", "-q",
+                               "--overwrite"]).exit_code == 0
+    assert not (out / "report.html").exists()
+    assert (out / "notes.txt").read_text() == "mine"

@@ -433,15 +433,9 @@ def _export_curve(p: Path, format: str, track: Optional[str], export: Optional[s
         raise InputError("--track needs --export FILE (the curve file to write)")
     if export_format not in EXPORT_FORMATS:
         raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
-    out = Path(export)
-    if out.is_dir():
-        raise InputError("is a directory; --export wants a file name", path=out)
-    if out.exists() and not overwrite:
-        raise InputError("exists; pass --overwrite to replace it", path=out)
-    if out.exists() and not looks_like_curve_file(out):
-        raise InputError("exists and is not a curve file trackrider wrote; not replaced", path=out)
-    if not out.parent.exists():
-        raise InputError("folder not found", path=out.parent)
+    from trackrider.outputs import check_out_file
+
+    out = check_out_file(export, overwrite, where="--export", ours=looks_like_curve_file)
     if p.suffix.lower() == ".toml":
         if format != "auto":
             raise InputError("--format is the input format of a curve file; the output's is --export-format")
@@ -461,13 +455,10 @@ def _export_curve(p: Path, format: str, track: Optional[str], export: Optional[s
         from trackrider.curves import load_curve
 
         tr = load_curve(p, format=format)
-    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
-    try:
+    from trackrider.outputs import atomic_file
+
+    with atomic_file(out) as tmp:
         save_curve(tr, tmp, export_format)
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     typer.echo(f"wrote {out} ({export_format}, length {tr.length:.3f} m)")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from trackrider.errors import InputError
@@ -29,6 +30,8 @@ PART_SUFFIX = ".part"
 RESULT_FILES = ("timeseries.csv", "summary.json")
 #: the entries of a sweep folder (``trackrider sweep``)
 SWEEP_FILES = ("plan.json", "runs.jsonl", "sweep.csv", "runs")
+#: the generator a report page names in its <meta> (how a page trackrider wrote is recognised)
+REPORT_GENERATOR = "trackrider report"
 #: the first columns of a timeseries.csv trackrider wrote
 _CSV_HEAD = "t,train,car,"
 
@@ -93,11 +96,13 @@ def _check_writable(path: Path, where: str, shown: Path | None = None) -> None:
     os.unlink(name)
 
 
-def check_out_file(path, overwrite: bool = False, where: str = "--out") -> Path:
-    """Check a single output file (``plot``, ``render``, ``curve --export``); create nothing.
+def check_out_file(path, overwrite: bool = False, where: str = "--out", ours=None) -> Path:
+    """Check a single output file (``plot``, ``render``, ``report``, ``curve --export``); create nothing.
 
     Refused: an existing file without ``overwrite``; a folder or other non-file
-    at ``path``; a path that cannot be written. Returns ``Path(path)``.
+    at ``path``; a path that cannot be written; with ``ours`` (a predicate on the
+    path), an existing file it does not recognise as one trackrider wrote, even
+    with ``overwrite``. Returns ``Path(path)``.
     """
     p = Path(path)
     if p.exists() or p.is_symlink():
@@ -107,8 +112,33 @@ def check_out_file(path, overwrite: bool = False, where: str = "--out") -> Path:
             raise InputError("exists and is not a regular file", path=p, where=where)
         if not overwrite:
             raise InputError("exists; pass --overwrite to replace it or choose another --out", path=p, where=where)
+        if ours is not None and not ours(p):
+            raise InputError("exists and is not a file trackrider wrote: not replaced, even with --overwrite; "
+                             "choose another --out", path=p, where=where)
     _check_writable(p.parent, where, shown=p)
     return p
+
+
+def head_contains(path, marker: bytes, n: int = 4096) -> bool:
+    """Whether the first ``n`` bytes of ``path`` contain ``marker`` (how a file trackrider
+    wrote is recognised)."""
+    return marker in _read_head(Path(path), n)
+
+
+@contextmanager
+def atomic_file(final):
+    """Yield a temporary path beside ``final``; rename it onto ``final`` when the block
+    completes, remove it when the block fails: a reader never sees half a file, and an
+    interrupted write leaves what was there before. Missing parent folders are created."""
+    final = Path(final)
+    make_dir(final.parent)                        # --out may name a new folder, as for run
+    tmp = final.with_name(f".{final.name}.tmp{os.getpid()}")
+    try:
+        yield tmp
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def check_results_dir(path, overwrite: bool = False, where: str = "--out") -> Path:

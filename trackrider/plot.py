@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 
 from trackrider.errors import InputError
+from trackrider.outputs import atomic_file
 
 #: the columns the plot needs
 NEEDED = ("t", "train", "car", "s", "speed", "g_vertical", "g_lateral", "g_longitudinal")
@@ -222,11 +222,6 @@ def plot_results(results_dir, out_png, car: int = 1, train: str | None = None, u
     axes[0, 1].set_title("against track position")
     fig.suptitle(f"{results_dir.name}: {name}, car {car}")
     fig.supxlabel(SIGN_CONVENTIONS, fontsize=8, color="0.3")
-    tmp = out_png.with_name(f".{out_png.name}.tmp{os.getpid()}")
-    try:
+    with atomic_file(out_png) as tmp:
         fig.savefig(tmp, format="png")
-        os.replace(tmp, out_png)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     return out_png

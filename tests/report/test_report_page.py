@@ -118,7 +118,7 @@ def test_report_refuses_to_overwrite(classic_run, tmp_path):
     foreign = tmp_path / "mine.html"
     foreign.write_text("<html>my notes</html>")
     result = runner.invoke(app, ["report", str(classic_run), "--out", str(foreign), "--overwrite"])
-    assert result.exit_code == 2 and "not a report written by trackrider" in result.stderr
+    assert result.exit_code == 2 and "not a file trackrider wrote" in result.stderr
     assert foreign.read_text() == "<html>my notes</html>"
 
 
@@ -127,7 +127,7 @@ def test_report_refuses_to_overwrite(classic_run, tmp_path):
     (["{empty}"], "no summary.json"),
     (["{run}", "--units", "furlongs"], "--units must be one of metric, imperial"),
     (["{run}", "--out", "{tmp}/r.pdf"], "ending in .html"),
-    (["{run}", "--out", "{tmp}/nowhere/r.html"], "folder does not exist"),
+    (["{run}", "--out", "{run}/summary.json/r.html"], "is not a folder"),
     (["{run}", "--out", "{tmp}/x.html", "--compare", "{missing}"], "not a results folder"),
 ])
 def test_report_bad_input_is_one_error_line(classic_run, tmp_path, args, words):

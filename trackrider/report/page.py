@@ -10,14 +10,14 @@ from __future__ import annotations
 import html
 import json
 import math
-import os
 from pathlib import Path
 
 from trackrider.errors import InputError
+from trackrider.outputs import REPORT_GENERATOR, atomic_file, check_out_file, head_contains
 from trackrider.report.units import SYSTEMS, Units
 
 #: the generator tag every report carries; ``--overwrite`` replaces only files that have it
-GENERATOR = "trackrider report"
+GENERATOR = REPORT_GENERATOR
 
 STATUS_WORDS = {
     "completed": "Completed: the ride ran to its end.",
@@ -393,19 +393,7 @@ def _sweep_figure(name, rows, axes, headlines, scales) -> str | None:
 def _check_out(out: Path, overwrite: bool) -> None:
     if out.suffix.lower() not in (".html", ".htm"):
         raise InputError("the report is an HTML page: give a file name ending in .html", path=out)
-    if not out.parent.is_dir():
-        raise InputError("folder does not exist", path=out.parent)
-    if out.exists():
-        if out.is_dir():
-            raise InputError("is a directory", path=out)
-        if not overwrite:
-            raise InputError("exists; pass --overwrite to replace it or choose another --out", path=out)
-        try:
-            head = out.read_bytes()[:4096]
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", path=out) from None
-        if GENERATOR.encode() not in head:
-            raise InputError("exists and is not a report written by trackrider; not replaced", path=out)
+    check_out_file(out, overwrite, ours=lambda p: head_contains(p, GENERATOR.encode()))
 
 
 def write_report(results_dir, out_html=None, units="metric", compare=None, overwrite=False) -> Path:
@@ -451,11 +439,6 @@ def write_report(results_dir, out_html=None, units="metric", compare=None, overw
                 raise InputError("--compare wants a run's results folder, not a sweep", path=compare)
             runs.append(load_run(compare))
         text = run_page(runs, u)
-    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
-    try:
+    with atomic_file(out) as tmp:
         tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     return out
