@@ -1146,11 +1146,29 @@ def plot_sweep(sweep_dir, out_png, headlines=None) -> Path:
                      if any(isinstance(r.get(c), float) for r in rows)]
     labels = {c: label for c, _, label in HEADLINES}
     headlines = headlines or ["status"]
+    fig = plt.figure(figsize=(3.2 * len(axes) + 0.8, 2.4 * len(headlines) + 0.6), layout="constrained")
+    draw_sweep_panels(fig, rows, axes, headlines, labels, plan.get("scales") or {})
+    fig.suptitle(f"sweep {d.name}: {len(rows)} runs", fontsize=10)
+    out_png = Path(out_png)
+    from trackrider.outputs import atomic_file
+
+    with atomic_file(out_png) as tmp:
+        fig.savefig(tmp, dpi=110, format=out_png.suffix.lstrip(".").lower() or "png")
+    plt.close(fig)
+    return out_png
+
+
+def draw_sweep_panels(fig, rows, axes, headlines, labels, scales) -> None:
+    """One panel per (headline, axis) on ``fig``: every run a dot; runs that valleyed,
+    stalled, derailed, ran off or failed a red cross; one legend for the figure.
+
+    ``rows``: the runs (``sweep.csv`` rows as dicts); ``axes``: the swept keys;
+    ``headlines``: the columns drawn (``"status"`` draws 1 for a bad run);
+    ``labels``: column → axis label; ``scales``: axis → ``"log"`` or not.
+    """
     nr, nc = len(headlines), len(axes)
-    fig, grid = plt.subplots(nr, nc, figsize=(3.2 * nc + 0.8, 2.4 * nr + 0.6),
-                             squeeze=False, constrained_layout=True)
+    grid = fig.subplots(nr, nc, squeeze=False)
     bad = [r.get("status") in BAD_STATUSES or r.get("valleyed") is True for r in rows]
-    scales = plan.get("scales") or {}
     for i, col in enumerate(headlines):
         for j, ax_key in enumerate(axes):
             ax = grid[i][j]
@@ -1187,12 +1205,15 @@ def plot_sweep(sweep_dir, out_png, headlines=None) -> Path:
             except AttributeError:  # not a scalar formatter
                 pass
             ax.grid(alpha=0.3)
-    fig.suptitle(f"sweep {d.name}: {len(rows)} runs", fontsize=10)
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_png, dpi=110)
-    plt.close(fig)
-    return out_png
+    handles, names = [], []
+    for row in grid:
+        for ax in row:
+            for h, name in zip(*ax.get_legend_handles_labels()):
+                if name not in names:
+                    handles.append(h)
+                    names.append(name)
+    if handles:
+        fig.legend(handles, names, loc="outside upper right", fontsize=8)
 
 
 # --------------------------------------------------------------------------- CLI glue

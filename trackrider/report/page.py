@@ -343,47 +343,13 @@ def sweep_page(sweep_dir: Path, units: Units) -> str:
 
 def _sweep_figure(name, rows, axes, headlines, scales) -> str | None:
     from trackrider.report.figures import _figure, to_svg
+    from trackrider.sweep import draw_sweep_panels
 
-    bad_status = ("stalled", "derailed", "ran_off_track", "diverged", "error")
-    heads = [(c, label) for c, _, label in headlines if any(isinstance(r.get(c), float) for r in rows)]
+    heads = [c for c, _, _ in headlines if any(isinstance(r.get(c), float) for r in rows)]
     if not heads or not axes:
         return None
     fig = _figure(2.9 * len(axes) + 1.0, 2.2 * len(heads) + 0.8)
-    grid = fig.subplots(len(heads), len(axes), squeeze=False)
-    bad = [r.get("status") in bad_status or r.get("valleyed") is True for r in rows]
-    for i, (col, label) in enumerate(heads):
-        for j, ax_key in enumerate(axes):
-            ax = grid[i][j]
-            xs = [r.get(ax_key) for r in rows]
-            if any(x is not None and not isinstance(x, float) for x in xs):
-                cats = list(dict.fromkeys(str(x) for x in xs if x is not None))
-                xs = [float(cats.index(str(x))) if x is not None else None for x in xs]
-                ax.set_xticks(range(len(cats)), cats)
-            elif scales.get(ax_key) == "log":
-                ax.set_xscale("log")
-            good = [(x, r.get(col)) for x, r, b in zip(xs, rows, bad)
-                    if not b and isinstance(x, float) and isinstance(r.get(col), float)]
-            worse = [(x, r.get(col)) for x, r, b in zip(xs, rows, bad)
-                     if b and isinstance(x, float) and isinstance(r.get(col), float)]
-            if good:
-                ax.scatter(*zip(*good), s=12, color="tab:blue", label="ok")
-            if worse:
-                ax.scatter(*zip(*worse), s=26, color="tab:red", marker="x", label="valleyed, stalled or failed")
-            if i == len(heads) - 1:
-                ax.set_xlabel(ax_key, fontsize=8)
-            if j == 0:
-                ax.set_ylabel(label, fontsize=8)
-            ax.tick_params(labelsize=7)
-            ax.grid(alpha=0.3)
-    handles, labels = [], []
-    for row in grid:
-        for ax in row:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                if lab not in labels:
-                    handles.append(h)
-                    labels.append(lab)
-    if handles:
-        fig.legend(handles, labels, loc="outside upper right", fontsize=8)
+    draw_sweep_panels(fig, rows, axes, heads, {c: label for c, _, label in headlines}, scales)
     return to_svg(fig, "sweep")
 
 
