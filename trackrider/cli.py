@@ -385,8 +385,13 @@ def render(
     speed: float = typer.Option(1.0, "--speed", help="Simulated seconds per video second."),
     quality: Optional[str] = typer.Option(None, "--quality", help="draft | normal | high, or 0..10."),
     duration: Optional[float] = typer.Option(None, "--duration", metavar="S",
-                                             help="Simulate (scenario) or replay at most S seconds."),
+                                             help="Render S seconds of ride from --time (video: S / --speed long)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    no_hud: bool = typer.Option(False, "--no-hud", help="No overlay (time, speed, height, G)."),
+    units: str = typer.Option("metric", "--units", help="metric (km/h, m/s, m) | imperial (mph, ft)."),
+    train: Optional[str] = typer.Option(None, "--train", metavar="NAME",
+                                        help="Train the on-ride camera and the overlay follow (default: the first)."),
+    car: Optional[int] = typer.Option(None, "--car", metavar="N", help="Car of that train (1 = lead car, the default)."),
 ):
     """Render the ride off screen to a video (mp4, gif) or one still (png).
 
@@ -407,7 +412,9 @@ def render(
 
         written = render_ride(src, out, camera=camera, fps=fps, size=size, time=at_time, speed=speed,
                               quality=q, duration=duration,
-                              progress=True if (_stderr_is_terminal() and not quiet) else None)
+                              progress=True if (_stderr_is_terminal() and not quiet) else None,
+                              train=train, car=car, hud=not no_hud, units=units,
+                              notice=lambda m: typer.echo(m, err=True))
         typer.echo(f"wrote {written or out}")
 
 

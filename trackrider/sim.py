@@ -380,6 +380,10 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
             else None}
     if getattr(scenario, "title", ""):
         meta["title"] = scenario.title
-    return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
-                     filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
-                     trains=trains, joints=joints)
+    result = run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
+                       filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
+                       trains=trains, joints=joints)
+    if out_dir is not None:  # results that stand alone: the scenario and its curve files in DIR/inputs/
+        from trackrider.inputs_copy import keep_inputs
+        keep_inputs(scenario, out_dir)
+    return result
