@@ -24,7 +24,7 @@ CHASE_BACK, CHASE_SIDE, CHASE_UP = 6.0, 2.5, 3.0
 #: onride: the rider looks this far below the car's forward axis, degrees
 ONRIDE_PITCH_DOWN = 12.0
 #: chase: natural angular frequency of the critically damped follow (1/s of ride time)
-CHASE_OMEGA = 4.0
+CHASE_OMEGA = 3.0
 #: chase: least distance from any track curve and height above the ground, m
 CHASE_CLEARANCE, CHASE_ABOVE_GROUND = 1.8, 1.5
 #: vertical field of view, degrees
@@ -184,7 +184,9 @@ def camera_path(
         # train; the offset from the car follows the car's axes through a
         # critically damped spring (no overshoot, no lag growing with speed),
         # then is pushed out of the track's space and above the ground
-        fwd_l, up_l = last_r[:, :, 0], last_r[:, :, 2]
+        # (the car's axes lightly smoothed first: solver jitter never reaches the spring)
+        fwd_l = _unit(_smooth(last_r[:, :, 0], 0.5 * frames_per_sim_s))
+        up_l = _unit(_smooth(last_r[:, :, 2], 0.5 * frames_per_sim_s))
         left_l = _unit(np.cross(up_l, fwd_l))
         back = CHASE_BACK + 1.5 * follow.car_length
         offset = -back * fwd_l + CHASE_SIDE * left_l + (follow.chase_up + follow.car_height) * up_l

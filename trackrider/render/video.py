@@ -484,8 +484,7 @@ def render_ride(
                 if duration is not None and ext != ".png":
                     sim_to = min(float(scenario.simulation.duration), float(duration) + (float(time or 0.0)))
                 elif ext == ".png":
-                    sim_to = (min(float(scenario.simulation.duration), float(time) + 0.5) if time is not None
-                              else duration)
+                    sim_to = duration
                 simulate(scenario, out_dir=run_dir, duration=sim_to,
                          progress=bar("simulating") if bar is not None else None)
                 rec, _ = _read_results(run_dir)
