@@ -192,7 +192,7 @@ def camera_path(
         offset = -back * fwd_l + CHASE_SIDE * left_l + (follow.chase_up + follow.car_height) * up_l
         dt = max(speed, 1e-9) / fps
         offset = critically_damped(offset, dt, CHASE_OMEGA)
-        up_c = _unit(critically_damped(up_l, dt, CHASE_OMEGA))
+        up_c = up_l  # the horizon follows the smoothed car axes
         eye = last_p + offset
         eye = keep_clear(eye, follow.keep_clear, follow.z_ground)
         centre = 0.5 * (lead_p + last_p) + 0.5 * follow.car_height * up_l
