@@ -67,11 +67,11 @@ def test_onride_view_is_not_blocked_by_the_car(ride, tmp_path):
 
     orig_grab = scene_mod.RideScene.grab
 
-    def grab(self):
-        img = orig_grab(self).copy()
+    def grab(self, antialias=True):
+        img = orig_grab(self, antialias).copy()
         ride_i = shots["ride"]
         self.set_visible([ride_i], False)
-        shots["without"] = orig_grab(self).copy()
+        shots["without"] = orig_grab(self, antialias).copy()
         self.set_visible([ride_i], True)
         return img
 

@@ -343,6 +343,18 @@ def polyline_tube(points, radius, colour, sides: int = 8) -> Quads:
     return tube(p, u, v, radius, sides, colour)
 
 
+def outward_wound(q: Quads) -> np.ndarray:
+    """The quads (m, 4) with their corners reordered where needed so that each
+    turns counter-clockwise seen from outside (along its outward normal): what
+    back-face culling needs."""
+    p = q.points[q.quads]
+    geo_n = np.cross(p[:, 2] - p[:, 0], p[:, 3] - p[:, 1])
+    flip = np.sum(geo_n * q.normals, axis=1) < 0
+    out = q.quads.copy()
+    out[flip] = out[flip][:, ::-1]
+    return out
+
+
 def point_normals(q: Quads) -> np.ndarray:
     """Unit normals (n, 3) of the points: the mean of the normals of the quads using each point."""
     acc = np.zeros_like(q.points, dtype=float)
@@ -554,7 +566,7 @@ def _column_clear(xy, z_top, k, s_here, samples, radius) -> bool:
     return True
 
 
-def grass_texture(size: int = 512, seed: int = 7) -> np.ndarray:
+def grass_texture(size: int = 256, seed: int = 7) -> np.ndarray:
     """A tileable grass texture (size, size, 3) uint8 made in code: value noise
     of several octaves (periodic, so the tiles join), greens with patches of
     drier grass and earth, lighting of a level surface baked in."""
@@ -584,6 +596,6 @@ def grass_texture(size: int = 512, seed: int = 7) -> np.ndarray:
     col = lush * (1 - t) + dry * t
     e = np.clip((acc - 0.72) / 0.08, 0.0, 1.0)[..., None] * 0.6
     col = col * (1 - e) + earth * e
-    col *= (0.88 + 0.24 * fine)[..., None]  # blades
+    col *= (0.95 + 0.1 * fine)[..., None]  # blades (faint: fine noise costs the video encoder)
     shade = AMBIENT + sum(DIFFUSE * i * max(0.0, float(np.asarray(d)[2] / np.linalg.norm(d))) for d, i in LIGHTS)
     return np.clip(np.rint(col * min(shade, 1.15)), 0, 255).astype(np.uint8)

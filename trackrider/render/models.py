@@ -76,8 +76,8 @@ def _rider(x, y, zs, zf, k, arms_up: bool, head: bool, seat_w: float) -> list:
         geo.cylinder((x - 0.1, y, zs + 0.58), (x - 0.1, y, zs + 0.68), 0.05, skin, sides=6),  # neck
     ]
     if head:
-        parts.append(geo.sphere((x - 0.08, y, zs + 0.82), 0.115, skin, n_lon=10, n_lat=6, scale=(1.0, 0.85, 1.1)))
-        parts.append(geo.sphere((x - 0.1, y, zs + 0.86), 0.118, hair, n_lon=10, n_lat=4, scale=(1.0, 0.88, 0.95)))
+        parts.append(geo.sphere((x - 0.08, y, zs + 0.82), 0.115, skin, n_lon=8, n_lat=5, scale=(1.0, 0.85, 1.1)))
+        parts.append(geo.sphere((x - 0.1, y, zs + 0.86), 0.118, hair, n_lon=8, n_lat=3, scale=(1.0, 0.88, 0.95)))
     for side in (1.0, -1.0):
         sh = np.array([x - 0.12, y + side * 0.5 * (sw + 0.08), zs + 0.55])
         if arms_up:
@@ -141,10 +141,10 @@ def _coaster_wheels(x, gauge, rail_top, rail_r, colour) -> list:
         y = side * 0.5 * gauge
         yo = y + side * (rail_r + 0.1)
         zc = rail_top - rail_r
-        parts.append(geo.cylinder((x, y - 0.04, rail_top + rw), (x, y + 0.04, rail_top + rw), rw, WHEEL, sides=10))
+        parts.append(geo.cylinder((x, y - 0.04, rail_top + rw), (x, y + 0.04, rail_top + rw), rw, WHEEL, sides=8))
         parts.append(geo.cylinder((x, y - 0.035, rail_top - 2 * rail_r - 0.07), (x, y + 0.035, rail_top - 2 * rail_r - 0.07),
-                                  0.07, WHEEL, sides=8))
-        parts.append(geo.cylinder((x, yo, zc - 0.035), (x, yo, zc + 0.035), 0.075, WHEEL, sides=8))
+                                  0.07, WHEEL, sides=6))
+        parts.append(geo.cylinder((x, yo, zc - 0.035), (x, yo, zc + 0.035), 0.075, WHEEL, sides=6))
         # the yoke: an outer plate holding the three axles
         yp = y + side * (rail_r + 0.22)
         top, bot = rail_top + 2 * rw + 0.04, rail_top - 2 * rail_r - 0.16

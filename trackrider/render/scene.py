@@ -156,7 +156,8 @@ def _smooth_polydata(q: geo.Quads, bake: bool) -> pv.PolyData:
     """Quads as PolyData with point colours: lighting baked in per point (``bake``,
     drawn unlit: Gouraud shading at no lighting cost) or point normals for VTK's
     lights (moving cars)."""
-    faces = np.hstack([np.full((len(q.quads), 1), 4, dtype=np.int64), q.quads.astype(np.int64)]).ravel()
+    quads = geo.outward_wound(q)
+    faces = np.hstack([np.full((len(quads), 1), 4, dtype=np.int64), quads.astype(np.int64)]).ravel()
     mesh = pv.PolyData(np.ascontiguousarray(q.points, dtype=np.float32), faces)
     if bake:
         mesh.point_data["rgb"] = geo.lit_points(q)
@@ -187,8 +188,10 @@ class RideScene:
         theme.anti_aliasing = "msaa" if quality.multi_samples else None
         self.plotter = pl = pv.Plotter(off_screen=True, window_size=list(self.size), lighting="none", theme=theme)
         pl.ren_win.SetMultiSamples(int(quality.multi_samples))
-        if not self.simple and not quality.multi_samples:
-            pl.renderer.UseFXAAOn()  # cheap anti-aliasing: one screen-space pass
+        # cheap anti-aliasing: FXAA's sub-pixel blend on the read-back frame
+        # (trackrider.render.antialias; ~5 ms, where VTK's own FXAA pass costs ~40 ms in software)
+        self.antialias = not self.simple and not quality.multi_samples
+        self._aa_out = None
 
         self.layouts = layouts = build_layouts(spec, quality)
         # riders of tracks that turn them upside down get shoulder restraints, others lap bars
@@ -228,8 +231,9 @@ class RideScene:
                         lighting=False, smooth_shading=False)
         elif len(merged.quads):
             static = _smooth_polydata(merged, bake=True)
-            pl.add_mesh(static, scalars="rgb", rgb=True, lighting=False, smooth_shading=False,
-                        interpolate_before_map=False)
+            actor = pl.add_mesh(static, scalars="rgb", rgb=True, lighting=False, smooth_shading=False,
+                                interpolate_before_map=False)
+            actor.prop.backface_culling = True  # closed solids wound outwards: half the triangles go early
         # the ground: one quad with a repeated texture made in code (grass; the
         # simple scene: a 2 x 2 checker of 10 m squares)
         x0, x1, y0, y1 = centre[0] - horizon, centre[0] + horizon, centre[1] - horizon, centre[1] + horizon
@@ -242,7 +246,7 @@ class RideScene:
         texture = pv.Texture(geo.ground_texture() if self.simple else geo.grass_texture())
         texture.repeat = True
         texture.interpolate = not self.simple
-        texture.mipmap = not self.simple
+        texture.mipmap = False  # mipmapping costs ~50 ms a frame in software at 1280x720
         pl.add_mesh(plane, texture=texture, lighting=False)
 
         # the same sun and fill light for the (moving, lit) cars; no light kit (cost)
@@ -278,6 +282,7 @@ class RideScene:
                 actor = pl.add_mesh(mesh, scalars="rgb", rgb=True, ambient=geo.AMBIENT, diffuse=geo.DIFFUSE,
                                     specular=0.2, specular_power=20.0, smooth_shading=False)
                 actor.prop.interpolation = "gouraud"
+                actor.prop.backface_culling = True
             self.actors.append(actor)
             self.models.append(model)
         self._matrix = np.eye(4)
@@ -304,14 +309,22 @@ class RideScene:
         cam.SetViewAngle(camera.view_angle)
         cam.SetClippingRange(camera.near, camera.far)
 
-    def grab(self) -> np.ndarray:
-        """Render and read back the frame: (h, w, 3) uint8, top row first."""
+    def grab(self, antialias: bool = True) -> np.ndarray:
+        """Render and read back the frame: (h, w, 3) uint8, top row first
+        (anti-aliased unless ``antialias`` is False: the caller does it)."""
         rw = self.plotter.ren_win
         rw.Render()  # a screenshot alone would not re-render
         w, h = self.size
         rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._pixels, 0)
         img = np.frombuffer(memoryview(self._pixels), dtype=np.uint8)  # noqa: F841 (view)
-        return img.reshape(h, w, 3)[::-1]
+        img = img.reshape(h, w, 3)[::-1]
+        if self.antialias and antialias:
+            from trackrider.render.antialias import antialias
+
+            if self._aa_out is None:
+                self._aa_out = np.empty((h, w, 3), dtype=np.uint8)
+            img = antialias(img, self._aa_out)
+        return img
 
     def set_visible(self, entities, visible: bool) -> None:
         """Show or hide the actors of these entity indices (tests: what hides the view)."""

@@ -182,11 +182,15 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
             scene_hook(scene, follow, cam, values, pad)
         stats.build_s += _time.perf_counter() - t0
         total = len(times)
+        # a consumer that anti-aliases in its own thread (the MP4 writer) takes raw frames
+        raw_ok = scene.antialias and getattr(consume, "antialias", False)
+        if not raw_ok and hasattr(consume, "antialias"):
+            consume.antialias = False
         for i in range(total):
             j = i + pad
             t1 = _time.perf_counter()
             scene.show(pos_all[j], rot_all[j], cam, j, values[i], units)
-            img = scene.grab()
+            img = scene.grab(antialias=not raw_ok)
             t2 = _time.perf_counter()
             consume(img)
             stats.render_s += t2 - t1
@@ -216,6 +220,8 @@ class _Mp4Writer:
     QUEUE = 3
 
     def __init__(self, path, fps, quality, preset="veryfast", threaded=True):
+        #: anti-alias the frames in the writer's thread (set off by render_frames when the scene does it)
+        self.antialias = threaded
         import imageio.v2 as iio
 
         self.w = iio.get_writer(
@@ -237,6 +243,10 @@ class _Mp4Writer:
                 return
             if self.error is None:
                 try:
+                    if self.antialias:
+                        from trackrider.render.antialias import antialias
+
+                        img = antialias(img)
                     self.w.append_data(img)
                 except Exception as exc:  # reported by the next __call__ or close()
                     self.error = exc
