@@ -226,7 +226,7 @@ def camera_path(
     # each point fits the frame (85 %): |x| / (D + depth) <= 0.85 tan(half angle)
     depth = rel @ fwd_c
     need = np.maximum(np.abs(rel @ right) / (0.85 * half_h), np.abs(rel @ up_c) / (0.85 * half_v)) - depth
-    distance = max(float(need.max()), 10.0)
+    distance = max(float(need.max()), 3.0)
     nf = len(positions)
     eye = np.tile(centre + distance * direction, (nf, 1))
     train_c = 0.5 * (lead_p + last_p)

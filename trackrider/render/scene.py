@@ -285,6 +285,25 @@ class RideScene:
                 actor.prop.backface_culling = True
             self.actors.append(actor)
             self.models.append(model)
+        # joints as rods between their anchors, moved every frame
+        self.links = []
+        index = {lab: i for i, lab in reversed(list(enumerate(labels)))}
+        index.update({(n, 1): i for i, (n, _c) in reversed(list(enumerate(labels))) if (n, 1) not in index})
+        for link in getattr(spec, "links", []):
+            ia = index.get(link.a) if link.a is not None else None
+            ib = index.get(link.b) if link.b is not None else None
+            if (link.a is not None and ia is None) or (link.b is not None and ib is None):
+                continue
+            self.links.append((ia, np.asarray(link.anchor_a, float), ib, np.asarray(link.anchor_b, float)))
+        self._rods = None
+        if self.links and not self.simple:
+            n = len(self.links)
+            # per joint: body a's centre -> its anchor -> b's anchor -> b's centre
+            self._rods = pv.PolyData(np.zeros((4 * n, 3), dtype=np.float32),
+                                     lines=np.array([[4, 4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3] for k in range(n)]).ravel())
+            rod_actor = pl.add_mesh(self._rods, color=_rgb((60, 60, 66)), line_width=max(2.0, self.size[1] / 240.0),
+                                    lighting=False)
+            del rod_actor
         self._matrix = np.eye(4)
         self._pixels = vtkUnsignedCharArray()
         self.camera = pl.renderer.GetActiveCamera()
@@ -301,6 +320,15 @@ class RideScene:
             m[:3, :3] = r
             m[:3, 3] = p
             actor.user_matrix = m
+        if self._rods is not None:
+            pts = np.empty((4 * len(self.links), 3), dtype=np.float32)
+            for k, (ia, aa, ib, ab) in enumerate(self.links):
+                pa = aa if ia is None else positions[ia] + rotations[ia] @ aa
+                pb = ab if ib is None else positions[ib] + rotations[ib] @ ab
+                pts[4 * k] = pa if ia is None else positions[ia]
+                pts[4 * k + 1], pts[4 * k + 2] = pa, pb
+                pts[4 * k + 3] = pb if ib is None else positions[ib]
+            self._rods.points = pts
         cam = self.camera
         cam.SetPosition(*camera.position[i])
         cam.SetFocalPoint(*camera.focal_point[i])

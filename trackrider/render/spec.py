@@ -89,10 +89,23 @@ class BodySpec:
 
 
 @dataclass
+class LinkSpec:
+    """A joint drawn as a rod from ``anchor_a`` on ``a`` to ``anchor_b`` on ``b``:
+    ``a``, ``b`` recorded labels ``(name, car_no)`` or None for the world (the
+    anchor then a world point), anchors in the body's axes, m."""
+
+    a: tuple | None
+    anchor_a: tuple
+    b: tuple | None
+    anchor_b: tuple
+
+
+@dataclass
 class SceneSpec:
     tracks: list = field(default_factory=list)
     trains: list = field(default_factory=list)
     bodies: list = field(default_factory=list)
+    links: list = field(default_factory=list)
 
     def track_style(self, k: int) -> str:
         """``steel``, ``railway`` or ``hanging`` (a steel track carrying suspended cars) for track ``k``."""
@@ -191,4 +204,15 @@ def scene_from_scenario(scenario) -> SceneSpec:
     names = {t.name for t in trains}
     bodies = [BodySpec(name=b.name, size=_body_size(b)) for b in getattr(scenario, "bodies", [])
               if b.name not in names]
-    return SceneSpec(tracks=tracks, trains=trains, bodies=bodies)
+    links = []
+    for j in getattr(scenario, "joints", []) or []:
+        ends = []
+        for end in (j.end_a, j.end_b):
+            if isinstance(end, tuple) and end and end[0] == "car":
+                ends.append((scenario.trains[end[1]].name, int(end[2]) + 1))
+            elif isinstance(end, tuple) and end and end[0] == "body":
+                ends.append((scenario.bodies[end[1]].name, 1))
+            else:
+                ends.append(None)
+        links.append(LinkSpec(ends[0], tuple(j.anchor_a or (0.0, 0.0, 0.0)), ends[1], tuple(j.anchor_b or (0.0, 0.0, 0.0))))
+    return SceneSpec(tracks=tracks, trains=trains, bodies=bodies, links=links)
