@@ -254,6 +254,9 @@ def run(
         else:
             result = simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=None)
         wall = time.perf_counter() - t0
+        from trackrider.inputs_copy import keep_inputs
+
+        keep_inputs(sc, out_dir)  # results that stand alone: the scenario and its curve files in DIR/inputs/
         summary = getattr(result, "summary", None) or {}
         if not quiet:
             from rich.console import Console

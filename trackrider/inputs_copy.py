@@ -1,4 +1,4 @@
-"""Results that stand alone: ``run`` keeps a copy of the scenario and of the
+"""Results that stand alone: ``trackrider run`` keeps a copy of the scenario and of the
 curve files it names in ``DIR/inputs/``, so that ``render`` (and other readers
 of a results folder) still work after the originals moved or changed.
 
@@ -7,7 +7,9 @@ path the scenario gives it (relative to the scenario, as written), and
 ``manifest.json``: the original paths and the SHA-256 of every copied file.
 A curve path that leaves the scenario's folder (``../x.csv``, absolute) is
 copied to ``inputs/curves/<name>`` and the copied scenario's string rewritten
-to match. No heavy imports.
+to match. The copy is the file as written: ``--set`` overrides are in the
+results' own files, not in it. Sweeps do not keep copies (their runs share
+the sweep's base scenario). No heavy imports.
 """
 from __future__ import annotations
 

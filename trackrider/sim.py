@@ -380,10 +380,6 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
             else None}
     if getattr(scenario, "title", ""):
         meta["title"] = scenario.title
-    result = run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
-                       filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
-                       trains=trains, joints=joints)
-    if out_dir is not None:  # results that stand alone: the scenario and its curve files in DIR/inputs/
-        from trackrider.inputs_copy import keep_inputs
-        keep_inputs(scenario, out_dir)
-    return result
+    return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
+                     filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
+                     trains=trains, joints=joints)
