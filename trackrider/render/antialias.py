@@ -20,24 +20,29 @@ SUBPIX = 0.75
 
 
 @njit(cache=True, nogil=True)
-def _fxaa(src, dst, edge_min, edge_rel, subpix):
+def _fxaa(src, dst, luma, edge_min, edge_rel, subpix):
     h, w = src.shape[0], src.shape[1]
     for y in range(h):
         for x in range(w):
-            dst[y, x, 0] = src[y, x, 0]
-            dst[y, x, 1] = src[y, x, 1]
-            dst[y, x, 2] = src[y, x, 2]
+            luma[y, x] = 0.299 * src[y, x, 0] + 0.587 * src[y, x, 1] + 0.114 * src[y, x, 2]
+    dst[0, :, :] = src[0, :, :]
+    dst[h - 1, :, :] = src[h - 1, :, :]
     for y in range(1, h - 1):
+        dst[y, 0, :] = src[y, 0, :]
+        dst[y, w - 1, :] = src[y, w - 1, :]
         for x in range(1, w - 1):
-            c = 0.299 * src[y, x, 0] + 0.587 * src[y, x, 1] + 0.114 * src[y, x, 2]
-            n = 0.299 * src[y - 1, x, 0] + 0.587 * src[y - 1, x, 1] + 0.114 * src[y - 1, x, 2]
-            s = 0.299 * src[y + 1, x, 0] + 0.587 * src[y + 1, x, 1] + 0.114 * src[y + 1, x, 2]
-            e = 0.299 * src[y, x + 1, 0] + 0.587 * src[y, x + 1, 1] + 0.114 * src[y, x + 1, 2]
-            wv = 0.299 * src[y, x - 1, 0] + 0.587 * src[y, x - 1, 1] + 0.114 * src[y, x - 1, 2]
+            c = luma[y, x]
+            n = luma[y - 1, x]
+            s = luma[y + 1, x]
+            e = luma[y, x + 1]
+            wv = luma[y, x - 1]
             hi = max(max(max(n, s), max(e, wv)), c)
             lo = min(min(min(n, s), min(e, wv)), c)
             rng = hi - lo
             if rng < max(edge_min, edge_rel * hi):
+                dst[y, x, 0] = src[y, x, 0]
+                dst[y, x, 1] = src[y, x, 1]
+                dst[y, x, 2] = src[y, x, 2]
                 continue
             # sub-pixel blend amount
             f = abs(0.25 * (n + s + e + wv) - c) / rng
@@ -65,5 +70,6 @@ def antialias(img: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     src = np.ascontiguousarray(img)
     if out is None:
         out = np.empty_like(src)
-    _fxaa(src, out, EDGE_MIN, EDGE_REL, SUBPIX)
+    luma = np.empty(src.shape[:2], dtype=np.float32)
+    _fxaa(src, out, luma, np.float32(EDGE_MIN), np.float32(EDGE_REL), np.float32(SUBPIX))
     return out
