@@ -102,10 +102,10 @@ def test_default_output_dir_is_results_stem(tmp_path, monkeypatch):
 def test_no_overwrite_without_flag(tmp_path):
     out = tmp_path / "res"
     assert runner.invoke(app, ["run", str(PENDULUM), "--out", str(out), "--duration", "0.2", "-q"]).exit_code == 0
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = {str(p): p.read_bytes() for p in out.rglob("*") if p.is_file()}  # inputs/ too
     err = one_error_line(runner.invoke(app, ["run", str(PENDULUM), "--out", str(out), "--duration", "0.1", "-q"]))
     assert "--overwrite" in err and str(out) in err
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert {str(p): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     result = runner.invoke(app, ["run", str(PENDULUM), "--out", str(out), "--duration", "0.1", "-q", "--overwrite"])
     assert result.exit_code == 0
     assert json.loads((out / "summary.json").read_text())["simulated_s"] == pytest.approx(0.1)

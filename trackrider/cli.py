@@ -306,6 +306,9 @@ def run(
         compiled = cache.compile_seconds() - c0
         if cache.cache_problem():
             warnings.warn(cache.cache_problem())
+        from trackrider.inputs_copy import keep_inputs
+
+        keep_inputs(sc, out_dir)  # results that stand alone: the scenario and its curve files in DIR/inputs/
         summary = getattr(result, "summary", None) or {}
         if not quiet:
             from rich.console import Console
@@ -542,9 +545,14 @@ def render(
     speed: float = typer.Option(1.0, "--speed", metavar="FACTOR", help="Simulated seconds per video second."),
     quality: Optional[str] = typer.Option(None, "--quality", metavar="LEVEL", help="draft | normal | high, or 0..10."),
     duration: Optional[float] = typer.Option(None, "--duration", metavar="SECONDS",
-                                             help="Simulate (scenario) or replay at most S seconds."),
+                                             help="Render SECONDS of ride from --time (the video lasts SECONDS / --speed)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing FILE."),
+    no_hud: bool = typer.Option(False, "--no-hud", help="No overlay (time, speed, height, G)."),
+    units: str = typer.Option("metric", "--units", help="metric (km/h, m/s, m) | imperial (mph, ft)."),
+    train: Optional[str] = typer.Option(None, "--train", metavar="NAME",
+                                        help="Train the on-ride camera and the overlay follow (default: the first)."),
+    car: Optional[int] = typer.Option(None, "--car", metavar="N", help="Car of that train (1 = lead car, the default)."),
 ):
     """Render the ride off screen to a video (mp4, gif) or one still (png).
 
@@ -568,7 +576,9 @@ def render(
 
         written = render_ride(src, out, camera=camera, fps=fps, size=size, time=at_time, speed=speed,
                               quality=q, duration=duration,
-                              progress=True if (_stderr_is_terminal() and not quiet) else None)
+                              progress=True if (_stderr_is_terminal() and not quiet) else None,
+                              train=train, car=car, hud=not no_hud, units=units,
+                              notice=lambda m: typer.echo(m, err=True))
         typer.echo(f"wrote {written or out}")
 
 

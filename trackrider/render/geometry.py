@@ -228,3 +228,374 @@ def ground_texture(lights=LIGHTS, ambient: float = AMBIENT, diffuse: float = DIF
     shade = ambient + sum(diffuse * i * max(0.0, float(np.asarray(d)[2] / np.linalg.norm(d))) for d, i in lights)
     c = np.clip(np.rint(np.asarray(GROUND_COLOURS, dtype=float) * shade), 0, 255).astype(np.uint8)
     return np.array([[c[0], c[1]], [c[1], c[0]]], dtype=np.uint8)
+
+
+# --------------------------------------------------------------------------- primitives with smooth normals
+#
+# Every primitive below is a ``Quads`` whose quad normals are outward; a flat
+# face keeps its own corner points, a curved surface (cylinder, sphere, tube)
+# shares them between neighbouring quads, so that ``point_normals`` (the mean of
+# the normals of the quads using a point) is smooth across curved surfaces and
+# sharp at box edges.
+
+
+def _unit_rows(v):
+    v = np.asarray(v, dtype=float)
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-300)
+
+
+def hexa(corners, colour) -> Quads:
+    """Hexahedra from 8 corners each (n, 8, 3) in ``_BOX_CORNERS`` order, flat
+    faces (4 own points per face)."""
+    c = np.asarray(corners, dtype=float).reshape(-1, 8, 3)
+    n = len(c)
+    faces = _BOX_FACES  # -z, +z, -y, +y, +x, -x
+    pts = c[:, faces, :].reshape(n * 6 * 4, 3)
+    quads = np.arange(n * 24).reshape(n * 6, 4)
+    q = pts.reshape(n * 6, 4, 3)
+    nrm = np.cross(q[:, 2] - q[:, 0], q[:, 3] - q[:, 1])
+    centre = c.mean(axis=1)
+    face_c = q.mean(axis=1)
+    outward = face_c - np.repeat(centre, 6, axis=0)
+    nrm = np.where((np.sum(nrm * outward, axis=1) < 0)[:, None], -nrm, nrm)
+    return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)), _unit_rows(nrm))
+
+
+def box(centre, size, colour, axes=None) -> Quads:
+    """One box: ``centre`` (3,), ``size`` (3,) full lengths along ``axes``
+    (3 unit vectors, default x, y, z)."""
+    axes = np.eye(3) if axes is None else np.asarray(axes, dtype=float)
+    h = 0.5 * np.asarray(size, dtype=float)
+    corners = np.asarray(centre, dtype=float) + _BOX_CORNERS @ (h[:, None] * axes)
+    return hexa(corners[None], colour)
+
+
+def beam(p0, p1, width, height, colour, up=(0.0, 0.0, 1.0)) -> Quads:
+    """A box from ``p0`` to ``p1`` (m) of cross-section ``width × height``,
+    its height along the part of ``up`` across the beam."""
+    p0, p1 = np.asarray(p0, dtype=float), np.asarray(p1, dtype=float)
+    a = p1 - p0
+    ln = float(np.linalg.norm(a))
+    if ln < 1e-9:
+        return _empty()
+    a = a / ln
+    u = np.asarray(up, dtype=float) - np.dot(up, a) * a
+    if np.linalg.norm(u) < 1e-6:
+        u = np.array([1.0, 0.0, 0.0]) - a[0] * a
+        if np.linalg.norm(u) < 1e-6:
+            u = np.array([0.0, 1.0, 0.0]) - a[1] * a
+    u = u / np.linalg.norm(u)
+    w = np.cross(u, a)
+    return box(0.5 * (p0 + p1), (ln, width, height), colour, axes=(a, w, u))
+
+
+def cylinder(p0, p1, radius, colour, sides: int = 10, caps: bool = True) -> Quads:
+    """A cylinder from ``p0`` to ``p1`` (m): a smooth side and flat end caps."""
+    p0, p1 = np.asarray(p0, dtype=float), np.asarray(p1, dtype=float)
+    a = _unit_rows(p1 - p0)
+    ref = np.array([0.0, 0.0, 1.0]) if abs(a[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    u = _unit_rows(np.cross(a, ref))
+    v = np.cross(a, u)
+    side = tube(np.stack([p0, p1]), np.stack([u, u]), np.stack([v, v]), radius, sides, colour)
+    if not caps:
+        return side
+    ang = 2.0 * math.pi * (np.arange(sides) + 0.5) / sides
+    ring = radius * (np.cos(ang)[:, None] * u + np.sin(ang)[:, None] * v)
+    parts = [side]
+    for centre, sign in ((p0, -1.0), (p1, 1.0)):
+        pts = np.vstack([centre[None], centre + ring])
+        k = np.arange(sides)
+        quads = np.stack([np.zeros(sides, int), 1 + k, 1 + (k + 1) % sides, np.zeros(sides, int)], axis=1)
+        if sign < 0:
+            quads = quads[:, ::-1]
+        parts.append(Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (sides, 1)),
+                           np.tile(sign * a, (sides, 1))))
+    return Quads.merge(parts)
+
+
+def sphere(centre, radius, colour, n_lon: int = 10, n_lat: int = 6, scale=(1.0, 1.0, 1.0)) -> Quads:
+    """A UV sphere (an ellipsoid with ``scale``) with shared points (smooth)."""
+    lat = np.linspace(-0.5 * math.pi, 0.5 * math.pi, n_lat + 1)
+    lon = 2.0 * math.pi * np.arange(n_lon) / n_lon
+    la, lo = np.meshgrid(lat, lon, indexing="ij")
+    unit = np.column_stack([(np.cos(la) * np.cos(lo)).ravel(), (np.cos(la) * np.sin(lo)).ravel(), np.sin(la).ravel()])
+    pts = np.asarray(centre, dtype=float) + radius * unit * np.asarray(scale, dtype=float)
+    i, j = np.meshgrid(np.arange(n_lat), np.arange(n_lon), indexing="ij")
+    i, j = i.ravel(), j.ravel()
+    j1 = (j + 1) % n_lon
+    quads = np.stack([i * n_lon + j, i * n_lon + j1, (i + 1) * n_lon + j1, (i + 1) * n_lon + j], axis=1)
+    nrm = _unit_rows(unit[quads].mean(axis=1))
+    return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)), nrm)
+
+
+def polyline_tube(points, radius, colour, sides: int = 8) -> Quads:
+    """A tube along a polyline (k, 3) (bars, restraints), frames by parallel transport."""
+    p = np.asarray(points, dtype=float)
+    t = np.gradient(p, axis=0)
+    t = _unit_rows(t)
+    ref = np.array([0.0, 0.0, 1.0]) if abs(t[0, 2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    u = [_unit_rows(np.cross(t[0], ref))]
+    for k in range(1, len(p)):
+        uk = u[-1] - np.dot(u[-1], t[k]) * t[k]
+        u.append(_unit_rows(uk))
+    u = np.asarray(u)
+    v = np.cross(t, u)
+    return tube(p, u, v, radius, sides, colour)
+
+
+def outward_wound(q: Quads) -> np.ndarray:
+    """The quads (m, 4) with their corners reordered where needed so that each
+    turns counter-clockwise seen from outside (along its outward normal): what
+    back-face culling needs."""
+    p = q.points[q.quads]
+    geo_n = np.cross(p[:, 2] - p[:, 0], p[:, 3] - p[:, 1])
+    flip = np.sum(geo_n * q.normals, axis=1) < 0
+    out = q.quads.copy()
+    out[flip] = out[flip][:, ::-1]
+    return out
+
+
+def point_normals(q: Quads) -> np.ndarray:
+    """Unit normals (n, 3) of the points: the mean of the normals of the quads using each point."""
+    acc = np.zeros_like(q.points, dtype=float)
+    for k in range(4):
+        np.add.at(acc, q.quads[:, k], q.normals)
+    return _unit_rows(acc)
+
+
+def point_colours(q: Quads) -> np.ndarray:
+    """Colours (n, 3) uint8 of the points (a point's quads share one colour: primitives never share points)."""
+    c = np.zeros((len(q.points), 3), dtype=np.uint8)
+    c[q.quads.ravel()] = np.repeat(q.colours, 4, axis=0)
+    return c
+
+
+def lit_points(q: Quads, lights=LIGHTS, ambient: float = AMBIENT, diffuse: float = DIFFUSE) -> np.ndarray:
+    """Point colours (n, 3) uint8 with directional lighting baked in per point
+    (Gouraud shading of a static mesh lit by lights fixed in the world)."""
+    nrm = point_normals(q)
+    shade = np.full(len(q.points), ambient)
+    for direction, intensity in lights:
+        d = np.asarray(direction, dtype=float)
+        shade += diffuse * intensity * np.clip(nrm @ (d / np.linalg.norm(d)), 0.0, None)
+    return np.clip(np.rint(point_colours(q) * shade[:, None]), 0, 255).astype(np.uint8)
+
+
+def transformed(q: Quads, rotation, offset) -> Quads:
+    """``q`` rotated (3, 3) then moved by ``offset`` (3,)."""
+    r = np.asarray(rotation, dtype=float)
+    return Quads(q.points @ r.T + np.asarray(offset, dtype=float), q.quads, q.colours, q.normals @ r.T)
+
+
+# --------------------------------------------------------------------------- track styles, supports
+
+TRACK_COLOUR = (20, 135, 150)       # steel coaster track: rails, spine, ties
+SUPPORT_STEEL = (205, 205, 200)
+FOOTER_COLOUR = (170, 168, 160)
+RAILWAY_RAIL = (120, 112, 105)
+SLEEPER_COLOUR = (150, 145, 135)
+BALLAST_COLOUR = (128, 120, 108)
+
+
+@dataclass
+class StyledLayout:
+    """One track's drawing: ``style`` steel | railway | hanging, dimensions in m."""
+
+    style: str = "steel"
+    gauge: float = 1.0
+    rail_depth: float = 0.5
+    rail_radius: float = 0.07
+    rail_sides: int = 8
+    sample_spacing: float = 0.5
+    tie_spacing: float = 1.6
+    support_spacing: float = 12.0
+    clearance: float = 1.5  # half-width of the space the cars sweep, m (supports keep out of it)
+    hang_depth: float = 3.0  # hanging: how far below the curve the cars reach, m
+
+    @property
+    def spine_radius(self) -> float:
+        return float(np.clip(0.2 * self.gauge + 0.04, 0.12, 0.4))
+
+    def spine_offset(self) -> float:
+        """Spine centre along B from the curve (m): below for steel, above for hanging."""
+        if self.style == "hanging":
+            return self.rail_up + self.rail_radius + 0.25 + self.spine_radius
+        return -(self.rail_depth + 2 * self.rail_radius + 0.2 + self.spine_radius)
+
+    @property
+    def rail_up(self) -> float:
+        return 0.35  # hanging: rail centres above the curve
+
+
+def _frames(geometry, s):
+    f = geometry.frames(s)
+    return tuple(np.asarray(a, dtype=float) for a in (f.position, f.tangent, f.normal, f.binormal))
+
+
+def styled_track(geometry, layout: StyledLayout) -> tuple[Quads, float]:
+    """Rails, spine, ties (steel, hanging) or rails, sleepers, ballast (railway)
+    of one track; returns the quads and the lowest z of the structure (m)."""
+    length = float(geometry.length)
+    n = max(int(math.ceil(length / layout.sample_spacing)) + 1, 2)
+    s = np.linspace(0.0, length, n)
+    P, T, N, B = _frames(geometry, s)
+    r, g = layout.rail_radius, layout.gauge
+    parts = []
+    if layout.style == "railway":
+        rail_c = -(layout.rail_depth + r)
+        for side in (1.0, -1.0):
+            parts.append(tube(P + side * 0.5 * g * N + rail_c * B, N, B, r, 4, RAILWAY_RAIL))
+        nt = max(int(length // 0.65), 1)
+        st = (np.arange(nt) + 0.5) * (length / nt)
+        Pt, Tt, Nt, Bt = _frames(geometry, st)
+        sd = layout.rail_depth + 2 * r + 0.08
+        parts.append(boxes(Pt - sd * Bt, 0.13 * Tt, (0.5 * g + 0.45) * Nt, 0.08 * Bt, SLEEPER_COLOUR))
+        # ballast: a trapezoid bank under the sleepers
+        top_d, h = sd + 0.05, 0.45
+        wt, wb = 0.5 * g + 0.75, 0.5 * g + 1.6
+        ring = [(+wb, -(top_d + h)), (+wt, -top_d), (-wt, -top_d), (-wb, -(top_d + h))]
+        pts = np.concatenate([P + a * N + b * B for a, b in ring])  # (4n, 3), block k = ring point k
+        i = np.arange(n - 1)
+        quads = np.concatenate([np.stack([k * n + i, k * n + i + 1, (k + 1) * n + i + 1, (k + 1) * n + i], axis=1)
+                                for k in range(3)])
+        mids = [0.5 * (np.array(ring[k]) + np.array(ring[k + 1])) for k in range(3)]
+        nrm = []
+        for k in range(3):
+            a0, a1 = np.array(ring[k]), np.array(ring[k + 1])
+            d = a1 - a0
+            out = np.array([d[1], -d[0]])
+            if np.dot(out, mids[k] - np.array([0.0, -(top_d + h)])) < 0:
+                out = -out
+            out /= np.linalg.norm(out)
+            nrm.append(out[0] * 0.5 * (N[:-1] + N[1:]) + out[1] * 0.5 * (B[:-1] + B[1:]))
+        parts.append(Quads(pts, quads, np.tile(np.asarray(BALLAST_COLOUR, dtype=np.uint8), (len(quads), 1)),
+                           _unit_rows(np.concatenate(nrm))))
+        low = P + (-(top_d + h)) * B
+        return Quads.merge(parts), float(low[:, 2].min())
+    hanging = layout.style == "hanging"
+    rail_off = layout.rail_up if hanging else -(layout.rail_depth + r)
+    for side in (1.0, -1.0):
+        parts.append(tube(P + side * 0.5 * g * N + rail_off * B, N, B, r, layout.rail_sides, TRACK_COLOUR))
+    rs, so = layout.spine_radius, layout.spine_offset()
+    parts.append(tube(P + so * B, N, B, rs, max(layout.rail_sides, 10), TRACK_COLOUR))
+    # ties: from each rail to the spine, every tie_spacing
+    nt = max(int(length // layout.tie_spacing), 1)
+    st = (np.arange(nt) + 0.5) * (length / nt)
+    Pt, Tt, Nt, Bt = _frames(geometry, st)
+    w = 0.06
+    for side in (1.0, -1.0):
+        a = Pt + side * 0.5 * g * Nt + rail_off * Bt
+        b = Pt + side * 0.6 * rs * Nt + so * Bt
+        d = b - a
+        ln = np.linalg.norm(d, axis=1, keepdims=True)
+        ax = 0.5 * d
+        az = w * _unit_rows(np.cross(d, Tt))
+        parts.append(boxes(0.5 * (a + b), ax, w * Tt, az, TRACK_COLOUR))
+        del ln
+    parts.append(boxes(Pt + rail_off * Bt, 0.05 * Tt, 0.5 * g * Nt, 0.05 * Bt, TRACK_COLOUR))
+    low = np.minimum((P + so * B)[:, 2] - rs, (P + rail_off * B)[:, 2] - r)
+    return Quads.merge(parts), float(low.min())
+
+
+def supports_styled(tracks, layouts, z_ground: float) -> Quads:
+    """Supports of every track down to the ground ``z_ground`` (m): a column on
+    a concrete footer every ``support_spacing`` m where the track is upright and
+    high enough, left out where the column (or, for a hanging track, its arm)
+    would pass through the space of a track below. ``tracks``: geometries;
+    ``layouts``: their ``StyledLayout``."""
+    # every track sampled every metre: the obstacles a column must keep clear of
+    samples = []
+    for k, geom in enumerate(tracks):
+        length = float(geom.length)
+        ss = np.linspace(0.0, length, max(int(length) + 1, 2))
+        P, _T, _N, B = _frames(geom, ss)
+        lay = layouts[k]
+        down = (lay.hang_depth if lay.style == "hanging" else lay.rail_depth + 1.2)
+        samples.append((k, ss, P, B, lay.clearance, down))
+    parts = []
+    for k, geom in enumerate(tracks):
+        lay = layouts[k]
+        length = float(geom.length)
+        ns = max(int(length // lay.support_spacing), 1)
+        s = (np.arange(ns) + 0.5) * (length / ns)
+        P, T, N, B = _frames(geom, s)
+        for i in range(ns):
+            if B[i, 2] < 0.6:
+                continue
+            if lay.style == "hanging":
+                # a column beside the track (inside of the turn: the cars swing outwards) and an arm over the spine
+                kappa = np.cross(T[min(i + 1, ns - 1)], T[max(i - 1, 0)])[2] if ns > 2 else 0.0
+                side = 1.0 if kappa <= 0 else -1.0
+                off = lay.clearance + 1.2
+                spine_top = P[i] + (lay.spine_offset() + lay.spine_radius) * B[i]
+                foot = P[i] + side * off * np.array([N[i, 0], N[i, 1], 0.0]) / max(np.hypot(N[i, 0], N[i, 1]), 1e-9)
+                col_xy, col_top = foot[:2], spine_top[2] + 0.3
+                arm = (np.array([col_xy[0], col_xy[1], col_top]), spine_top + np.array([0.0, 0.0, 0.3]))
+            else:
+                below = (lay.spine_offset() - lay.spine_radius) if lay.style == "steel" else -(lay.rail_depth + 0.7)
+                top = P[i] + below * B[i]
+                col_xy, col_top, arm = top[:2], top[2], None
+            height = col_top - z_ground
+            if height < 1.0:
+                continue
+            if not _column_clear(col_xy, col_top, k, s[i], samples, 0.4):
+                continue
+            rc = float(np.clip(0.12 + 0.008 * height, 0.15, 0.45))
+            colour = SUPPORT_STEEL if lay.style != "railway" else FOOTER_COLOUR
+            base = np.array([col_xy[0], col_xy[1], z_ground + 0.35])
+            parts.append(cylinder(base, np.array([col_xy[0], col_xy[1], col_top]), rc, colour, sides=10, caps=True))
+            parts.append(box((col_xy[0], col_xy[1], z_ground + 0.15), (4 * rc + 0.5, 4 * rc + 0.5, 0.5), FOOTER_COLOUR))
+            if arm is not None:
+                parts.append(beam(arm[0], arm[1], 0.3, 0.35, colour))
+                parts.append(beam(arm[1], arm[1] - np.array([0.0, 0.0, 0.3]), 0.25, 0.25, colour))
+    return Quads.merge(parts)
+
+
+def _column_clear(xy, z_top, k, s_here, samples, radius) -> bool:
+    """True when a vertical column at ``xy`` from the ground to ``z_top`` keeps
+    out of the space of every track sample below it (other than its own
+    neighbourhood, |Δs| < 4 m on its own track)."""
+    for kk, ss, P, B, clear, down in samples:
+        near = np.hypot(P[:, 0] - xy[0], P[:, 1] - xy[1]) < clear + radius + 0.5
+        below = P[:, 2] < z_top + 0.5
+        if kk == k:
+            near &= np.abs(ss - s_here) > 4.0
+        hit = near & below
+        if np.any(hit):
+            return False
+    return True
+
+
+def grass_texture(size: int = 256, seed: int = 7) -> np.ndarray:
+    """A tileable grass texture (size, size, 3) uint8 made in code: value noise
+    of several octaves (periodic, so the tiles join), greens with patches of
+    drier grass and earth, lighting of a level surface baked in."""
+    rng = np.random.default_rng(seed)
+    acc = np.zeros((size, size))
+    amp, total = 1.0, 0.0
+    for cells in (4, 8, 16, 32, 64, 128):
+        grid = rng.random((cells, cells))
+        # bilinear upsampling with wrap-around (tileable)
+        x = np.arange(size) * cells / size
+        i0 = np.floor(x).astype(int)
+        f = x - i0
+        f = f * f * (3 - 2 * f)
+        i1 = (i0 + 1) % cells
+        rows = grid[i0][:, i0] * (1 - f)[None, :] + grid[i0][:, i1] * f[None, :]
+        rows1 = grid[i1][:, i0] * (1 - f)[None, :] + grid[i1][:, i1] * f[None, :]
+        layer = rows * (1 - f)[:, None] + rows1 * f[:, None]
+        acc += amp * layer
+        total += amp
+        amp *= 0.6
+    acc /= total
+    fine = rng.random((size, size))
+    lush = np.array([70.0, 118.0, 52.0])
+    dry = np.array([128.0, 138.0, 74.0])
+    earth = np.array([112.0, 98.0, 72.0])
+    t = np.clip((acc - 0.35) / 0.35, 0.0, 1.0)[..., None]
+    col = lush * (1 - t) + dry * t
+    e = np.clip((acc - 0.72) / 0.08, 0.0, 1.0)[..., None] * 0.6
+    col = col * (1 - e) + earth * e
+    del fine  # no per-texel noise: it costs the video encoder more than it shows
+    shade = AMBIENT + sum(DIFFUSE * i * max(0.0, float(np.asarray(d)[2] / np.linalg.norm(d))) for d, i in LIGHTS)
+    return np.clip(np.rint(col * min(shade, 1.15)), 0, 255).astype(np.uint8)

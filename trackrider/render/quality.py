@@ -18,6 +18,7 @@ class Quality:
     encoder_quality: float = 7.0  # imageio-ffmpeg quality, 0..10
     encoder_preset: str = "veryfast"  # x264 speed preset (it shares the CPU with the renderer)
     gradient_sky: bool = True  # a full-screen gradient pass (costs ~20 ms at 1280x720 in software)
+    simple: bool = False  # the plain scene (box cars, rails and ties, checker ground, no overlay, no FXAA): bench only
 
 
 def quality_preset(quality) -> Quality:

@@ -6,7 +6,7 @@ No VTK here (importable anywhere).
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +14,13 @@ import numpy as np
 from trackrider.errors import InputError
 
 _NEEDED = ("t", "train", "car", "x", "y", "z", "qw", "qx", "qy", "qz")
+#: read when present, for the overlay: name in ``channels`` -> CSV columns, first found wins
+#: (the filtered G columns, as ``trackrider plot`` and the summary report them)
+_OPTIONAL = {
+    "speed": ("speed",),
+    "g_vertical": ("g_vertical_filtered", "g_vertical"),
+    "g_lateral": ("g_lateral_filtered", "g_lateral"),
+}
 
 
 @dataclass
@@ -26,12 +33,15 @@ class Recording:
     labels : list of (train_or_body_name, car_no_1_based), entity order
     positions : (nt, ne, 3) float array, centre of mass, m
     quaternions : (nt, ne, 4) float array, unit (w, x, y, z), body → world
+    channels : name -> (nt, ne) float array, the recorded ``speed`` (m/s),
+        ``g_vertical`` and ``g_lateral`` (g, filtered) when the source has them
     """
 
     times: np.ndarray
     labels: list
     positions: np.ndarray
     quaternions: np.ndarray
+    channels: dict = field(default_factory=dict)
 
     @property
     def t_start(self) -> float:
@@ -74,7 +84,16 @@ class Recording:
         norm = np.linalg.norm(quat, axis=-1, keepdims=True)
         bad = ~(np.isfinite(norm) & (norm > 0.5))
         quat = np.where(bad, np.array([1.0, 0.0, 0.0, 0.0]), quat / np.where(bad, 1.0, norm))
-        return cls(times=times.copy(), labels=labels, positions=np.ascontiguousarray(pos), quaternions=quat)
+        channels = {}
+        for name, sources in _OPTIONAL.items():
+            for col in sources:
+                if col in columns:
+                    vals = np.asarray(columns[col], dtype=float)
+                    if vals.size == t.size:
+                        channels[name] = vals.reshape(nt, ne).copy()
+                        break
+        return cls(times=times.copy(), labels=labels, positions=np.ascontiguousarray(pos), quaternions=quat,
+                   channels=channels)
 
     @classmethod
     def from_csv(cls, path) -> "Recording":
@@ -90,20 +109,21 @@ class Recording:
                 missing = [c for c in _NEEDED if c not in header]
                 if missing:
                     raise InputError(f"column(s) {', '.join(missing)} missing", path=path, where="line 1")
-                idx = [header.index(c) for c in _NEEDED]
-                cols = {c: [] for c in _NEEDED}
+                wanted = list(_NEEDED) + [c for srcs in _OPTIONAL.values() for c in srcs if c in header]
+                idx = [header.index(c) for c in wanted]
+                cols = {c: [] for c in wanted}
                 for lineno, row in enumerate(reader, start=2):
                     if not row:
                         continue
                     try:
-                        for c, i in zip(_NEEDED, idx):
+                        for c, i in zip(wanted, idx):
                             cols[c].append(row[i])
                     except IndexError:
                         raise InputError("row is shorter than the header", path=path, where=f"line {lineno}") from None
         except OSError as exc:
             raise InputError(f"cannot read ({exc.strerror or exc})", path=path) from None
         try:
-            num = {c: np.asarray(cols[c], dtype=float) for c in _NEEDED if c != "train"}
+            num = {c: np.asarray([v if v != "" else "nan" for v in cols[c]], dtype=float) for c in cols if c != "train"}
         except ValueError as exc:
             raise InputError(f"a number could not be read ({exc})", path=path) from None
         num["train"] = cols["train"]
@@ -113,7 +133,16 @@ class Recording:
         """The instants within ``[t_from, t_to]`` plus one either side (for interpolation)."""
         i0 = max(int(np.searchsorted(self.times, t_from, side="right")) - 1, 0)
         i1 = min(int(np.searchsorted(self.times, t_to, side="left")) + 1, len(self.times))
-        return Recording(self.times[i0:i1], self.labels, self.positions[i0:i1], self.quaternions[i0:i1])
+        return Recording(self.times[i0:i1], self.labels, self.positions[i0:i1], self.quaternions[i0:i1],
+                         {k: v[i0:i1] for k, v in self.channels.items()})
+
+    def channel_at(self, name: str, t, entity: int) -> np.ndarray:
+        """Channel ``name`` of entity ``entity`` at times ``t`` (s), linearly
+        interpolated (clamped to the ends); NaN when not recorded."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        if name not in self.channels:
+            return np.full(len(t), np.nan)
+        return np.interp(t, self.times, self.channels[name][:, entity])
 
     def poses_at(self, t) -> tuple[np.ndarray, np.ndarray]:
         """Positions (nf, ne, 3) and quaternions (nf, ne, 4) at times ``t`` (nf,), s.

@@ -34,6 +34,7 @@ class TrackSpec:
     name: str
     geometry: Any
     gauge: float = 1.0
+    style: str | None = None  # "steel" | "railway"; None: railway when every train on it runs on railway wheels
 
 
 @dataclass
@@ -51,6 +52,31 @@ class TrainSpec:
     cg_height: float = 0.0
     rider_height: float = 1.1
     colour: tuple = TRAIN_COLOURS[0]
+    wheels: str = "coaster"  # "coaster" | "railway"
+    suspended: bool = False  # cars hang ``hang`` m below their trolleys (recorded as ``<name>.body``)
+    hang: float = 1.5
+    rows: int | None = None  # rows of seats (None: from the length)
+    seats_per_row: int | None = None  # seats in a row (None: from the width)
+
+    @property
+    def kind(self) -> str:
+        """How its cars are drawn: ``coaster`` (seats, riders, restraints, wheel
+        assemblies), ``railway`` (a wagon body on two bogies), ``suspended``
+        (a trolley on the rail, the car hanging below it) or ``box`` (too small
+        or riderless to seat anyone: a plain box on wheels)."""
+        if self.suspended:
+            return "suspended"
+        if self.wheels == "railway":
+            return "railway"
+        if self.length >= 1.2 and self.width >= 0.6 and self.rider_height - self.cg_height > 0.3:
+            return "coaster"
+        return "box"
+
+    def seat_layout(self) -> tuple[int, int]:
+        """(rows, seats per row): the keys, else one row per 0.9 m of length and a seat per 0.55 m of width."""
+        rows = self.rows if self.rows else max(1, int(self.length // 0.9))
+        seats = self.seats_per_row if self.seats_per_row else max(1, int(self.width // 0.55))
+        return int(rows), int(seats)
 
 
 @dataclass
@@ -63,10 +89,56 @@ class BodySpec:
 
 
 @dataclass
+class LinkSpec:
+    """A joint drawn as a rod from ``anchor_a`` on ``a`` to ``anchor_b`` on ``b``:
+    ``a``, ``b`` recorded labels ``(name, car_no)`` or None for the world (the
+    anchor then a world point), anchors in the body's axes, m."""
+
+    a: tuple | None
+    anchor_a: tuple
+    b: tuple | None
+    anchor_b: tuple
+
+
+@dataclass
 class SceneSpec:
     tracks: list = field(default_factory=list)
     trains: list = field(default_factory=list)
     bodies: list = field(default_factory=list)
+    links: list = field(default_factory=list)
+
+    def track_style(self, k: int) -> str:
+        """``steel``, ``railway`` or ``hanging`` (a steel track carrying suspended cars) for track ``k``."""
+        on = [t for t in self.trains if t.track_index == k]
+        if any(t.suspended for t in on):
+            return "hanging"
+        style = self.tracks[k].style
+        if style:
+            return style
+        return "railway" if on and all(t.wheels == "railway" for t in on) else "steel"
+
+    def rail_depth(self, k: int) -> float:
+        """Rail tops this far under the curve of track ``k`` (m): the bottom of the
+        lowest car box on it, at least 0.1 m (suspended cars: unused)."""
+        on = [t for t in self.trains if t.track_index == k and not t.suspended]
+        return max([t.height / 2.0 - t.cg_height for t in on] + [0.1])
+
+    def entity(self, label):
+        """``(spec, role)`` of a recorded entity ``(name, car_no)``: role ``car``
+        (a train's car, or a suspended train's trolley: ``trolley``), ``hanging``
+        (the body of a suspended car, recorded as ``<train>.body``), ``body`` (a
+        free body), or ``(None, None)`` when the scene does not know it."""
+        name, _car = label
+        for tr in self.trains:
+            if tr.name == name:
+                return tr, ("trolley" if tr.suspended else "car")
+        for b in self.bodies:
+            if b.name == name:
+                return b, "body"
+        for tr in self.trains:
+            if tr.suspended and name == f"{tr.name}.body":
+                return tr, "hanging"
+        return None, None
 
     def box_of(self, label) -> tuple[tuple, tuple, float, float] | None:
         """(size (l, w, h) m, colour, cg_height m, rider_height m) of a recorded
@@ -94,9 +166,20 @@ def _body_size(body) -> tuple:
     return (0.3, 0.3, 0.3)
 
 
+def _train_colour(tr, i: int) -> tuple:
+    """``train.color``, else the train's name when it names a colour ("red"), else the i-th of ``TRAIN_COLOURS``."""
+    from trackrider.colours import parse_colour
+
+    if getattr(tr, "color", None):
+        return tuple(tr.color)
+    named = parse_colour(tr.name) if not tr.name.startswith("#") else None
+    return named if named is not None else TRAIN_COLOURS[i % len(TRAIN_COLOURS)]
+
+
 def scene_from_scenario(scenario) -> SceneSpec:
     """The scene of a loaded ``trackrider.scenario.Scenario``."""
-    tracks = [TrackSpec(name=t.name, geometry=t.track, gauge=float(t.gauge)) for t in scenario.tracks]
+    tracks = [TrackSpec(name=t.name, geometry=t.track, gauge=float(t.gauge), style=getattr(t, "style", None))
+              for t in scenario.tracks]
     trains = []
     for i, tr in enumerate(scenario.trains):
         car = tr.car
@@ -110,8 +193,26 @@ def scene_from_scenario(scenario) -> SceneSpec:
                 height=float(car.height),
                 cg_height=float(car.cg_height),
                 rider_height=float(car.rider_height),
-                colour=TRAIN_COLOURS[i % len(TRAIN_COLOURS)],
+                colour=_train_colour(tr, i),
+                wheels=str(getattr(tr, "wheels", "coaster")),
+                suspended=bool(getattr(tr, "suspended", False)),
+                hang=float(getattr(car, "hang", 1.5)),
+                rows=getattr(car, "rows", None),
+                seats_per_row=getattr(car, "seats_per_row", None),
             )
         )
-    bodies = [BodySpec(name=b.name, size=_body_size(b)) for b in getattr(scenario, "bodies", [])]
-    return SceneSpec(tracks=tracks, trains=trains, bodies=bodies)
+    names = {t.name for t in trains}
+    bodies = [BodySpec(name=b.name, size=_body_size(b)) for b in getattr(scenario, "bodies", [])
+              if b.name not in names]
+    links = []
+    for j in getattr(scenario, "joints", []) or []:
+        ends = []
+        for end in (j.end_a, j.end_b):
+            if isinstance(end, tuple) and end and end[0] == "car":
+                ends.append((scenario.trains[end[1]].name, int(end[2]) + 1))
+            elif isinstance(end, tuple) and end and end[0] == "body":
+                ends.append((scenario.bodies[end[1]].name, 1))
+            else:
+                ends.append(None)
+        links.append(LinkSpec(ends[0], tuple(j.anchor_a or (0.0, 0.0, 0.0)), ends[1], tuple(j.anchor_b or (0.0, 0.0, 0.0))))
+    return SceneSpec(tracks=tracks, trains=trains, bodies=bodies, links=links)

@@ -110,7 +110,18 @@ def synthetic_ride(
     quat = matrix_to_quat(rot).reshape(len(times), cars, 4)
     pos = f.position.reshape(len(times), cars, 3)
     labels = [("demo", i + 1) for i in range(cars)]
-    rec = Recording(times=times, labels=labels, positions=pos, quaternions=quat)
+    # the overlay's channels, from the motion itself: speed and the G felt (a + g ẑ) / g
+    # along each car's up and left axes (finite differences of the recorded positions)
+    vel = np.gradient(pos, times, axis=0)
+    acc = np.gradient(vel, times, axis=0)
+    felt = (acc + np.array([0.0, 0.0, gravity])) / gravity
+    rot = rot.reshape(len(times), cars, 3, 3)
+    channels = {
+        "speed": np.linalg.norm(vel, axis=-1),
+        "g_vertical": np.einsum("tek,tek->te", felt, rot[..., 2]),
+        "g_lateral": np.einsum("tek,tek->te", felt, rot[..., 1]),
+    }
+    rec = Recording(times=times, labels=labels, positions=pos, quaternions=quat, channels=channels)
     spec = SceneSpec(
         tracks=[TrackSpec("main", track, 1.0)],
         trains=[TrainSpec("demo", 0, cars, length=car_length, width=1.2, height=1.0, cg_height=0.0, rider_height=1.1)],

@@ -48,7 +48,8 @@ class RenderStats:
 
 
 def parse_size(size, out=None) -> tuple[int, int]:
-    """``(w, h)`` or ``"WxH"`` → a pair of positive ints (px)."""
+    """``(w, h)`` or ``"WxH"`` → a pair of positive ints (px); errors quote what was given."""
+    typed = size
     if isinstance(size, str):
         parts = size.lower().replace("×", "x").split("x")
         try:
@@ -60,25 +61,59 @@ def parse_size(size, out=None) -> tuple[int, int]:
         if float(w) != float(size[0]) or float(h) != float(size[1]):
             raise ValueError
     except (TypeError, ValueError):
-        raise InputError(f"size must be WxH in pixels (e.g. 1280x720), got {size!r}", where="--size") from None
+        raise InputError(f"size must be WxH in pixels (e.g. 1280x720), got {typed!r}", where="--size") from None
     if not (16 <= w <= MAX_SIZE and 16 <= h <= MAX_SIZE):
         raise InputError(f"size must be 16..{MAX_SIZE} pixels each way, got {w}x{h}", where="--size")
     return w, h
 
 
-def _follow_for(spec: SceneSpec, labels) -> Follow:
-    """Follow the first train that was recorded, else the first entity."""
-    for tr in spec.trains:
-        idx = [i for i, (name, _car) in enumerate(labels) if name == tr.name]
-        if idx:
-            return Follow(
-                lead=idx[0],
-                last=idx[-1],
-                car_length=tr.length,
-                car_height=tr.height,
-                rider_above_cg=tr.rider_height - tr.cg_height,
-            )
-    return Follow(lead=0, last=0)
+def _follow_for(spec: SceneSpec, labels, train: str | None = None, car: int | None = None) -> Follow:
+    """Follow ``train`` (default: the first train recorded, else the first
+    entity), its car ``car`` (1 = lead, the default) for the on-ride camera and
+    the overlay. Raises InputError (``--train``, ``--car``) on a name or number
+    the recording does not have."""
+    names = [tr.name for tr in spec.trains if any(n == tr.name for n, _c in labels)]
+    others = [n for n in dict.fromkeys(n for n, _c in labels) if n not in names and not n.endswith(".body")]
+    if train is not None and train not in names + others:
+        raise InputError(f"no train or body named {train!r} in the recording "
+                         f"(names: {', '.join(names + others) or 'none'})", where="--train")
+    name = train if train is not None else (names[0] if names else None)
+    tr = next((t for t in spec.trains if t.name == name), None)
+    if tr is None:
+        idx = [i for i, (n, _c) in enumerate(labels) if n == name] if name else [0]
+        return Follow(lead=idx[0], last=idx[-1], ride=idx[0] if car is None else idx[min(car, len(idx)) - 1])
+    idx = [i for i, (n, _c) in enumerate(labels) if n == tr.name]
+    if car is not None and not (1 <= car <= len(idx)):
+        raise InputError(f"train {tr.name!r} has cars 1..{len(idx)}, got {car}", where="--car")
+    k = 1 if car is None else int(car)
+    ride = idx[k - 1]
+    chase_up = 3.0
+    if tr.suspended:  # the riders sit in the hanging bodies, recorded as <train>.body
+        bodies = [i for i, (n, _c) in enumerate(labels) if n == f"{tr.name}.body"]
+        hang = [i for i in bodies if labels[i][1] == labels[ride][1]]
+        ride = hang[0] if hang else ride
+        # the chase camera follows the trolleys (the track's axes, not the swing), at the cars' level
+        chase_up = 0.8 - tr.hang - tr.height
+    return Follow(
+        lead=idx[0],
+        last=idx[-1],
+        chase_up=chase_up,
+        car_length=tr.length,
+        car_height=tr.height,
+        rider_above_cg=tr.rider_height - tr.cg_height,
+        ride=ride,
+    )
+
+
+def _hud_entity(labels, follow: Follow) -> int:
+    """The recorded row the overlay reads: the car followed (a suspended car's
+    row, which carries its hanging body's G, rather than the body's own)."""
+    name, car = labels[follow.ride]
+    if name.endswith(".body"):
+        for i, (n, c) in enumerate(labels):
+            if n == name[: -len(".body")] and c == car:
+                return i
+    return follow.ride
 
 
 def _layout_points(recording: Recording, spec: SceneSpec) -> np.ndarray:
@@ -104,18 +139,35 @@ def frame_times(t_start: float, t_end: float, fps: float, speed: float) -> np.nd
     return t_start + step * np.arange(max(n, 1))
 
 
-def render_frames(recording, spec, times, camera, size, fps, speed, quality, consume, progress=None, stats=None):
+def render_frames(recording, spec, times, camera, size, fps, speed, quality, consume, progress=None, stats=None,
+                  train=None, car=None, hud=True, units="metric", scene_hook=None):
     """Render the recording at ``times`` (s) and hand each (h, w, 3) uint8 frame to
-    ``consume(frame)``. ``progress(done, total)`` is called after every frame."""
+    ``consume(frame)``. ``progress(done, total)`` is called after every frame.
+    ``train``, ``car``: what the on-ride camera and the overlay follow; ``hud``:
+    draw the overlay (``units`` metric or imperial); ``scene_hook(scene, follow,
+    cam, hud_values)``: called once before the first frame (tests)."""
     from trackrider.render import scene as scene_mod
+    from trackrider.render.hud import hud_values
 
     stats = stats if stats is not None else RenderStats()
     t0 = _time.perf_counter()
     q = quality if isinstance(quality, Quality) else quality_preset(quality)
     bounds = _scene_bounds(recording, spec)
-    scene = scene_mod.RideScene(spec, recording.labels, bounds, size, q)
+    follow = _follow_for(spec, recording.labels, train, car)
+    ride_ent, _role = spec.entity(recording.labels[follow.ride])
+    seat = None
+    if camera == "onride" and ride_ent is not None and hasattr(ride_ent, "seat_layout"):
+        rows, seats = ride_ent.seat_layout()
+        seat = (0, (seats - 1) // 2)
+    scene = scene_mod.RideScene(spec, recording.labels, bounds, size, q,
+                                headless=follow.ride if seat is not None else None, eye_seat=seat,
+                                hud=hud and not q.simple)
     try:
-        follow = _follow_for(spec, recording.labels)
+        model = scene.models[follow.ride]
+        if seat is not None and model is not None and model.eyes:
+            follow.eye = model.eyes[seat[0]][seat[1]]
+        follow.z_ground = scene.z_ground
+        follow.keep_clear = _curve_points(spec)
         # pad the camera path so that smoothing near the ends sees the real motion
         pad = int(math.ceil(2.5 * 1.0 * fps / max(speed, 1e-9))) if len(times) > 1 else int(math.ceil(2.5 * fps))
         step = speed / fps
@@ -124,13 +176,21 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
         rot_all = quat_to_matrix(quat_all)
         cam = camera_path(camera, pos_all, rot_all, follow, scene.bounds, fps, speed,
                           points=_layout_points(recording, spec), aspect=size[0] / size[1])
+        label = "{} · car {}".format(*recording.labels[_hud_entity(recording.labels, follow)])
+        values = hud_values(recording, _hud_entity(recording.labels, follow), times, scene.z_ground, label)
+        if scene_hook is not None:
+            scene_hook(scene, follow, cam, values, pad)
         stats.build_s += _time.perf_counter() - t0
         total = len(times)
+        # a consumer that anti-aliases in its own thread (the MP4 writer) takes raw frames
+        raw_ok = scene.antialias and getattr(consume, "antialias", False)
+        if not raw_ok and hasattr(consume, "antialias"):
+            consume.antialias = False
         for i in range(total):
             j = i + pad
             t1 = _time.perf_counter()
-            scene.show(pos_all[j], rot_all[j], cam, j)
-            img = scene.grab()
+            scene.show(pos_all[j], rot_all[j], cam, j, values[i], units)
+            img = scene.grab(antialias=not raw_ok)
             t2 = _time.perf_counter()
             consume(img)
             stats.render_s += t2 - t1
@@ -143,6 +203,15 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
     return stats
 
 
+def _curve_points(spec: SceneSpec, spacing: float = 0.25) -> np.ndarray:
+    """Points every ``spacing`` m along every track curve (the chase camera keeps clear of them)."""
+    pts = [np.zeros((0, 3))]
+    for tr in spec.tracks:
+        n = max(int(math.ceil(float(tr.geometry.length) / spacing)) + 1, 2)
+        pts.append(np.asarray(tr.geometry.frames(np.linspace(0.0, float(tr.geometry.length), n)).position, dtype=float))
+    return np.concatenate(pts)
+
+
 class _Mp4Writer:
     """H.264 through imageio-ffmpeg. Frames are handed to ffmpeg's pipe from a
     background thread (the pipe write blocks while ffmpeg is busy and releases
@@ -151,6 +220,8 @@ class _Mp4Writer:
     QUEUE = 3
 
     def __init__(self, path, fps, quality, preset="veryfast", threaded=True):
+        #: anti-alias the frames in the writer's thread (set off by render_frames when the scene does it)
+        self.antialias = threaded
         import imageio.v2 as iio
 
         self.w = iio.get_writer(
@@ -172,6 +243,10 @@ class _Mp4Writer:
                 return
             if self.error is None:
                 try:
+                    if self.antialias:
+                        from trackrider.render.antialias import antialias
+
+                        img = antialias(img)
                     self.w.append_data(img)
                 except Exception as exc:  # reported by the next __call__ or close()
                     self.error = exc
@@ -231,8 +306,9 @@ def _load_scenario(path):
     return load_scenario(path)
 
 
-def _read_results(results: Path):
-    """(Recording, scenario path) of a results directory."""
+def _read_results(results: Path, notice=None):
+    """(Recording, scenario path) of a results directory: the scenario it names,
+    or the copy kept in its ``inputs/`` when that one moved or changed (``notice`` is told)."""
     csv_path, summary_path = results / "timeseries.csv", results / "summary.json"
     for p in (csv_path, summary_path):
         if not p.is_file():
@@ -247,9 +323,14 @@ def _read_results(results: Path):
     scen_path = Path(scen)
     if not scen_path.is_absolute():
         scen_path = (results / scen_path).resolve()
-    if not scen_path.is_file():
+    from trackrider.inputs_copy import scenario_for_results
+
+    use, message = scenario_for_results(results, scen_path)
+    if use is None:
         raise InputError(f"the scenario {scen_path} no longer exists", path=summary_path, where="scenario")
-    return Recording.from_csv(csv_path), scen_path
+    if message and notice is not None:
+        notice(message)
+    return Recording.from_csv(csv_path), use
 
 
 def _progress_bar(enabled):
@@ -313,6 +394,11 @@ def render_ride(
     recording: Recording | None = None,
     scene: SceneSpec | None = None,
     stats: RenderStats | None = None,
+    train: str | None = None,
+    car: int | None = None,
+    hud: bool = True,
+    units: str = "metric",
+    notice=None,
 ) -> Path:
     """Render a ride to ``out`` (.mp4 H.264, .gif, or .png one still), off screen.
 
@@ -334,10 +420,17 @@ def render_ride(
     speed : playback rate, simulated seconds per video second, default 1.0.
     quality : "draft", "normal" (default), "high" (4× MSAA, finer geometry) or
         a number 0..10 (the encoder's quality, default 7).
-    duration : s. Simulate this long (scenario) / replay at most this long.
+    duration : s. Video: render this much ride from ``time`` (the video lasts
+        ``duration / speed``); a scenario is simulated only as far as needed.
     progress : None, True (a progress bar on a terminal) or callable(done, total).
     recording, scene : render this recording with this scene instead of ``source``.
     stats : a ``RenderStats`` to fill with timings.
+    train, car : what the on-ride camera and the overlay follow (default: the
+        first train, car 1 = the lead car).
+    hud : draw the overlay (time, speed, height, G, G meter); units : "metric"
+        (km/h and m/s, m) or "imperial" (mph, ft).
+    notice : callable(str) told when a results folder's scenario moved or
+        changed and the copy kept in its ``inputs/`` is used.
 
     Returns the output path. Raises ``InputError`` on bad input or when off-screen
     rendering is impossible on this machine (naming the missing system libraries).
@@ -366,6 +459,10 @@ def render_ride(
     if time is not None and not math.isfinite(float(time)):
         raise InputError(f"time must be a number of seconds, got {time!r}", where="--time")
     q = quality_preset(quality)
+    if units not in ("metric", "imperial"):
+        raise InputError(f"units must be metric or imperial, got {units!r}", where="--units")
+    if car is not None and (isinstance(car, bool) or not isinstance(car, int) or car < 1):
+        raise InputError(f"car must be a car number 1, 2, ..., got {car!r}", where="--car")
     if not out.parent.exists():
         raise InputError("the output's folder does not exist", path=out, where="--out")
 
@@ -386,22 +483,25 @@ def render_ride(
     with tempfile.TemporaryDirectory(prefix="trackrider-render-") as tmp, _closing(close_bar):
         if recording is None or scene is None:
             if src.is_dir():
-                rec, scen_path = _read_results(src)
+                rec, scen_path = _read_results(src, notice)
                 spec = scene_from_scenario(_load_scenario(scen_path))
             else:
                 from trackrider.sim import simulate
 
                 scenario = _load_scenario(src)
                 run_dir = Path(tmp) / "run"
-                simulate(scenario, out_dir=run_dir, duration=duration,
+                sim_to = None
+                if duration is not None and ext != ".png":
+                    sim_to = min(float(scenario.simulation.duration), float(duration) + (float(time or 0.0)))
+                elif ext == ".png":
+                    sim_to = duration
+                simulate(scenario, out_dir=run_dir, duration=sim_to,
                          progress=bar("simulating") if bar is not None else None)
                 rec, _ = _read_results(run_dir)
                 spec = scene_from_scenario(scenario)
             recording = recording or rec
             scene = scene or spec
         t_start, t_end = recording.t_start, recording.t_end
-        if duration is not None:
-            t_end = min(t_end, t_start + float(duration))
         if ext == ".png":
             t_still = 0.5 * (t_start + t_end) if time is None else float(time)
             if 0.0 <= t_still < t_start:  # before the first sample (recorded after step 1): the start
@@ -415,7 +515,14 @@ def render_ride(
                 t0 = t_start
             if not (t_start - 1e-9 <= t0 < t_end):
                 raise InputError(f"time must be within the recording, {t_start:g}..{t_end:g} s, got {t0:g}", where="--time")
-            times = frame_times(t0, t_end, fps, speed)
+            if duration is not None:
+                # D seconds of ride from T: D * fps / speed frames (the video lasts D / speed),
+                # fewer when the recording ends first
+                n = max(int(round(float(duration) * fps / speed)), 1)
+                times = t0 + (speed / fps) * np.arange(n)
+                times = times[times <= t_end + 1e-9]
+            else:
+                times = frame_times(t0, t_end, fps, speed)
 
         tmp_out = Path(tmp) / ("frames" + ext)
         if ext == ".mp4":
@@ -428,7 +535,8 @@ def render_ride(
         t_begin = _time.perf_counter()
         try:
             render_frames(recording, scene, times, camera, (w, h), fps, speed, q, writer,
-                          bar("rendering") if bar is not None else None, stats)
+                          bar("rendering") if bar is not None else None, stats,
+                          train=train, car=car, hud=hud, units=units)
         except BaseException:
             try:  # stop ffmpeg; the temporary folder goes, nothing is written
                 writer.close()

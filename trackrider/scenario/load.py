@@ -45,12 +45,13 @@ _ABSENT = object()
 
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
 SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
-TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll")
-TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended", "role")
+TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll", "style")
+TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended", "role",
+              "color")
 #: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
 ROLES = ("riders", "counterweight")
 CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia", "hang", "trolley_mass",
-            "swing_damping")
+            "swing_damping", "rows", "seats_per_row")
 SUSPENDED_CAR_KEYS = ("hang", "trolley_mass", "swing_damping")
 COUPLING_KEYS = ("type", "gap", "stiffness", "damping", "slack")
 SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force", "name")
@@ -67,6 +68,7 @@ RESISTANCE_KEYS = ("rolling", "drag_area", "air_density", "mode", "davis", "nl2_
 FORMATS = ("auto", "points", "nl2", "json")
 FRAMES = ("up", "minimal", "frenet", "file")
 WHEELS = ("coaster", "railway")
+TRACK_STYLES = ("steel", "railway")
 COUPLINGS = ("distance", "ball")
 SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster")
 RESISTANCE_MODES = ("physical", "nl2")
@@ -452,6 +454,20 @@ def _roll(ctx: _Ctx, t: dict, where: str):
     return knots
 
 
+def _colour(ctx: _Ctx, table: dict, key: str, where: str) -> Any:
+    """A colour name or ``#rrggbb`` (``trackrider.colours``) as RGB 0..255, or None when absent."""
+    from trackrider.colours import NAMED, parse_colour
+
+    value = _string(ctx, table, key, where, None)
+    if value is None:
+        return None
+    rgb = parse_colour(value)
+    if rgb is None:
+        raise ctx.error(f"{where}.{key}", f"must be a colour name ({', '.join(sorted(NAMED))}) or hex like "
+                        f"'#1e5adc', got {value!r}")
+    return rgb
+
+
 def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
     where = f"track[{i}]"
     _check_keys(ctx, t, where, TRACK_KEYS)
@@ -491,6 +507,7 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         closed=_boolean(ctx, t, "closed", where, None if has_curve else False),
         gauge=_number(ctx, t, "gauge", where, 1.0, gt=0, le=100, unit="m"),
         roll=_roll(ctx, t, where),
+        style=_string(ctx, t, "style", where, None, choices=TRACK_STYLES),
     )
 
 
@@ -588,6 +605,8 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         hang=_number(ctx, c, "hang", cw, 1.5, gt=0, le=100, unit="m"),
         trolley_mass=_number(ctx, c, "trolley_mass", cw, None, gt=0, maximum=MAX_MASS, unit="kg"),
         swing_damping=_number(ctx, c, "swing_damping", cw, 0.0, ge=0, maximum=1e15, unit="N·m·s/rad"),
+        rows=_number(ctx, c, "rows", cw, None, integer=True, ge=1, le=100),
+        seats_per_row=_number(ctx, c, "seats_per_row", cw, None, integer=True, ge=1, le=100),
     )
     suspended = _boolean(ctx, t, "suspended", where, False)
     if not suspended:
@@ -618,7 +637,7 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         wheels=_string(ctx, t, "wheels", where, "coaster", choices=WHEELS),
         start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
         start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
-        car=car, coupling=coupling, suspended=suspended,
+        car=car, coupling=coupling, suspended=suspended, color=_colour(ctx, t, "color", where),
         role=_string(ctx, t, "role", where, "riders", choices=ROLES),
     )
 

@@ -65,6 +65,7 @@ class TrackConfig:
     roll: list[tuple[float, float]] | None
     track: Any = None
     length: float = 0.0
+    style: str | None = None  # drawing only: "steel" | "railway" (None: from the trains' wheels)
 
 
 @dataclass
@@ -91,6 +92,8 @@ class CarConfig:
     hang: float = 1.5
     trolley_mass: float | None = None
     swing_damping: float = 0.0
+    rows: int | None = None  # drawing only: rows of seats (None: from the length)
+    seats_per_row: int | None = None  # drawing only: seats in a row (None: from the width)
 
 
 @dataclass
@@ -131,6 +134,7 @@ class TrainConfig:
     suspended: bool = False
     #: ``riders`` (default) or ``counterweight``: a weight with no riders (no G at a rider, no airtime)
     role: str = "riders"
+    color: tuple[int, int, int] | None = None  # drawing only: RGB 0..255 (None: a colour per train)
 
     @property
     def pitch(self) -> float:

@@ -1,0 +1,75 @@
+"""Anti-aliasing of a rendered frame on the CPU: the sub-pixel part of FXAA
+(Lottes, "FXAA", NVIDIA white paper, 2009) without its end-of-edge search.
+
+Where the local luma contrast is high, each pixel is blended towards the
+neighbour across the edge, by how much it differs from the mean of its four
+neighbours. It softens stair-stepped edges and thin lines at ~3 ms a frame at
+1280×720 (one pass in numba), where VTK's FXAA pass costs ~40 ms with software
+rendering (Mesa llvmpipe). No VTK here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.jit import njit
+
+#: contrast thresholds (luma 0..255): absolute, and relative to the local maximum
+EDGE_MIN, EDGE_REL = 12.0, 0.125
+#: how far a pixel may move towards its neighbour (FXAA's sub-pixel quality 0.75)
+SUBPIX = 0.75
+
+
+@njit(cache=True, nogil=True)
+def _fxaa(src, dst, luma, edge_min, edge_rel, subpix):
+    h, w = src.shape[0], src.shape[1]
+    for y in range(h):
+        for x in range(w):
+            luma[y, x] = 0.299 * src[y, x, 0] + 0.587 * src[y, x, 1] + 0.114 * src[y, x, 2]
+    dst[0, :, :] = src[0, :, :]
+    dst[h - 1, :, :] = src[h - 1, :, :]
+    for y in range(1, h - 1):
+        dst[y, 0, :] = src[y, 0, :]
+        dst[y, w - 1, :] = src[y, w - 1, :]
+        for x in range(1, w - 1):
+            c = luma[y, x]
+            n = luma[y - 1, x]
+            s = luma[y + 1, x]
+            e = luma[y, x + 1]
+            wv = luma[y, x - 1]
+            hi = max(max(max(n, s), max(e, wv)), c)
+            lo = min(min(min(n, s), min(e, wv)), c)
+            rng = hi - lo
+            if rng < max(edge_min, edge_rel * hi):
+                dst[y, x, 0] = src[y, x, 0]
+                dst[y, x, 1] = src[y, x, 1]
+                dst[y, x, 2] = src[y, x, 2]
+                continue
+            # sub-pixel blend amount
+            f = abs(0.25 * (n + s + e + wv) - c) / rng
+            f = min(max(f, 0.0), 1.0)
+            f = f * f * (3.0 - 2.0 * f)
+            f = f * f * subpix
+            # the edge's direction: a horizontal edge (luma changes along y) blends vertically
+            if abs(n + s - 2.0 * c) >= abs(e + wv - 2.0 * c):
+                if abs(n - c) >= abs(s - c):
+                    yy, xx = y - 1, x
+                else:
+                    yy, xx = y + 1, x
+            else:
+                if abs(e - c) >= abs(wv - c):
+                    yy, xx = y, x + 1
+                else:
+                    yy, xx = y, x - 1
+            for k in range(3):
+                v = (1.0 - f) * src[y, x, k] + f * src[yy, xx, k]
+                dst[y, x, k] = np.uint8(min(max(v + 0.5, 0.0), 255.0))
+
+
+def antialias(img: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The frame ``img`` (h, w, 3) uint8 anti-aliased, into ``out`` (a new array by default)."""
+    src = np.ascontiguousarray(img)
+    if out is None:
+        out = np.empty_like(src)
+    luma = np.empty(src.shape[:2], dtype=np.float32)
+    _fxaa(src, out, luma, np.float32(EDGE_MIN), np.float32(EDGE_REL), np.float32(SUBPIX))
+    return out

@@ -1,0 +1,75 @@
+"""The overlay (HUD) text of a frame: time, speed, height, filtered vertical and
+lateral G and what is followed. No VTK here: the scene draws the text this
+module formats, so tests can check the numbers without reading pixels.
+
+Every number is the recorded channel linearly interpolated to the frame's
+time (``Recording.channel_at``) and rounded as displayed: time 0.1 s, speed
+0.1 km/h (0.1 mph) and 0.1 m/s, height 0.1 m, G 0.01 g.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+UNITS = ("metric", "imperial")
+KMH_PER_MS = 3.6
+MPH_PER_MS = 3600.0 / 1609.344
+FT_PER_M = 1.0 / 0.3048
+#: the G meter's range: lateral ±LAT_RANGE g, vertical VERT_RANGE g
+LAT_RANGE = 2.0
+VERT_RANGE = (-2.0, 6.0)
+
+
+@dataclass
+class HudValues:
+    """What one frame's overlay shows (SI units; NaN: not recorded)."""
+
+    t: float
+    speed: float
+    height: float
+    g_vertical: float
+    g_lateral: float
+    label: str
+
+
+def _fmt(v: float, spec: str, unit: str = "") -> str:
+    return "–" if not math.isfinite(v) else format(v, spec) + unit
+
+
+def hud_lines(v: HudValues, units: str = "metric") -> list[str]:
+    """The overlay's lines of text."""
+    if units == "imperial":
+        speed = f"{_fmt(v.speed * MPH_PER_MS, '.1f')} mph"
+        height = f"height {_fmt(v.height * FT_PER_M, '.1f')} ft"
+    else:
+        speed = f"{_fmt(v.speed * KMH_PER_MS, '.1f')} km/h   {_fmt(v.speed, '.1f')} m/s"
+        height = f"height {_fmt(v.height, '.1f')} m"
+    return [
+        f"t {v.t:.1f} s   {v.label}",
+        speed,
+        height,
+        f"vertical {_fmt(v.g_vertical, '+.2f')} g   lateral {_fmt(v.g_lateral, '+.2f')} g",
+    ]
+
+
+def hud_values(recording, entity: int, times, z_ground: float, label: str) -> list[HudValues]:
+    """The overlay values of entity ``entity`` at each frame time (s)."""
+    times = np.atleast_1d(np.asarray(times, dtype=float))
+    speed = recording.channel_at("speed", times, entity)
+    gv = recording.channel_at("g_vertical", times, entity)
+    gl = recording.channel_at("g_lateral", times, entity)
+    z = np.interp(times, recording.times, recording.positions[:, entity, 2])
+    return [HudValues(float(t), float(s), float(h - z_ground), float(a), float(b), label)
+            for t, s, h, a, b in zip(times, speed, z, gv, gl)]
+
+
+def meter_point(g_lateral: float, g_vertical: float) -> tuple[float, float]:
+    """Position of the G meter's dot in the meter's unit square (0..1 each way,
+    lateral across, vertical up), clamped to its edges."""
+    if not (math.isfinite(g_lateral) and math.isfinite(g_vertical)):
+        return 0.5, (0.0 - VERT_RANGE[0]) / (VERT_RANGE[1] - VERT_RANGE[0])
+    x = 0.5 - 0.5 * g_lateral / LAT_RANGE  # felt to the left (+): the dot goes left
+    y = (g_vertical - VERT_RANGE[0]) / (VERT_RANGE[1] - VERT_RANGE[0])
+    return float(np.clip(x, 0.0, 1.0)), float(np.clip(y, 0.0, 1.0))

@@ -1,0 +1,306 @@
+"""Cars built procedurally, as ``Quads`` in the car's body frame (x forward,
+y left, z up, origin at the recorded centre of mass). No VTK here.
+
+- ``coaster``: a chassis on four wheel assemblies (road wheel on the rail, an
+  up-stop wheel under it, a guide wheel beside it), an open tub, ``rows ×
+  seats`` seats, a rider in each (torso, head, arms, legs) and a lap bar per row
+  or a shoulder restraint per seat;
+- ``railway``: a wagon body on two bogies with two wheelsets each, buffers;
+- ``suspended``: the trolley on the rails (the train's recorded car) and the
+  gondola hanging from its pivot (``<train>.body``), seats, riders, restraints;
+- ``box``: a plain box (cars too small to seat anyone, free bodies).
+
+Heights: the track curve is ``cg_height`` below the origin (coaster, railway;
+the rails ``rail_depth`` below the curve); a suspended car's pivot, on the
+curve, is ``hang`` above its origin. A rider's heart (``rider_height`` above the
+curve, or along the body from the pivot) is 0.35 m above the seat pan; the eyes
+are 0.5 m above the heart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from trackrider.render import geometry as geo
+
+#: rider's eyes above the heart line (``rider_height``), m
+EYES_ABOVE_HEART = 0.5
+#: seat pan below the heart line, m
+SEAT_BELOW_HEART = 0.35
+
+DARK = (45, 45, 50)
+WHEEL = (30, 30, 32)
+HUB = (170, 170, 175)
+STEEL = (150, 150, 158)
+SEAT = (35, 35, 40)
+PAD = (25, 25, 28)
+SHIRTS = ((230, 230, 225), (40, 110, 200), (200, 60, 50), (250, 200, 40), (60, 150, 80), (130, 80, 160),
+          (240, 140, 40), (50, 50, 55))
+SKINS = ((240, 200, 170), (200, 150, 110), (150, 100, 70), (225, 180, 140), (110, 75, 55))
+TROUSERS = ((40, 50, 80), (60, 60, 65), (90, 70, 50), (30, 35, 45))
+HAIR = ((40, 30, 20), (90, 60, 30), (20, 20, 20), (180, 150, 90))
+
+
+@dataclass
+class CarModel:
+    """The quads of one car in its body frame and the eye points of its riders
+    ``eyes[row][seat]`` (m, body frame; empty for cars without riders)."""
+
+    quads: geo.Quads
+    eyes: list
+
+
+def _shade(colour, f):
+    return tuple(int(min(255, max(0, round(c * f)))) for c in colour)
+
+
+def seat_positions(length, width, rows, seats):
+    """(x of each row's seat centre, front row first; y of each seat, left first), m."""
+    pitch = (length - 0.3) / rows
+    xs = [0.5 * length - 0.15 - pitch * (i + 0.5) for i in range(rows)]
+    span = width - 0.2
+    ys = [((seats - 1) / 2.0 - j) * span / seats for j in range(seats)]
+    return xs, ys
+
+
+def _rider(x, y, zs, zf, k, arms_up: bool, head: bool, seat_w: float) -> list:
+    """A seated rider: hips at the seat pan ``zs`` above ``x, y``, feet on the floor ``zf``."""
+    shirt, skin = SHIRTS[k % len(SHIRTS)], SKINS[(3 * k + 1) % len(SKINS)]
+    legs, hair = TROUSERS[(k + 2) % len(TROUSERS)], HAIR[(5 * k) % len(HAIR)]
+    sw = min(0.36, 0.85 * seat_w)
+    parts = [
+        geo.box((x - 0.12, y, zs + 0.33), (0.22, sw, 0.52), shirt),                         # torso
+        geo.beam((x - 0.05, y, zs + 0.08), (x + 0.3, y, zs + 0.12), 0.75 * sw, 0.14, legs),  # thighs
+        geo.beam((x + 0.3, y, zs + 0.1), (x + 0.36, y, zf + 0.05), 0.7 * sw, 0.12, legs),   # shins
+        geo.cylinder((x - 0.1, y, zs + 0.58), (x - 0.1, y, zs + 0.68), 0.05, skin, sides=6),  # neck
+    ]
+    if head:
+        parts.append(geo.sphere((x - 0.08, y, zs + 0.82), 0.115, skin, n_lon=8, n_lat=5, scale=(1.0, 0.85, 1.1)))
+        parts.append(geo.sphere((x - 0.1, y, zs + 0.86), 0.118, hair, n_lon=8, n_lat=3, scale=(1.0, 0.88, 0.95)))
+    for side in (1.0, -1.0):
+        sh = np.array([x - 0.12, y + side * 0.5 * (sw + 0.08), zs + 0.55])
+        if arms_up:
+            elbow = sh + np.array([0.05, side * 0.08, 0.28])
+            hand = elbow + np.array([0.04, side * 0.05, 0.28])
+        else:
+            elbow = sh + np.array([0.1, side * 0.02, -0.25])
+            hand = np.array([x + 0.2, y + side * 0.12, zs + 0.3])
+        parts.append(geo.beam(sh, elbow, 0.09, 0.09, shirt))
+        parts.append(geo.beam(elbow, hand, 0.08, 0.08, skin))
+    return parts
+
+
+def _seating(length, width, rows, seats, zs, zf, colour, shoulder: bool, headless=None, wall_top=None):
+    """Seats, riders and restraints of an open car; returns (parts, eyes)."""
+    xs, ys = seat_positions(length, width, rows, seats)
+    seat_w = (width - 0.2) / seats - 0.04
+    parts, eyes = [], []
+    for i, x in enumerate(xs):
+        row_eyes = []
+        for j, y in enumerate(ys):
+            k = 3 * i + j
+            parts.append(geo.box((x - 0.02, y, zs - 0.04), (0.46, seat_w, 0.08), SEAT))           # pan
+            back = (x - 0.27, y, zs + 0.28 + (0.08 if shoulder else 0.0))
+            parts.append(geo.box(back, (0.08, seat_w, 0.6 + (0.16 if shoulder else 0.0)), _shade(colour, 0.45)))  # back
+            parts.append(geo.box((x - 0.02, y, 0.5 * (zs - 0.08 + zf)), (0.4, seat_w * 0.8, zs - 0.08 - zf), DARK))
+            head = headless != (i, j)
+            parts += _rider(x, y, zs, zf, k, arms_up=(head and (i + j) % 2 == 1), head=head, seat_w=seat_w)
+            row_eyes.append(np.array([x + 0.02, y, zs + SEAT_BELOW_HEART + EYES_ABOVE_HEART]))
+            if shoulder:
+                for side in (1.0, -1.0):
+                    pts = np.array([
+                        [x - 0.26, y + side * 0.11, zs + 0.78],
+                        [x - 0.1, y + side * 0.12, zs + 0.74],
+                        [x + 0.08, y + side * 0.12, zs + 0.55],
+                        [x + 0.16, y + side * 0.1, zs + 0.3],
+                    ])
+                    parts.append(geo.polyline_tube(pts, 0.045, PAD, sides=6))
+                    # a grab handle on the front of the restraint (in the rider's view)
+                    parts.append(geo.beam((x + 0.14, y + side * 0.11, zs + 0.42), (x + 0.3, y + side * 0.11, zs + 0.6),
+                                          0.04, 0.04, STEEL))
+                parts.append(geo.beam((x + 0.16, y + 0.12, zs + 0.3), (x + 0.16, y - 0.12, zs + 0.3), 0.09, 0.07, PAD))
+        if not shoulder:  # a lap bar across the row, on a post from the floor
+            y0, y1 = ys[0] + 0.5 * seat_w, ys[-1] - 0.5 * seat_w
+            parts.append(geo.cylinder((x + 0.22, y0, zs + 0.3), (x + 0.22, y1, zs + 0.3), 0.04, PAD, sides=8))
+            for y in ys:
+                parts.append(geo.beam((x + 0.42, y, zf), (x + 0.22, y, zs + 0.3), 0.05, 0.05, STEEL))
+                # a handlebar on the lap bar (in the rider's view)
+                parts.append(geo.beam((x + 0.22, y, zs + 0.3), (x + 0.3, y, zs + 0.56), 0.04, 0.04, STEEL))
+                parts.append(geo.cylinder((x + 0.3, y + 0.17, zs + 0.56), (x + 0.3, y - 0.17, zs + 0.56), 0.025, PAD, sides=6))
+        eyes.append(row_eyes)
+    return parts, eyes
+
+
+def _coaster_wheels(x, gauge, rail_top, rail_r, colour) -> list:
+    """A wheel assembly on each rail at ``x``: road wheel on top, up-stop
+    wheel under, guide wheel outside, on a yoke; ``rail_top`` z of the rail top."""
+    parts = []
+    rw = 0.11
+    for side in (1.0, -1.0):
+        y = side * 0.5 * gauge
+        yo = y + side * (rail_r + 0.1)
+        zc = rail_top - rail_r
+        parts.append(geo.cylinder((x, y - 0.04, rail_top + rw), (x, y + 0.04, rail_top + rw), rw, WHEEL, sides=8))
+        parts.append(geo.cylinder((x, y - 0.035, rail_top - 2 * rail_r - 0.07), (x, y + 0.035, rail_top - 2 * rail_r - 0.07),
+                                  0.07, WHEEL, sides=6))
+        parts.append(geo.cylinder((x, yo, zc - 0.035), (x, yo, zc + 0.035), 0.075, WHEEL, sides=6))
+        # the yoke: an outer plate holding the three axles
+        yp = y + side * (rail_r + 0.22)
+        top, bot = rail_top + 2 * rw + 0.04, rail_top - 2 * rail_r - 0.16
+        parts.append(geo.box((x, yp, 0.5 * (top + bot)), (0.34, 0.05, top - bot), DARK))
+        parts.append(geo.box((x, 0.5 * (y + yp), top), (0.3, abs(yp - y) + 0.12, 0.06), DARK))
+        parts.append(geo.box((x, y, rail_top + rw), (0.06, 0.14, 0.06), HUB))  # hub
+    # the axle beam joining the two sides
+    parts.append(geo.box((x, 0.0, rail_top + 2 * rw + 0.07), (0.2, gauge + 0.2, 0.1), colour))
+    return parts
+
+
+def coaster_car(length, width, height, cg, rider_height, gauge, rail_depth, colour, rows, seats,
+                shoulder=False, headless=None, rail_radius=0.07) -> CarModel:
+    """A coaster car (see the module doc); ``headless`` (row, seat): that rider has no head (the on-ride eyes)."""
+    dz = -cg  # track-curve heights -> body frame
+    rail_top = -rail_depth + dz
+    zs = rider_height - SEAT_BELOW_HEART + dz
+    zf = max(zs - 0.42, rail_top + 0.32)
+    wall_top = zs + 0.3
+    parts = []
+    # chassis: two longitudinal beams over the wheel assemblies and the floor pan
+    ax = 0.5 * length - 0.3
+    parts += _coaster_wheels(ax, gauge, rail_top, rail_radius, _shade(colour, 0.6))
+    parts += _coaster_wheels(-ax, gauge, rail_top, rail_radius, _shade(colour, 0.6))
+    chassis_z = rail_top + 0.34
+    parts.append(geo.box((0.0, 0.0, 0.5 * (chassis_z + zf)), (length - 0.2, 0.5 * gauge, max(zf - chassis_z, 0.06) + 0.06), DARK))
+    for side in (1.0, -1.0):
+        parts.append(geo.box((0.0, side * 0.3 * gauge, chassis_z), (length - 0.1, 0.12, 0.12), DARK))
+    # the tub: floor, side walls, rear wall and a raked nose
+    body, trim = colour, _shade(colour, 0.75)
+    w2 = 0.5 * width
+    parts.append(geo.box((0.0, 0.0, zf - 0.05), (length - 0.1, width, 0.1), trim))
+    for side in (1.0, -1.0):
+        parts.append(geo.box((-0.05, side * (w2 - 0.04), 0.5 * (zf - 0.1 + wall_top)), (length - 0.2, 0.08, wall_top - zf + 0.1), body))
+        parts.append(geo.box((-0.05, side * (w2 - 0.02), wall_top), (length - 0.16, 0.12, 0.05), trim))  # coping
+    parts.append(geo.box((-0.5 * length + 0.08, 0.0, 0.5 * (zf - 0.1 + wall_top)), (0.12, width, wall_top - zf + 0.1), body))
+    xf0, xf1 = 0.5 * length - 0.3, 0.5 * length
+    nose_top = wall_top + 0.12
+    corners = np.array([
+        [xf0, -w2, zf - 0.1], [xf1 + 0.05, -w2 + 0.05, zf - 0.1], [xf1 + 0.05, w2 - 0.05, zf - 0.1], [xf0, w2, zf - 0.1],
+        [xf0, -w2, nose_top], [xf1 - 0.12, -w2 + 0.1, nose_top - 0.08], [xf1 - 0.12, w2 - 0.1, nose_top - 0.08], [xf0, w2, nose_top],
+    ])
+    parts.append(geo.hexa(corners[None], body))
+    seating, eyes = _seating(length - 0.2, width, rows, seats, zs, zf, colour, shoulder, headless)
+    parts += [geo.transformed(p, np.eye(3), (-0.05, 0.0, 0.0)) for p in seating]
+    eyes = [[e + np.array([-0.05, 0.0, 0.0]) for e in row] for row in eyes]
+    return CarModel(geo.Quads.merge(parts), eyes)
+
+
+def railway_wagon(length, width, height, cg, gauge, rail_depth, colour) -> CarModel:
+    """A wagon body on two bogies of two wheelsets each, buffers at the ends."""
+    dz = -cg
+    rail_top = -rail_depth + dz
+    top = 0.5 * height
+    bottom = -0.5 * height
+    hb = min(1.0, 0.3 * height)  # wheels, bogies and underframe under the body
+    body_bot = bottom + hb
+    parts = [geo.box((0.0, 0.0, 0.5 * (body_bot + top - 0.12)), (length, width, top - 0.12 - body_bot), colour)]
+    parts.append(geo.box((0.0, 0.0, top - 0.06), (length - 0.2, width - 0.1, 0.12), _shade(colour, 0.7)))  # roof
+    parts.append(geo.box((0.0, 0.0, body_bot - 0.08), (length - 0.4, width - 0.3, 0.16), DARK))  # underframe
+    for side in (1.0, -1.0):  # a trim line along each side
+        parts.append(geo.box((0.0, side * 0.5 * width, body_bot + 0.15), (length, 0.04, 0.12), _shade(colour, 0.6)))
+    rw = min(0.46, 0.42 * hb)
+    bl = min(2.6, 0.3 * length)
+    for xb in (0.5 * length - max(0.6 * bl + 0.2, 0.18 * length), -(0.5 * length - max(0.6 * bl + 0.2, 0.18 * length))):
+        parts.append(geo.box((xb, 0.0, rail_top + rw + 0.05), (bl, gauge + 0.25, 0.3), DARK))  # bogie frame
+        parts.append(geo.cylinder((xb, 0.0, rail_top + rw + 0.2), (xb, 0.0, body_bot - 0.1), 0.25, DARK, sides=8))
+        for xw in (xb + 0.33 * bl, xb - 0.33 * bl):
+            parts.append(geo.cylinder((xw, -0.5 * gauge - 0.3, rail_top + rw), (xw, 0.5 * gauge + 0.3, rail_top + rw), 0.07, STEEL, sides=6))
+            for side in (1.0, -1.0):
+                y = side * 0.5 * gauge
+                parts.append(geo.cylinder((xw, y - side * 0.07, rail_top + rw), (xw, y + side * 0.05, rail_top + rw), rw, STEEL, sides=14))
+    for xe in (0.5 * length, -0.5 * length):  # buffers
+        sgn = 1.0 if xe > 0 else -1.0
+        for side in (1.0, -1.0):
+            zb = body_bot - 0.05
+            parts.append(geo.cylinder((xe, side * 0.6 * min(gauge, width / 2), zb),
+                                      (xe + sgn * 0.3, side * 0.6 * min(gauge, width / 2), zb), 0.12, DARK, sides=8))
+    return CarModel(geo.Quads.merge(parts), [])
+
+
+def trolley(gauge, colour, rail_radius=0.07, rail_up=0.35) -> CarModel:
+    """A suspended car's trolley, its origin on the pivot (the track curve):
+    wheel assemblies on rails ``rail_up`` above it and a hanger down to the pivot."""
+    parts = []
+    rail_c = rail_up
+    for x in (0.45, -0.45):
+        for side in (1.0, -1.0):
+            y = side * 0.5 * gauge
+            parts.append(geo.cylinder((x, y - 0.04, rail_c + rail_radius + 0.1), (x, y + 0.04, rail_c + rail_radius + 0.1), 0.1, WHEEL))
+            parts.append(geo.cylinder((x, y - 0.035, rail_c - rail_radius - 0.07), (x, y + 0.035, rail_c - rail_radius - 0.07), 0.07, WHEEL, sides=8))
+    parts.append(geo.box((0.0, 0.0, rail_c - rail_radius - 0.18), (1.2, gauge - 0.15, 0.12), DARK))
+    parts.append(geo.box((0.0, 0.0, rail_c + rail_radius + 0.26), (1.2, 0.3, 0.1), DARK))
+    for side in (1.0, -1.0):
+        yp = side * (0.5 * gauge + rail_radius + 0.14)
+        parts.append(geo.box((0.0, yp, rail_c + 0.04), (1.1, 0.05, 2 * rail_radius + 0.56), DARK))
+    parts.append(geo.box((0.0, 0.0, 0.5 * (rail_c - rail_radius - 0.18)), (0.2, 0.2, rail_c - rail_radius - 0.18 + 0.1), _shade(colour, 0.6)))
+    parts.append(geo.cylinder((-0.15, 0.0, 0.0), (0.15, 0.0, 0.0), 0.09, STEEL, sides=8))  # the hinge pin
+    return CarModel(geo.Quads.merge(parts), [])
+
+
+def hanging_car(length, width, height, hang, rider_height, colour, rows, seats, headless=None) -> CarModel:
+    """The gondola of a suspended car, its origin at its centre of mass, its
+    pivot ``hang`` above: an arm from the pivot down behind the front row to a
+    frame over the rear, an open tub with seats, riders and lap bars."""
+    heart = hang + rider_height  # the heart line in the body frame
+    zs = heart - SEAT_BELOW_HEART
+    zf = max(zs - 0.42, -0.5 * height)
+    wall_top = zs + 0.28
+    body, trim = colour, _shade(colour, 0.75)
+    w2 = 0.5 * width
+    parts = [geo.box((0.0, 0.0, zf - 0.06), (length, width, 0.12), trim)]
+    for side in (1.0, -1.0):
+        parts.append(geo.box((0.0, side * (w2 - 0.04), 0.5 * (zf + wall_top)), (length, 0.08, wall_top - zf), body))
+    parts.append(geo.box((-0.5 * length + 0.04, 0.0, 0.5 * (zf + wall_top)), (0.08, width, wall_top - zf), body))
+    corners = np.array([
+        [0.5 * length - 0.3, -w2, zf - 0.12], [0.5 * length + 0.1, -w2 + 0.1, zf - 0.12], [0.5 * length + 0.1, w2 - 0.1, zf - 0.12],
+        [0.5 * length - 0.3, w2, zf - 0.12], [0.5 * length - 0.3, -w2, wall_top + 0.1], [0.5 * length - 0.05, -w2 + 0.1, wall_top],
+        [0.5 * length - 0.05, w2 - 0.1, wall_top], [0.5 * length - 0.3, w2, wall_top + 0.1],
+    ])
+    parts.append(geo.hexa(corners[None], body))
+    seating, eyes = _seating(length - 0.3, width, rows, seats, zs, zf, colour, False, headless)
+    parts += [geo.transformed(p, np.eye(3), (0.05, 0.0, 0.0)) for p in seating]
+    eyes = [[e + np.array([0.05, 0.0, 0.0]) for e in row] for row in eyes]
+    # the hanger: from the pivot straight down to a frame above the heads, then down the back
+    xs, _ys = seat_positions(length - 0.3, width, rows, seats)
+    x_arm = (xs[0] - 0.45 if rows > 1 else -0.3) + 0.05
+    top = zs + 1.2
+    parts.append(geo.beam((x_arm, 0.0, hang), (x_arm, 0.0, top), 0.22, 0.16, DARK, up=(1.0, 0.0, 0.0)))
+    parts.append(geo.beam((x_arm + 0.05, 0.0, top), (-0.5 * length + 0.05, 0.0, top), 0.2, 0.12, trim))
+    for side in (1.0, -1.0):
+        parts.append(geo.beam((-0.5 * length + 0.05, side * (w2 - 0.1), wall_top), (-0.5 * length + 0.05, side * 0.1, top),
+                              0.1, 0.1, trim, up=(1.0, 0.0, 0.0)))
+    return CarModel(geo.Quads.merge(parts), eyes)
+
+
+def plain_box(size, colour) -> CarModel:
+    return CarModel(geo.box((0.0, 0.0, 0.0), size, colour), [])
+
+
+def car_model(spec, role: str, gauge: float, rail_depth: float, rail_radius: float, shoulder: bool,
+              headless=None) -> CarModel:
+    """The model of a recorded entity: ``spec`` a ``TrainSpec`` (role ``car``,
+    ``trolley``, ``hanging``) or a ``BodySpec`` (role ``body``)."""
+    if role == "body":
+        return plain_box(tuple(spec.size), spec.colour)
+    rows, seats = spec.seat_layout()
+    if role == "trolley":
+        return trolley(gauge, spec.colour, rail_radius)
+    if role == "hanging":
+        return hanging_car(spec.length, spec.width, spec.height, spec.hang, spec.rider_height, spec.colour,
+                           rows, seats, headless)
+    kind = spec.kind
+    if kind == "railway":
+        return railway_wagon(spec.length, spec.width, spec.height, spec.cg_height, gauge, rail_depth, spec.colour)
+    if kind == "coaster":
+        return coaster_car(spec.length, spec.width, spec.height, spec.cg_height, spec.rider_height, gauge,
+                           rail_depth, spec.colour, rows, seats, shoulder, headless, rail_radius)
+    return plain_box((spec.length, spec.width, spec.height), spec.colour)
