@@ -63,12 +63,12 @@ class TrainSpec:
         """How its cars are drawn: ``coaster`` (seats, riders, restraints, wheel
         assemblies), ``railway`` (a wagon body on two bogies), ``suspended``
         (a trolley on the rail, the car hanging below it) or ``box`` (too small
-        or riderless to seat anyone: a plain box on wheels)."""
+        to seat anyone, or its rider point at the rail: a plain box)."""
         if self.suspended:
             return "suspended"
         if self.wheels == "railway":
             return "railway"
-        if self.length >= 1.2 and self.width >= 0.6 and self.rider_height - self.cg_height > 0.3:
+        if self.length >= 1.2 and self.width >= 0.6 and self.rider_height > 0.3:
             return "coaster"
         return "box"
 
