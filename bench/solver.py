@@ -3,10 +3,9 @@
 Prints, per train length: µs per step (wall and CPU), multiple of real time (CPU), ns per
 row and pass, and the largest coupler-force error of one step against an exact sparse direct
 solve of the same step's equality system (numpy/scipy, assembled independently from the
-kernel's rows); then the compile time of a fresh interpreter (subprocesses): from a cold cache
-with the compile split over two processes (trackrider.physics.parallel_compile), from a cold
-cache in one process (TRACKRIDER_COMPILE_JOBS=1), and from the cache. "cpu" there counts the
-helper process too.
+kernel's rows); then the compile time of a fresh interpreter (subprocesses): from a cold cache,
+from the cache, the imports and world alone (loading from the cache costs the difference), and
+from a cold cache with a hinge in the world (the kernel with every joint kind).
 
     python bench/solver.py [--quick] [--compile-only]
 
@@ -71,30 +70,31 @@ def timing(n_cars, steps, track, rolling=0.0):
 
 
 def compile_times():
-    """(wall s, cpu s of the process and its children) of a fresh interpreter that compiles and
-    runs two steps of a 3-car train: cold with the two-process split, cold in one process, then
-    from the cache; and cold (split) for the same train plus a pendulum on a hinge, which
-    compiles the kernel with every joint kind (``free_joints``)."""
+    """(wall s, cpu s) of a fresh interpreter that compiles and runs two steps of a 3-car train:
+    from a cold cache, then from the cache; the same interpreter that only imports and builds the
+    world (no run); and cold for the same train plus a pendulum on a hinge, which compiles the
+    kernel with every joint kind (``free_joints``)."""
     code = ("import sys, time; t0 = time.perf_counter(); sys.path.insert(0, %r); sys.path.insert(0, %r);"
             "import analytic; from trackrider.physics import World, CarSpec, CouplingSpec;"
             "w = World(); w.add_track(analytic.hilly_circle(R=40.0, amp=2.0, n=2001));"
             "w.add_train('a', 0, 3, CarSpec(600, 2, 1.2, 1));"
-            "%s w.run(2, 1); print(time.perf_counter() - t0)")
+            "%s %s print(time.perf_counter() - t0)")
     hinge = ("b = w.add_body('p', 10.0, size=(0.2, 0.2, 0.2), position=(0.0, 0.0, 50.0));"
              "w.add_joint('hinge', 'world', ('body', b), anchor_a=(0.0, 0.0, 51.0), anchor_b=(0.0, 0.0, 1.0),"
              " axis=(1.0, 0.0, 0.0));")
     paths = (str(ROOT), str(ROOT / "tests" / "physics"))
     out = {}
-    base = {k: v for k, v in os.environ.items() if k != "TRACKRIDER_COMPILE_JOBS"}
-    with tempfile.TemporaryDirectory() as split_cache, tempfile.TemporaryDirectory() as one_cache, \
-            tempfile.TemporaryDirectory() as joint_cache:
-        for label, cache, extra, joints in (("cold", split_cache, {}, False),
-                                            ("cold, one process", one_cache, {"TRACKRIDER_COMPILE_JOBS": "1"}, False),
-                                            ("from cache", split_cache, {}, False),
-                                            ("cold, with a hinge (every joint kind)", joint_cache, {}, True)):
-            env = dict(base, NUMBA_CACHE_DIR=cache, **extra)
+    base = dict(os.environ)
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as joint_cache:
+        for label, cdir, joints, run in (("cold", cache, False, True),
+                                         ("from cache", cache, False, True),
+                                         ("imports and world only", cache, False, False),
+                                         ("cold, with a hinge (every joint kind)", joint_cache, True, True)):
+            env = dict(base, NUMBA_CACHE_DIR=cdir)
             r0 = os.times()
-            p = subprocess.run([sys.executable, "-c", code % (paths + (hinge if joints else "",))], env=env,
+            p = subprocess.run([sys.executable, "-c", code % (paths + (hinge if joints else "",
+                                                                       "w.run(2, 1);" if run else "w._build();"))],
+                               env=env,
                                capture_output=True, text=True, cwd=ROOT)
             r1 = os.times()
             if p.returncode != 0:

@@ -244,11 +244,9 @@ def run(
             if not overwrite and any(out_dir.iterdir()):
                 raise InputError("output directory exists and is not empty; pass --overwrite to replace "
                                  "its outputs or choose another --out", path=out_dir)
-        from trackrider.physics import parallel_compile
         from trackrider.sim import simulate
 
         t0 = time.perf_counter()
-        k0 = parallel_compile.kernel_seconds
         if _stderr_is_terminal() and not quiet:
             result = _simulate_with_bar(simulate, sc, out_dir, duration, overwrite)
         else:
@@ -258,7 +256,7 @@ def run(
         if not quiet:
             from rich.console import Console
 
-            table, lines = _summary_table(summary, wall, out_dir, parallel_compile.kernel_seconds - k0)
+            table, lines = _summary_table(summary, wall, out_dir, 0.0)
             console = Console() if sys.stdout.isatty() else Console(width=110)
             console.print(table)
             for line in lines:

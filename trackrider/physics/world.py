@@ -15,7 +15,6 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, NCOL, CompactTra
 from trackrider.errors import InputError
 from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
-from trackrider.physics import parallel_compile
 
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
 
@@ -193,7 +192,6 @@ class World:
         self._res = dict(rolling=0.0, drag_area=0.0, air_density=1.2, davis=None, mode="physical", nl2_drag=0.0)
         self._built = False
         self.step_count = 0
-        parallel_compile.warm_up(kn.run_chunk)  # first run on this machine: start compiling helper early
 
     # ------------------------------------------------------------------ building
     def _check_open(self):
@@ -852,8 +850,6 @@ class World:
                 self.sec_kind, self.sec_track, self.sec_from, self.sec_to, self.sec_speed, self.sec_fmax,
                 self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out, self._scratch,
                 kn.free_joints_flag(self.ji))
-            if done == 0:
-                parallel_compile.prepare(kn.run_chunk, args)  # compile or load, timed (cold cache: two processes)
             steps, nrec, status, bad = kn.run_chunk(*args)
             self.step_count += steps
             done += steps
