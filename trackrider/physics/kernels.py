@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, NCOL, eval_track  # noqa: F401
+from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
 from trackrider.jit import njit
 from trackrider.physics import channels as ch
 from trackrider.physics.couplings import factor_chain, solve_chain
 from trackrider.physics.joints import prepare_joint
-from trackrider.physics.maths import cross, apply_impulse, body_mobility, mat_to_quat, quat_to_mat  # noqa: F401
+from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import rotation_error  # noqa: F401
 from trackrider.physics.rows import joint_apply, solve_car_row, solve_joint_pgs
 from trackrider.physics.track_joint import prepare_track_block, project_track

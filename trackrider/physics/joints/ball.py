@@ -24,7 +24,7 @@ def ball_rows(j, rows, ra, rb, c, erp_h):
         ez = 1.0 if r == 2 else 0.0
         c0, c1, c2 = cross(rax, ray, raz, ex, ey, ez)
         d0, d1, d2 = cross(rbx, rby, rbz, ex, ey, ez)
-        set_row(rows.J, j, r, ex, ey, ez, c0, c1, c2, -ex, -ey, -ez, -d0, -d1, -d2)
+        set_row(rows.J, j, r, (ex, ey, ez), (c0, c1, c2), (-ex, -ey, -ez), (-d0, -d1, -d2))
     rows.target[j, 0] = -erp_h * c[0]
     rows.target[j, 1] = -erp_h * c[1]
     rows.target[j, 2] = -erp_h * c[2]

@@ -34,7 +34,7 @@ def prepare(j, joints, bodies, h, erp_h, rows, R):
     nx, ny, nz = nx / nn, ny / nn, nz / nn
     c0, c1, c2 = cross(rax, ray, raz, nx, ny, nz)
     d0, d1, d2 = cross(rbx, rby, rbz, nx, ny, nz)
-    set_row(rows.J, j, 0, nx, ny, nz, c0, c1, c2, -nx, -ny, -nz, -d0, -d1, -d2)
+    set_row(rows.J, j, 0, (nx, ny, nz), (c0, c1, c2), (-nx, -ny, -nz), (-d0, -d1, -d2))
     rows.target[j, 0] = -erp_h * ((pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz)
     k = jf[j, JF_K]
     c = jf[j, JF_C]

@@ -40,11 +40,14 @@ JI_CHAIN = 4        # 1: solved exactly by the chain solver of a train
 NJI = 5
 
 
-@njit("void(float64[:, :, ::1], int64, int64, " + ", ".join(["float64"] * 12) + ")",
+@njit("void(float64[:, :, ::1], int64, int64, " + ", ".join(["UniTuple(float64, 3)"] * 4) + ")",
       cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def set_row(jJ, j, r, l0, l1, l2, a0, a1, a2, m0, m1, m2, b0, b1, b2):
-    jJ[j, r, 0], jJ[j, r, 1], jJ[j, r, 2], jJ[j, r, 3], jJ[j, r, 4], jJ[j, r, 5] = l0, l1, l2, a0, a1, a2
-    jJ[j, r, 6], jJ[j, r, 7], jJ[j, r, 8], jJ[j, r, 9], jJ[j, r, 10], jJ[j, r, 11] = m0, m1, m2, b0, b1, b2
+def set_row(jJ, j, r, lin_a, ang_a, lin_b, ang_b):
+    """Row ``r`` of joint ``j``: J = [lin_a, ang_a, lin_b, ang_b] (3-tuples)."""
+    jJ[j, r, 0], jJ[j, r, 1], jJ[j, r, 2] = lin_a
+    jJ[j, r, 3], jJ[j, r, 4], jJ[j, r, 5] = ang_a
+    jJ[j, r, 6], jJ[j, r, 7], jJ[j, r, 8] = lin_b
+    jJ[j, r, 9], jJ[j, r, 10], jJ[j, r, 11] = ang_b
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

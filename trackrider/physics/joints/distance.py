@@ -37,7 +37,7 @@ def prepare(j, joints, bodies, h, erp_h, rows, R, free_joints):
         nx, ny, nz = dx / ln, dy / ln, dz / ln
     c0, c1, c2 = cross(rax, ray, raz, nx, ny, nz)
     d0, d1, d2 = cross(rbx, rby, rbz, nx, ny, nz)
-    set_row(rows.J, j, 0, -nx, -ny, -nz, -c0, -c1, -c2, nx, ny, nz, d0, d1, d2)
+    set_row(rows.J, j, 0, (-nx, -ny, -nz), (-c0, -c1, -c2), (nx, ny, nz), (d0, d1, d2))
     if free_joints is not None and joints.slack[j]:
         one_sided(j, ln, jf[j, JF_MIN], jf[j, JF_MAX], h, erp_h, rows)
     else:

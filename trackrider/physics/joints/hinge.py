@@ -32,7 +32,7 @@ def prepare(j, joints, bodies, h, erp_h, rows, R):
     for k in range(2):
         bx_, by_, bz_ = axis_w(b, quat, jf, j, JF_P1 + 3 * k, R)
         c0, c1, c2 = cross(axx, axy, axz, bx_, by_, bz_)
-        set_row(rows.J, j, 3 + k, 0.0, 0.0, 0.0, c0, c1, c2, 0.0, 0.0, 0.0, -c0, -c1, -c2)
+        set_row(rows.J, j, 3 + k, (0.0, 0.0, 0.0), (c0, c1, c2), (0.0, 0.0, 0.0), (-c0, -c1, -c2))
         rows.target[j, 3 + k] = -erp_h * (axx * bx_ + axy * by_ + axz * bz_)
         rows.lo[j, 3 + k] = -np.inf
         rows.hi[j, 3 + k] = np.inf

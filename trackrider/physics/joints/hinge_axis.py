@@ -26,7 +26,7 @@ def prepare(j, joints, bodies, h, erp_h, rows, R):
     quat = bodies.quat
     rows.m[j] = 1
     axx, axy, axz = axis_w(a, quat, jf, j, JF_AX, R)
-    set_row(rows.J, j, 0, 0.0, 0.0, 0.0, -axx, -axy, -axz, 0.0, 0.0, 0.0, axx, axy, axz)
+    set_row(rows.J, j, 0, (0.0, 0.0, 0.0), (-axx, -axy, -axz), (0.0, 0.0, 0.0), (axx, axy, axz))
     if joints.slack[j]:
         u0, u1, u2 = axis_w(a, quat, jf, j, JF_P1, R)
         w0, w1, w2 = axis_w(b, quat, jf, j, JF_P2, R)

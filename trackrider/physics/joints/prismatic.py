@@ -37,7 +37,7 @@ def prepare(j, joints, bodies, h, erp_h, rows, R):
         nx, ny, nz = axis_w(a, quat, jf, j, JF_P1 + 3 * k, R)
         c0, c1, c2 = cross(lx, ly, lz, nx, ny, nz)
         d0, d1, d2 = cross(rbx, rby, rbz, nx, ny, nz)
-        set_row(jJ, j, k, -nx, -ny, -nz, -c0, -c1, -c2, nx, ny, nz, d0, d1, d2)
+        set_row(jJ, j, k, (-nx, -ny, -nz), (-c0, -c1, -c2), (nx, ny, nz), (d0, d1, d2))
         jt[j, k] = -erp_h * (dx * nx + dy * ny + dz * nz)
     if a >= 0:
         qaw, qax, qay, qaz = quat[a, 0], quat[a, 1], quat[a, 2], quat[a, 3]
@@ -50,9 +50,9 @@ def prepare(j, joints, bodies, h, erp_h, rows, R):
     tw, tx, ty, tz = qmul(qaw, qax, qay, qaz, jf[j, JF_Q], jf[j, JF_Q + 1], jf[j, JF_Q + 2], jf[j, JF_Q + 3])
     ew, ex_, ey_, ez_ = qmul(qbw, qbx, qby, qbz, tw, -tx, -ty, -tz)
     th0, th1, th2 = rotvec(ew, ex_, ey_, ez_)
-    set_row(jJ, j, 2, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-    set_row(jJ, j, 3, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
-    set_row(jJ, j, 4, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+    set_row(jJ, j, 2, (0.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    set_row(jJ, j, 3, (0.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+    set_row(jJ, j, 4, (0.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
     jt[j, 2] = -erp_h * th0
     jt[j, 3] = -erp_h * th1
     jt[j, 4] = -erp_h * th2

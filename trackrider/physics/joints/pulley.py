@@ -33,8 +33,8 @@ def prepare(j, joints, bodies, h, erp_h, rows, R):
     nbx, nby, nbz = (ux / lb, uy / lb, uz / lb) if lb > 1e-9 else (0.0, 0.0, 1.0)
     c0, c1, c2 = cross(rax, ray, raz, nax, nay, naz)
     d0, d1, d2 = cross(rbx, rby, rbz, nbx, nby, nbz)
-    set_row(rows.J, j, 0, -nax, -nay, -naz, -c0, -c1, -c2, -r_ * nbx, -r_ * nby, -r_ * nbz,
-            -r_ * d0, -r_ * d1, -r_ * d2)
+    set_row(rows.J, j, 0, (-nax, -nay, -naz), (-c0, -c1, -c2), (-r_ * nbx, -r_ * nby, -r_ * nbz),
+            (-r_ * d0, -r_ * d1, -r_ * d2))
     C = jf[j, JF_LEN] - (la + r_ * lb)
     if joints.slack[j]:
         rows.lo[j, 0] = 0.0

@@ -27,7 +27,7 @@ def prepare(j, joints, bodies, h, erp_h, rows, R):
     ux, uy, uz = axis_w(a, quat, jf, j, JF_AX, R)
     c0, c1, c2 = cross(rax + dx, ray + dy, raz + dz, ux, uy, uz)
     d0, d1, d2 = cross(rbx, rby, rbz, ux, uy, uz)
-    set_row(rows.J, j, 0, -ux, -uy, -uz, -c0, -c1, -c2, ux, uy, uz, d0, d1, d2)
+    set_row(rows.J, j, 0, (-ux, -uy, -uz), (-c0, -c1, -c2), (ux, uy, uz), (d0, d1, d2))
     x = dx * ux + dy * uy + dz * uz
     if joints.slack[j]:
         one_sided(j, x, jf[j, JF_MIN], jf[j, JF_MAX], h, erp_h, rows)
