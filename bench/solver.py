@@ -7,7 +7,12 @@ kernel's rows); then the compile time of a fresh interpreter (subprocesses): fro
 from the cache, the imports and world alone (loading from the cache costs the difference), and
 from a cold cache with a hinge in the world (the kernel with every joint kind).
 
-    python bench/solver.py [--quick] [--compile-only]
+    python bench/solver.py [--quick] [--compile-only] [--compile-profile]
+
+``--compile-profile`` compiles the kernels from a cold cache in a fresh interpreter and prints
+what the compile is made of, function by function: CPU seconds in numba (typing and lowering,
+Python) and in LLVM (optimisation and machine code), each function's own share (its callees
+are listed separately).
 
 Timings on a shared machine are noisy: the CPU-time columns (process time) are the ones
 to compare.
@@ -104,6 +109,54 @@ def compile_times():
     return out
 
 
+_PROFILE_CODE = r"""
+import sys, time, collections
+sys.path.insert(0, %r); sys.path.insert(0, %r)
+from numba.core import event as ev
+stack, own, llvm = [], collections.Counter(), collections.Counter()
+class Compile(ev.Listener):
+    def on_start(self, e):
+        d = e.data.get("dispatcher")
+        stack.append([getattr(getattr(d, "py_func", None), "__qualname__", "?"), time.process_time(), 0.0])
+    def on_end(self, e):
+        name, t, child = stack.pop()
+        dt = time.process_time() - t
+        own[name] += dt - child
+        if stack:
+            stack[-1][2] += dt
+class Llvm(ev.Listener):
+    def on_start(self, e):
+        self.t = time.process_time()
+    def on_end(self, e):
+        if stack:
+            llvm[stack[-1][0]] += time.process_time() - self.t
+ev.register("numba:compile", Compile())
+ev.register("numba:llvm_lock", Llvm())
+import analytic
+from trackrider.physics import World, CarSpec
+w = World(); w.add_track(analytic.hilly_circle(R=40.0, amp=2.0, n=2001))
+w.add_train("a", 0, 3, CarSpec(600, 2, 1.2, 1))
+t0 = time.process_time()
+w.run(2, 1)
+total = time.process_time() - t0
+print(f"run_chunk and everything it calls, cold: {total:.2f} s CPU = numba {total - sum(llvm.values()):.2f} s"
+      f" + LLVM {sum(llvm.values()):.2f} s")
+print(f"{'function':32s} {'own s':>7s} {'numba':>7s} {'LLVM':>7s}")
+for name, t in own.most_common():
+    if t >= 0.05:
+        print(f"{name:32s} {t:7.2f} {t - llvm[name]:7.2f} {llvm[name]:7.2f}")
+"""
+
+
+def print_compile_profile():
+    with tempfile.TemporaryDirectory() as cache:
+        p = subprocess.run([sys.executable, "-c", _PROFILE_CODE % (str(ROOT), str(ROOT / "tests" / "physics"))],
+                           env=dict(os.environ, NUMBA_CACHE_DIR=cache), capture_output=True, text=True, cwd=ROOT)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr)
+    print(p.stdout, end="")
+
+
 def print_compile_times():
     ct = compile_times()
     print("compile + first steps, " + "; ".join(f"{k}: {w:.1f} s wall ({c:.1f} s cpu)" for k, (w, c) in ct.items()))
@@ -114,6 +167,9 @@ def main(argv=None):
 
     argv = sys.argv[1:] if argv is None else argv
     quick = "--quick" in argv
+    if "--compile-profile" in argv:
+        print_compile_profile()
+        return
     if "--compile-only" in argv:
         print_compile_times()
         return
