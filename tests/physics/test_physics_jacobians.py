@@ -56,7 +56,7 @@ def test_track_joint_rows_match_finite_differences(cg):
     z = np.zeros
     bodies = st.Bodies(pos[None].copy(), qf[None].copy(), z((1, 3)), z((1, 3)), np.array([1 / 600.0]),
                        np.array([[1 / 200.0, 1 / 300.0, 1 / 400.0]]), np.array([[200.0, 300.0, 400.0]]),
-                       np.array([600.0]))
+                       np.array([600.0]), z((1, 3, 3)))
     tmp = st.make_temps(1, 0, [], [])
     kn.py_prepare_track_block(0, bodies, cars, 0.0, tmp.trk, tmp.wk)
     G, Wt = tmp.trk.J, tmp.trk.mobility

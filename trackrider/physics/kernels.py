@@ -35,17 +35,25 @@ from trackrider.physics.track_joint import prepare_track_block, project_track
 
 # ----------------------------------------------------------------------------- stages
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_start_speed(bodies, cars, wk):
+def stage_start_speed(bodies, cars):
     """Each car's anchor speed along T before the step (for the accel channel)."""
-    quat, vel, omg, R = bodies.quat, bodies.vel, bodies.omg, wk.R
+    vel, omg = bodies.vel, bodies.omg
     for b in range(cars.n):
         fr = cars.frame[b]
         if cars.has_prev[b]:
             cg = cars.cg[b]
-            quat_to_mat(quat[b], R)
+            R = bodies.rot[b]
             a0, a1, a2 = cross(omg[b, 0], omg[b, 1], omg[b, 2], -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2])
             cars.speed0[b] = ((vel[b, 0] + a0) * fr[C_T] + (vel[b, 1] + a1) * fr[C_T + 1]
                               + (vel[b, 2] + a2) * fr[C_T + 2])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def update_rotations(bodies):
+    """``bodies.rot[b]`` = the rotation matrix of ``bodies.quat[b]`` for every body (kept up to date
+    by ``stage_integrate``; run at the start of a chunk, in case the quaternions were set from Python)."""
+    for b in range(bodies.pos.shape[0]):
+        quat_to_mat(bodies.quat[b], bodies.rot[b])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -110,7 +118,7 @@ def stage_velocities(cfg, bodies, cars, res, wk):
     h, gx, gy, gz = cfg.h, cfg.gx, cfg.gy, cfg.gz
     pos, quat, vel, omg = bodies.pos, bodies.quat, bodies.vel, bodies.omg
     inv_mass, inv_ib, ib, mass = bodies.inv_mass, bodies.inv_ib, bodies.ib, bodies.mass
-    R, W = wk.R, wk.W
+    R = wk.R
     nb = pos.shape[0]
     cda, rho, k_nl2 = res.drag_area, res.air_density, res.nl2_drag
     for b in range(cars.n):
@@ -135,29 +143,29 @@ def stage_velocities(cfg, bodies, cars, res, wk):
             tr[1] = dpx * fr[C_B] + dpy * fr[C_B + 1] + dpz * fr[C_B + 2]
             # angular impulse about T: I_w (ω' − ω)·T, less the moment of the linear impulse
             # applied at the anchor r_m = −cg·u (the orientation rows' share)
-            quat_to_mat(quat[b], W)
+            Rb = bodies.rot[b]
             s = 0.0
             for i in range(3):
-                dwb = W[0, i] * (omg[b, 0] - w0) + W[1, i] * (omg[b, 1] - w1) + W[2, i] * (omg[b, 2] - w2)
-                tb = W[0, i] * fr[C_T] + W[1, i] * fr[C_T + 1] + W[2, i] * fr[C_T + 2]
+                dwb = Rb[0, i] * (omg[b, 0] - w0) + Rb[1, i] * (omg[b, 1] - w1) + Rb[2, i] * (omg[b, 2] - w2)
+                tb = Rb[0, i] * fr[C_T] + Rb[1, i] * fr[C_T + 1] + Rb[2, i] * fr[C_T + 2]
                 s += ib[b, i] * dwb * tb
             cg = cars.cg[b]
-            c0, c1, c2 = cross(-cg * W[0, 2], -cg * W[1, 2], -cg * W[2, 2], dpx, dpy, dpz)
+            c0, c1, c2 = cross(-cg * Rb[0, 2], -cg * Rb[1, 2], -cg * Rb[2, 2], dpx, dpy, dpz)
             tr[2] = s - (c0 * fr[C_T] + c1 * fr[C_T + 1] + c2 * fr[C_T + 2])
     for b in range(nb):
         if inv_mass[b] > 0.0:
             vel[b, 0] += h * gx
             vel[b, 1] += h * gy
             vel[b, 2] += h * gz
-        quat_to_mat(quat[b], R)
+        Rb = bodies.rot[b]
         # gyroscopic: ω_body, L = I ω_body, Δω = −h I⁻¹ (ω × L)
-        wb0 = R[0, 0] * omg[b, 0] + R[1, 0] * omg[b, 1] + R[2, 0] * omg[b, 2]
-        wb1 = R[0, 1] * omg[b, 0] + R[1, 1] * omg[b, 1] + R[2, 1] * omg[b, 2]
-        wb2 = R[0, 2] * omg[b, 0] + R[1, 2] * omg[b, 1] + R[2, 2] * omg[b, 2]
+        wb0 = Rb[0, 0] * omg[b, 0] + Rb[1, 0] * omg[b, 1] + Rb[2, 0] * omg[b, 2]
+        wb1 = Rb[0, 1] * omg[b, 0] + Rb[1, 1] * omg[b, 1] + Rb[2, 1] * omg[b, 2]
+        wb2 = Rb[0, 2] * omg[b, 0] + Rb[1, 2] * omg[b, 1] + Rb[2, 2] * omg[b, 2]
         t0, t1, t2 = cross(wb0, wb1, wb2, ib[b, 0] * wb0, ib[b, 1] * wb1, ib[b, 2] * wb2)
         d0, d1, d2 = -h * inv_ib[b, 0] * t0, -h * inv_ib[b, 1] * t1, -h * inv_ib[b, 2] * t2
         for i in range(3):
-            omg[b, i] += R[i, 0] * d0 + R[i, 1] * d1 + R[i, 2] * d2
+            omg[b, i] += Rb[i, 0] * d0 + Rb[i, 1] * d1 + Rb[i, 2] * d2
     for b in range(cars.n):
         cars.f_explicit[b] = 0.0
         if cars.held[b]:
@@ -192,7 +200,7 @@ def stage_track_rows(cfg, bodies, cars, trk, wk):
             prepare_track_block(b, bodies, cars, cfg.erp_h, trk, wk)
             project_track(b, bodies, trk, wk)
         else:
-            body_mobility(b, bodies.quat, bodies.inv_mass, bodies.inv_ib, wk.R, wk.W)
+            body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, wk.W)
             for i in range(6):
                 for k in range(6):
                     trk.mobility[b, i, k] = wk.W[i, k]
@@ -202,7 +210,7 @@ def stage_track_rows(cfg, bodies, cars, trk, wk):
 def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints):
     """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``)."""
     for j in range(joints.kind.shape[0]):
-        prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, tmp.wk.R, free_joints)
+        prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     for t in range(tmp.chains.first.shape[0]):
         if tmp.chains.count[t] > 0:
             factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars)
@@ -234,7 +242,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
     """Bounded rows start from their last impulses × ``cfg.warm`` (clamped to this step's bounds);
     chained couplers start from zero (their solve is exact). Fills each car's row along T."""
     warm, h = cfg.warm, cfg.h
-    rows, trk, row_t, R = tmp.rows, tmp.trk, tmp.scratch.row_t, tmp.wk.R
+    rows, trk, row_t = tmp.rows, tmp.trk, tmp.scratch.row_t
     jlam = joints.lam
     for j in range(joints.kind.shape[0]):
         if joints.chain[j] == 0:
@@ -260,7 +268,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
             cars.lam_friction[b] = 0.0
             continue
         fr = cars.frame[b]
-        quat_to_mat(bodies.quat[b], R)
+        R = bodies.rot[b]
         cg = cars.cg[b]
         rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
         c0, c1, c2 = cross(rx, ry, rz, fr[C_T], fr[C_T + 1], fr[C_T + 2])
@@ -351,10 +359,10 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_supports(cfg, bodies, cars, trk, wk):
+def stage_supports(cfg, bodies, cars, trk):
     """One-sided supports (railway): switch a row 2 off when its impulse would pull, on when the
     car would sink into the track by the end of the step. Returns True if anything changed."""
-    h, pos, quat, vel, omg, R = cfg.h, bodies.pos, bodies.quat, bodies.vel, bodies.omg, wk.R
+    h, pos, vel, omg = cfg.h, bodies.pos, bodies.vel, bodies.omg
     changed = False
     for b in range(cars.n):
         if not (cars.held[b] and cars.one_sided[b]):
@@ -365,7 +373,7 @@ def stage_supports(cfg, bodies, cars, trk, wk):
                 changed = True
         else:
             fr = cars.frame[b]
-            quat_to_mat(quat[b], R)
+            R = bodies.rot[b]
             cg = cars.cg[b]
             rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
             c0, c1, c2 = cross(omg[b, 0], omg[b, 1], omg[b, 2], rx, ry, rz)
@@ -387,7 +395,7 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
     Leaving an open track's end sets RAN_OFF and frees the car.
     """
     h, pos, quat, vel, omg = cfg.h, bodies.pos, bodies.quat, bodies.vel, bodies.omg
-    R, fr2 = wk.R, wk.fr2
+    fr2 = wk.fr2
     nb = pos.shape[0]
     for b in range(nb):
         for i in range(3):
@@ -401,6 +409,7 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         nz = z + hw * (o2 * w + o0 * y - o1 * x)
         n = np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
         quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = nw / n, nx / n, ny / n, nz / n
+        quat_to_mat(quat[b], bodies.rot[b])
     for b in range(cars.n):
         if not cars.held[b]:
             continue
@@ -413,7 +422,7 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         for r in range(5):
             cars.lam_track[b, r] = trk.lam[b, r]
         t = cars.track[b]
-        quat_to_mat(quat[b], R)
+        R = bodies.rot[b]
         cg = cars.cg[b]
         ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
         L = tracks.length[t]
@@ -488,7 +497,7 @@ def keep_start_velocities(cars, scratch):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def record_sample(cfg, bodies, cars, sections, scratch, R, out):
+def record_sample(cfg, bodies, cars, sections, scratch, out):
     """Write one sample (n_entities, N_CHANNELS) from the state after the step."""
     h, gmag, gx, gy, gz = cfg.h, cfg.gmag, cfg.gx, cfg.gy, cfg.gz
     pos, quat, vel, omg, mass, ib = bodies.pos, bodies.quat, bodies.vel, bodies.omg, bodies.mass, bodies.ib
@@ -498,7 +507,7 @@ def record_sample(cfg, bodies, cars, sections, scratch, R, out):
     for b in range(nb):
         for c in range(ch.N_CHANNELS):
             out[b, c] = np.nan
-        quat_to_mat(quat[b], R)
+        R = bodies.rot[b]
         m = mass[b]
         out[b, ch.X] = pos[b, 0]
         out[b, ch.Y] = pos[b, 1]
@@ -522,7 +531,7 @@ def record_sample(cfg, bodies, cars, sections, scratch, R, out):
             if cars.hang[b] >= 0:
                 gb = cars.hang[b]
                 rh = cars.hang_rider[b]
-                quat_to_mat(quat[gb], R)
+                R = bodies.rot[gb]
         else:
             rh = 0.0
         # A car on its track: the velocities are turned with the frame (transport) at the start of
@@ -556,7 +565,7 @@ def record_sample(cfg, bodies, cars, sections, scratch, R, out):
         out[b, ch.G_LATERAL] = (fx * R[0, 1] + fy * R[1, 1] + fz * R[2, 1]) / gmag
         out[b, ch.G_VERTICAL] = (fx * R[0, 2] + fy * R[1, 2] + fz * R[2, 2]) / gmag
         if gb != b:
-            quat_to_mat(quat[b], R)
+            R = bodies.rot[b]
         w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
         if b >= ncars:
             out[b, ch.FLAGS] = ch.FREE_BODY
@@ -609,11 +618,12 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
     Returns (steps done, records written, status 0 ok / 1 diverged, entity of divergence).
     """
     tracks, bodies, cars, sections, res, joints = world
+    update_rotations(bodies)
     nrec = 0
     for n in range(n_steps):
         step = step0 + n + 1
         recorded = step % cfg.record_every == 0
-        stage_start_speed(bodies, cars, tmp.wk)
+        stage_start_speed(bodies, cars)
         stage_frames(cars, sections)
         keep_velocities(bodies, tmp.scratch)
         any_bounded = has_bounded_rows(cars, joints, res)
@@ -627,7 +637,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
             stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints)
-            if not stage_supports(cfg, bodies, cars, tmp.trk, tmp.wk):
+            if not stage_supports(cfg, bodies, cars, tmp.trk):
                 break
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
         bad = diverged_body(bodies)
@@ -635,7 +645,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
             return n + 1, nrec, 1, bad
         if recorded and nrec < out.shape[0]:
             out_t[nrec] = step * cfg.h
-            record_sample(cfg, bodies, cars, sections, tmp.scratch, tmp.wk.R, out[nrec])
+            record_sample(cfg, bodies, cars, sections, tmp.scratch, out[nrec])
             nrec += 1
     return n_steps, nrec, 0, -1
 
@@ -647,6 +657,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
 def py_stages_to_solve(cfg, world, tmp, free_joints):
     """The stages of one step up to the solve (no support redo, no integration): reference.py."""
     tracks, bodies, cars, sections, res, joints = world
+    update_rotations(bodies)
     stage_frames(cars, sections)
     stage_velocities(cfg, bodies, cars, res, tmp.wk)
     for b in range(bodies.pos.shape[0]):
@@ -661,12 +672,14 @@ def py_stages_to_solve(cfg, world, tmp, free_joints):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def py_prepare_track_block(b, bodies, cars, erp_h, trk, wk):
+    update_rotations(bodies)
     prepare_track_block(b, bodies, cars, erp_h, trk, wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def py_prepare_joint(j, joints, bodies, h, erp_h, rows, R, free_joints):
-    prepare_joint(j, joints, bodies, h, erp_h, rows, R, free_joints)
+def py_prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
+    update_rotations(bodies)
+    prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints)
 
 
 def free_joints_flag(joints):
@@ -688,8 +701,9 @@ def joint_rows(ji, jf, pos, quat, h, erp_h):
                        ji[:, JI_CHAIN].copy(), np.ascontiguousarray(jf, dtype=np.float64), np.zeros((nj, st.NJR)))
     z = np.zeros
     bodies = st.Bodies(np.ascontiguousarray(pos, dtype=np.float64), np.ascontiguousarray(quat, dtype=np.float64),
-                       z((nb, 3)), z((nb, 3)), np.ones(nb), np.ones((nb, 3)), np.ones((nb, 3)), np.ones(nb))
+                       z((nb, 3)), z((nb, 3)), np.ones(nb), np.ones((nb, 3)), np.ones((nb, 3)), np.ones(nb),
+                       z((nb, 3, 3)))
     rows = st.make_temps(nb, nj, [], []).rows
     for j in range(nj):
-        py_prepare_joint(j, joints, bodies, h, erp_h, rows, z((3, 3)), True)
+        py_prepare_joint(j, joints, bodies, h, erp_h, rows, True)
     return rows

@@ -134,9 +134,9 @@ def invert_spd(A, n, Ainv, work):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def body_mobility(b, quat, inv_mass, inv_ib, R, W):
-    """W = diag(1/m I3, R diag(inv_ib) Rᵀ) of body ``b`` into W (6,6)."""
-    quat_to_mat(quat[b], R)
+def body_mobility(b, rot, inv_mass, inv_ib, W):
+    """W = diag(1/m I3, R diag(inv_ib) Rᵀ) of body ``b`` (R = ``rot[b]``) into W (6,6)."""
+    R = rot[b]
     for i in range(6):
         for j in range(6):
             W[i, j] = 0.0

@@ -39,6 +39,7 @@ Bodies = namedtuple("Bodies", [
     "inv_ib",     # (nb, 3) inverse inertia, body axes (forward, left, up)
     "ib",         # (nb, 3) kg·m², body axes
     "mass",       # (nb,) kg
+    "rot",        # (nb, 3, 3) rotation matrix of quat (kept with it: update_rotations, stage_integrate)
 ])
 
 Cars = namedtuple("Cars", [

@@ -32,8 +32,9 @@ def prepare_track_block(b, bodies, cars, erp_h, trk, wk):
     fr, cg, support_on = cars.frame[b], cars.cg[b], cars.support[b]
     pos, quat, inv_mass, inv_ib = bodies.pos, bodies.quat, bodies.inv_mass, bodies.inv_ib
     G, tgt, Wt, Pm = trk.J, trk.target, trk.mobility, trk.to_track
-    R, W, A, Ainv, work, qf, theta = wk.R, wk.W, wk.A, wk.Ainv, wk.M, wk.qf, wk.theta
-    body_mobility(b, quat, inv_mass, inv_ib, R, W)
+    W, A, Ainv, work, qf, theta = wk.W, wk.A, wk.Ainv, wk.M, wk.qf, wk.theta
+    body_mobility(b, bodies.rot, inv_mass, inv_ib, W)
+    R = bodies.rot[b]
     ux, uy, uz = R[0, 2], R[1, 2], R[2, 2]
     rx, ry, rz = -cg * ux, -cg * uy, -cg * uz
     ax, ay, az = pos[b, 0] + rx, pos[b, 1] + ry, pos[b, 2] + rz

@@ -645,7 +645,8 @@ class World:
         self.joint_state = st.Joints(ji[:, jc.JI_KIND].copy(), ji[:, jc.JI_A].copy(), ji[:, jc.JI_B].copy(),
                                      ji[:, jc.JI_SLACK].copy(), ji[:, jc.JI_CHAIN].copy(), self.jf, self.jlam)
         tracks = st.Tracks(packed.data, packed.row0, packed.nrows, packed.ds, packed.length, packed.closed)
-        self.bodies = st.Bodies(self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass)
+        self.bodies = st.Bodies(self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass,
+                                np.zeros((nb, 3, 3)))
         self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state)
         self._temps = st.make_temps(nb, nj, tr_j0, tr_nj)
         self._built = True

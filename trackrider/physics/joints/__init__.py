@@ -1,6 +1,6 @@
 """Joint kinds: one module each (its derivation, its rows), this registry and the dispatch.
 
-A joint kind is a module here with ``prepare(j, joints, bodies, h, erp_h, rows, R)``: it fills
+A joint kind is a module here with ``prepare(j, joints, bodies, h, erp_h, rows)``: it fills
 the rows of joint ``j`` (``rows.J``, ``target``, bounds ``lo``/``hi``, softness ``gamma``, the
 row count ``m``) from the bodies' state and its parameters (``joints.param``, columns in
 ``common.py``). ``reset_rows`` has already cleared rows 0–2 (unbounded, rigid). The solve is
@@ -34,26 +34,26 @@ CHAIN_KINDS = (J_DISTANCE, J_BALL_TRACK)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare_joint(j, joints, bodies, h, erp_h, rows, R, free_joints):
+def prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
     """Rows of joint ``j`` by its kind. ``free_joints`` is None when every joint of the world is a
     train's chained coupler: numba then prunes the other kinds at compile time."""
     kind = joints.kind[j]
     reset_rows(j, rows)
     if kind == J_DISTANCE:
-        distance.prepare(j, joints, bodies, h, erp_h, rows, R, free_joints)
+        distance.prepare(j, joints, bodies, h, erp_h, rows, free_joints)
     elif kind == J_BALL_TRACK:
-        ball_track.prepare(j, joints, bodies, h, erp_h, rows, R)
+        ball_track.prepare(j, joints, bodies, h, erp_h, rows)
     elif free_joints is None:
         pass  # only chained couplers in this world (the kinds above): the rest is not compiled
     elif kind == J_BALL:
-        ball.prepare(j, joints, bodies, h, erp_h, rows, R)
+        ball.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_HINGE:
-        hinge.prepare(j, joints, bodies, h, erp_h, rows, R)
+        hinge.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_PRISMATIC:
-        prismatic.prepare(j, joints, bodies, h, erp_h, rows, R)
+        prismatic.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_HINGE_AXIS:
-        hinge_axis.prepare(j, joints, bodies, h, erp_h, rows, R)
+        hinge_axis.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_SLIDE:
-        slide.prepare(j, joints, bodies, h, erp_h, rows, R)
+        slide.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_PULLEY:
-        pulley.prepare(j, joints, bodies, h, erp_h, rows, R)
+        pulley.prepare(j, joints, bodies, h, erp_h, rows)

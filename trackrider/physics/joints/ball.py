@@ -31,10 +31,10 @@ def ball_rows(j, rows, ra, rb, c, erp_h):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare(j, joints, bodies, h, erp_h, rows, R):
+def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = anchor(a, bodies.quat, bodies.pos, jf, j, JF_LA, R)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.quat, bodies.pos, jf, j, JF_LB, R)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
     rows.m[j] = 3
     ball_rows(j, rows, (rax, ray, raz), (rbx, rby, rbz), (pax - pbx, pay - pby, paz - pbz), erp_h)

@@ -15,20 +15,19 @@ import numpy as np
 
 from trackrider.jit import njit
 from trackrider.physics.joints.common import JF_C, JF_K, JF_LA, JF_LB, anchor, set_row
-from trackrider.physics.maths import cross, quat_to_mat
+from trackrider.physics.maths import cross
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare(j, joints, bodies, h, erp_h, rows, R):
+def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    quat = bodies.quat
-    rax, ray, raz, pax, pay, paz = anchor(a, quat, bodies.pos, jf, j, JF_LA, R)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, quat, bodies.pos, jf, j, JF_LB, R)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
     rows.m[j] = 1
-    quat_to_mat(quat[a], R)
+    R = bodies.rot[a]
     nx, ny, nz = R[0, 0], R[1, 0], R[2, 0]
-    quat_to_mat(quat[b], R)
+    R = bodies.rot[b]
     nx, ny, nz = nx + R[0, 0], ny + R[1, 0], nz + R[2, 0]
     nn = np.sqrt(nx * nx + ny * ny + nz * nz)
     nx, ny, nz = nx / nn, ny / nn, nz / nn

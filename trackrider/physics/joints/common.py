@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.maths import mv, quat_to_mat
+from trackrider.physics.maths import mv
 from trackrider.physics.state import NJR  # noqa: F401  (rows per joint at most)
 
 # ---- parameter columns (Joints.param)
@@ -61,23 +61,23 @@ def reset_rows(j, rows):
             rows.J[j, r, k] = 0.0
 
 
-@njit("UniTuple(float64, 3)(int64, float64[:, ::1], float64[:, ::1], int64, int64, float64[:, ::1])",
+@njit("UniTuple(float64, 3)(int64, float64[:, :, ::1], float64[:, ::1], int64, int64)",
       cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def axis_w(a, quat, jf, j, col, R):
-    """World direction of the vector jf[j, col:col+3] fixed in body ``a`` (world axes if a < 0: the world)."""
+def axis_w(a, rot, jf, j, col):
+    """World direction of the vector jf[j, col:col+3] fixed in body ``a`` (rotation ``rot[a]``;
+    world axes if a < 0: the world)."""
     if a < 0:
         return jf[j, col], jf[j, col + 1], jf[j, col + 2]
-    quat_to_mat(quat[a], R)
-    return mv(R, jf[j, col], jf[j, col + 1], jf[j, col + 2])
+    return mv(rot[a], jf[j, col], jf[j, col + 1], jf[j, col + 2])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def anchor(a, quat, pos, jf, j, col, R):
+def anchor(a, rot, pos, jf, j, col):
     """Lever arm r = R_a jf[j, col:col+3] and world point p = x_a + r of a joint anchor on body
     ``a`` (the world if a < 0: r = 0, p = jf[j, col:col+3])."""
     if a < 0:
         return 0.0, 0.0, 0.0, jf[j, col], jf[j, col + 1], jf[j, col + 2]
-    rx, ry, rz = axis_w(a, quat, jf, j, col, R)
+    rx, ry, rz = axis_w(a, rot, jf, j, col)
     return rx, ry, rz, pos[a, 0] + rx, pos[a, 1] + ry, pos[a, 2] + rz
 
 

@@ -21,13 +21,13 @@ from trackrider.physics.maths import cross
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare(j, joints, bodies, h, erp_h, rows, R, free_joints):
+def prepare(j, joints, bodies, h, erp_h, rows, free_joints):
     """Row, target and softness of distance joint ``j`` (``free_joints`` None: no slack range
     in this world, its code is not compiled)."""
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = anchor(a, bodies.quat, bodies.pos, jf, j, JF_LA, R)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.quat, bodies.pos, jf, j, JF_LB, R)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
     rows.m[j] = 1
     dx, dy, dz = pbx - pax, pby - pay, pbz - paz
     ln = np.sqrt(dx * dx + dy * dy + dz * dz)

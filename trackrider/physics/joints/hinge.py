@@ -20,17 +20,16 @@ from trackrider.physics.maths import cross
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare(j, joints, bodies, h, erp_h, rows, R):
+def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    quat = bodies.quat
-    rax, ray, raz, pax, pay, paz = anchor(a, quat, bodies.pos, jf, j, JF_LA, R)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, quat, bodies.pos, jf, j, JF_LB, R)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
     rows.m[j] = 5
     ball_rows(j, rows, (rax, ray, raz), (rbx, rby, rbz), (pax - pbx, pay - pby, paz - pbz), erp_h)
-    axx, axy, axz = axis_w(a, quat, jf, j, JF_AX, R)
+    axx, axy, axz = axis_w(a, bodies.rot, jf, j, JF_AX)
     for k in range(2):
-        bx_, by_, bz_ = axis_w(b, quat, jf, j, JF_P1 + 3 * k, R)
+        bx_, by_, bz_ = axis_w(b, bodies.rot, jf, j, JF_P1 + 3 * k)
         c0, c1, c2 = cross(axx, axy, axz, bx_, by_, bz_)
         set_row(rows.J, j, 3 + k, (0.0, 0.0, 0.0), (c0, c1, c2), (0.0, 0.0, 0.0), (-c0, -c1, -c2))
         rows.target[j, 3 + k] = -erp_h * (axx * bx_ + axy * by_ + axz * bz_)

@@ -20,16 +20,15 @@ from trackrider.physics.maths import cross
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare(j, joints, bodies, h, erp_h, rows, R):
+def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    quat = bodies.quat
     rows.m[j] = 1
-    axx, axy, axz = axis_w(a, quat, jf, j, JF_AX, R)
+    axx, axy, axz = axis_w(a, bodies.rot, jf, j, JF_AX)
     set_row(rows.J, j, 0, (0.0, 0.0, 0.0), (-axx, -axy, -axz), (0.0, 0.0, 0.0), (axx, axy, axz))
     if joints.slack[j]:
-        u0, u1, u2 = axis_w(a, quat, jf, j, JF_P1, R)
-        w0, w1, w2 = axis_w(b, quat, jf, j, JF_P2, R)
+        u0, u1, u2 = axis_w(a, bodies.rot, jf, j, JF_P1)
+        w0, w1, w2 = axis_w(b, bodies.rot, jf, j, JF_P2)
         c0, c1, c2 = cross(u0, u1, u2, w0, w1, w2)
         th = np.arctan2(c0 * axx + c1 * axy + c2 * axz, u0 * w0 + u1 * w1 + u2 * w2)
         one_sided(j, th, jf[j, JF_MIN], jf[j, JF_MAX], h, erp_h, rows)

@@ -23,18 +23,18 @@ from trackrider.physics.maths import cross, qmul, rotvec
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare(j, joints, bodies, h, erp_h, rows, R):
+def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
     quat = bodies.quat
-    rax, ray, raz, pax, pay, paz = anchor(a, quat, bodies.pos, jf, j, JF_LA, R)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, quat, bodies.pos, jf, j, JF_LB, R)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
     jJ, jt = rows.J, rows.target
     rows.m[j] = 5
     dx, dy, dz = pbx - pax, pby - pay, pbz - paz
     lx, ly, lz = rax + dx, ray + dy, raz + dz
     for k in range(2):
-        nx, ny, nz = axis_w(a, quat, jf, j, JF_P1 + 3 * k, R)
+        nx, ny, nz = axis_w(a, bodies.rot, jf, j, JF_P1 + 3 * k)
         c0, c1, c2 = cross(lx, ly, lz, nx, ny, nz)
         d0, d1, d2 = cross(rbx, rby, rbz, nx, ny, nz)
         set_row(jJ, j, k, (-nx, -ny, -nz), (-c0, -c1, -c2), (nx, ny, nz), (d0, d1, d2))

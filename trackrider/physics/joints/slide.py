@@ -16,15 +16,14 @@ from trackrider.physics.maths import cross
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare(j, joints, bodies, h, erp_h, rows, R):
+def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    quat = bodies.quat
-    rax, ray, raz, pax, pay, paz = anchor(a, quat, bodies.pos, jf, j, JF_LA, R)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, quat, bodies.pos, jf, j, JF_LB, R)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
     rows.m[j] = 1
     dx, dy, dz = pbx - pax, pby - pay, pbz - paz
-    ux, uy, uz = axis_w(a, quat, jf, j, JF_AX, R)
+    ux, uy, uz = axis_w(a, bodies.rot, jf, j, JF_AX)
     c0, c1, c2 = cross(rax + dx, ray + dy, raz + dz, ux, uy, uz)
     d0, d1, d2 = cross(rbx, rby, rbz, ux, uy, uz)
     set_row(rows.J, j, 0, (-ux, -uy, -uz), (-c0, -c1, -c2), (ux, uy, uz), (d0, d1, d2))
