@@ -654,10 +654,12 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
 # The stages carry no CPython wrapper (only run_chunk and a few maths functions do): tests and
 # reference.py call them through these entry points, which compile only when used.
 @njit(cache=True, error_model="numpy", _nrt=False)
-def py_stages_to_solve(cfg, world, tmp, free_joints):
-    """The stages of one step up to the solve (no support redo, no integration): reference.py."""
+def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
+    """The stages of one step up to the solve (no support redo, no integration): reference.py.
+    ``bounded`` False: the equality rows only (no PGS iterations)."""
     tracks, bodies, cars, sections, res, joints = world
     update_rotations(bodies)
+    stage_start_speed(bodies, cars)
     stage_frames(cars, sections)
     stage_velocities(cfg, bodies, cars, res, tmp.wk)
     for b in range(bodies.pos.shape[0]):
@@ -667,7 +669,7 @@ def py_stages_to_solve(cfg, world, tmp, free_joints):
     stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
-    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, False, free_joints)
+    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

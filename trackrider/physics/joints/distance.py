@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JF_C, JF_K, JF_LA, JF_LB, JF_LEN, JF_MAX, JF_MIN, anchor, one_sided, set_row
+from trackrider.physics.joints.common import JF_C, JF_K, JF_LA, JF_LB, JF_LEN, JF_MAX, JF_MIN, anchor, one_sided, \
+    set_row
 from trackrider.physics.maths import cross
 
 
