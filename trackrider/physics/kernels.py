@@ -30,7 +30,7 @@ from trackrider.physics.joints import prepare_joint
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import rotation_error  # noqa: F401
 from trackrider.physics.rows import joint_apply, solve_car_row, solve_joint_pgs
-from trackrider.physics.track_joint import prepare_track_block, project_track
+from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
 
 
 # ----------------------------------------------------------------------------- stages
@@ -433,7 +433,7 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         for it in range(1):  # one Newton step from the predictor: error O(κ² (h v)⁴)
             if not closed and (s < 0.0 or s > L):
                 break
-            eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, fr2)
+            eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, fr2)
             dx, dy, dz = ax - fr2[C_P], ay - fr2[C_P + 1], az - fr2[C_P + 2]
             f = dx * fr2[C_T] + dy * fr2[C_T + 1] + dz * fr2[C_T + 2]
             fp = -1.0 + dx * fr2[C_DT] + dy * fr2[C_DT + 1] + dz * fr2[C_DT + 2]

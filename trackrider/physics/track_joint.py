@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_B, C_N, C_OMEGA, C_P, C_T
+from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T, wrap_arc_length
 from trackrider.jit import njit
 from trackrider.physics.maths import cross, body_mobility, mat_to_quat, rotation_error, row_velocity
 
@@ -170,3 +170,36 @@ def project_track(b, bodies, trk, wk):
         f2 += G[b, r, 5] * dl
     for i in range(3):
         omg[b, i] += W[3 + i, 3] * f0 + W[3 + i, 4] * f1 + W[3 + i, 5] * f2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def eval_track_point(data, row0, nrows, ds, length, closed, s, out):
+    """Position P, unit tangent T and P'' at arc length ``s`` into ``out`` (columns C_P, C_T, C_DT):
+    what the closest-point Newton step needs, with exactly the arithmetic of
+    ``curves.compact.eval_track`` for those columns (the other columns are left alone)."""
+    s = wrap_arc_length(s, length, closed)
+    x = s / ds
+    i = int(x)
+    if i > nrows - 2:
+        i = nrows - 2
+    u = x - i
+    a = row0 + i
+    b = a + 1
+    u2 = u * u
+    u3 = u2 * u
+    h00 = 2.0 * u3 - 3.0 * u2 + 1.0
+    h10 = (u3 - 2.0 * u2 + u) * ds
+    h01 = -2.0 * u3 + 3.0 * u2
+    h11 = (u3 - u2) * ds
+    tn = 0.0
+    for k in range(3):
+        out[C_P + k] = h00 * data[a, C_P + k] + h10 * data[a, C_T + k] + h01 * data[b, C_P + k] + h11 * data[b, C_T + k]
+        t = h00 * data[a, C_T + k] + h10 * data[a, C_DT + k] + h01 * data[b, C_T + k] + h11 * data[b, C_DT + k]
+        out[C_T + k] = t
+        tn += t * t
+    tn = 1.0 / np.sqrt(tn)
+    for k in range(3):
+        out[C_T + k] *= tn
+    w = 1.0 - u
+    for k in range(C_DT, C_DT + 3):
+        out[k] = w * data[a, k] + u * data[b, k]
