@@ -612,7 +612,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
     """Run ``n_steps`` steps after step ``step0``; record every ``cfg.record_every``-th into
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
-    ``world`` is the ``World`` record (tracks, bodies, cars, sections, res, joints), ``tmp``
+    ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints), ``tmp``
     the ``Temps`` (``state.make_temps``); ``free_joints`` None when every joint is a train's
     chained coupler (``free_joints_flag``), else True.
     Returns (steps done, records written, status 0 ok / 1 diverged, entity of divergence).
