@@ -152,7 +152,7 @@ def body_mobility(b, rot, inv_mass, inv_ib, W):
             W[3 + i, 3 + j] = s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def apply_impulse(b, f, scale, trk, cars, bodies):
     """Apply generalised impulse ``scale·f`` (6) to body ``b`` through its mobility W̃.
 
@@ -177,14 +177,14 @@ def apply_impulse(b, f, scale, trk, cars, bodies):
             trk.lam[b, r] -= scale * s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def row_velocity(b, f, vel, omg):
     """J·u of body ``b`` for a 6-vector row ``f``."""
     return (f[0] * vel[b, 0] + f[1] * vel[b, 1] + f[2] * vel[b, 2]
             + f[3] * omg[b, 0] + f[4] * omg[b, 1] + f[5] * omg[b, 2])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def row_mobility(b, f, g, Wt):
     """fᵀ W̃_b g."""
     s = 0.0

@@ -85,7 +85,7 @@ def solve_joint_pgs(j, joints, rows, trk, cars, bodies, wk):
 # Motor (row 6), anti-rollback ratchet and rolling friction share J = [T, r_m × T] (T·v_A):
 #   motor target v_set, bounds [F_min h, F_max h] by section kind; ratchet target 0, [0, ∞);
 #   friction target 0, bounds ±(μ·|wheel force| + Davis A) h  or ±m μ g h ("nl2").
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def solve_car_row(b, f, target, lam_old, lo, hi, trk, cars, bodies):
     """Scalar PGS update of a car row along T; returns the new accumulated impulse."""
     k = row_mobility(b, f, f, trk.mobility)

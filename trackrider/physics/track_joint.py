@@ -22,7 +22,7 @@ from trackrider.physics.maths import cross, body_mobility, mat_to_quat, rotation
 #          J = [−(Ω·e) T, e − (Ω·e)(r_m × T)]              target −erp/h θ·e, θ = rotvec(q_A ⊗ q_F*)
 #   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
 #   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def prepare_track_block(b, bodies, cars, erp_h, trk, wk):
     """Fill the rows J (5,6), targets, W̃ and P of car ``b`` from its frame ``cars.frame[b]``.
 
@@ -136,7 +136,7 @@ def prepare_track_block(b, bodies, cars, erp_h, trk, wk):
             Pm[b, r, i] = work[r, i]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def project_track(b, bodies, trk, wk):
     """Exact projection of car ``b``'s velocity onto rows 1–5: Δλ = A⁻¹(t − G u), u += W Gᵀ Δλ.
 
