@@ -303,27 +303,41 @@ def solve_car_rows(cfg, bodies, cars, sections, res, tmp):
         if not cars.held[b]:
             continue
         sec = cars.section[b]
-        if sec >= 0:
-            tv, lo, hi = section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h, cars.speed0[b])
-            old = cars.lam_motor[b]
-            cars.lam_motor[b] = solve_car_row(b, row_t[b], tv, old, lo, hi, trk, cars, bodies)
-            dmax = max(dmax, abs(cars.lam_motor[b] - old))
-            if sections.kind[sec] == ch.LIFT:
+        # section row, ratchet, friction, in this order (friction's bound reads the track impulses
+        # the other two changed); one call site of the inlined row update
+        for k in range(3):
+            if k == 0:
+                if sec < 0:
+                    continue
+                tv, lo, hi = section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h,
+                                         cars.speed0[b])
+                old = cars.lam_motor[b]
+            elif k == 1:
+                if sec < 0 or sections.kind[sec] != ch.LIFT:
+                    continue
+                tv, lo, hi = 0.0, 0.0, np.inf
                 old = cars.lam_ratchet[b]
-                cars.lam_ratchet[b] = solve_car_row(b, row_t[b], 0.0, old, 0.0, np.inf, trk, cars, bodies)
-                dmax = max(dmax, abs(cars.lam_ratchet[b] - old))
-        if res.nl2:
-            bound = bodies.mass[b] * mu * gmag * h
-        else:
-            l1 = lamT[b, 0] + cars.transport[b, 0]
-            l2 = lamT[b, 1] + cars.transport[b, 1]
-            bound = mu * np.sqrt(l1 * l1 + l2 * l2) + cars.davis[b, 0] * h
-        old = cars.lam_friction[b]
-        if bound > 0.0:
-            cars.lam_friction[b] = solve_car_row(b, row_t[b], 0.0, old, -bound, bound, trk, cars, bodies)
-        else:
-            cars.lam_friction[b] = 0.0
-        dmax = max(dmax, abs(cars.lam_friction[b] - old))
+            else:
+                if res.nl2:
+                    bound = bodies.mass[b] * mu * gmag * h
+                else:
+                    l1 = lamT[b, 0] + cars.transport[b, 0]
+                    l2 = lamT[b, 1] + cars.transport[b, 1]
+                    bound = mu * np.sqrt(l1 * l1 + l2 * l2) + cars.davis[b, 0] * h
+                old = cars.lam_friction[b]
+                if not bound > 0.0:
+                    cars.lam_friction[b] = 0.0
+                    dmax = max(dmax, abs(0.0 - old))
+                    continue
+                tv, lo, hi = 0.0, -bound, bound
+            new = solve_car_row(b, row_t[b], tv, old, lo, hi, trk, cars, bodies)
+            if k == 0:
+                cars.lam_motor[b] = new
+            elif k == 1:
+                cars.lam_ratchet[b] = new
+            else:
+                cars.lam_friction[b] = new
+            dmax = max(dmax, abs(new - old))
     return dmax
 
 
