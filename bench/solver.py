@@ -3,12 +3,17 @@
 Prints, per train length: µs per step (wall and CPU), multiple of real time (CPU), ns per
 row and pass, and the largest coupler-force error of one step against an exact sparse direct
 solve of the same step's equality system (numpy/scipy, assembled independently from the
-kernel's rows); then the compile time of a fresh interpreter (subprocesses): from a cold cache
-with the compile split over two processes (trackrider.physics.parallel_compile), from a cold
-cache in one process (TRACKRIDER_COMPILE_JOBS=1), and from the cache. "cpu" there counts the
-helper process too.
+kernel's rows); with friction rows and over a brake, the error of those bounded rows against
+a converged solve of the same step; then the compile time of a fresh interpreter (subprocesses):
+from a cold cache, from the cache, the imports and world alone (loading from the cache costs the
+difference), and from a cold cache with a hinge in the world (the kernel with every joint kind).
 
-    python bench/solver.py [--quick] [--compile-only]
+    python bench/solver.py [--quick] [--compile-only] [--compile-profile]
+
+``--compile-profile`` compiles the kernels from a cold cache in a fresh interpreter and prints
+what the compile is made of, function by function: CPU seconds in numba (typing and lowering,
+Python) and in LLVM (optimisation and machine code), each function's own share (its callees
+are listed separately).
 
 Timings on a shared machine are noisy: the CPU-time columns (process time) are the ones
 to compare.
@@ -47,7 +52,7 @@ def build(n_cars, track, rolling=0.0):
     return w
 
 
-from trackrider.physics.reference import exact_coupler_impulses, one_step_rows  # noqa: E402
+from trackrider.physics.reference import bounded_row_error, exact_coupler_impulses, one_step_rows  # noqa: E402
 
 
 def timing(n_cars, steps, track, rolling=0.0):
@@ -59,8 +64,8 @@ def timing(n_cars, steps, track, rolling=0.0):
     cpu = (time.process_time() - c0) / steps
     rows_per_step = 5 * n_cars + (n_cars - 1)
     # coupler-force error of one step vs the exact solve
-    if rolling:  # bounded rows: no equality-only reference
-        return wall, cpu, rows_per_step, float("nan"), float("nan")
+    if rolling:  # bounded rows: the friction rows against a converged solve of the same step
+        return wall, cpu, rows_per_step, bounded_row_error(w)["friction"], float("nan")
     rows = one_step_rows(w)
     lam_exact, _ = exact_coupler_impulses(rows)
     lam = rows["lam_c"]
@@ -70,31 +75,48 @@ def timing(n_cars, steps, track, rolling=0.0):
     return wall, cpu, rows_per_step, err, f_max
 
 
+def brake_error(track, n_cars=1000):
+    """Relative error of the brake rows of one step (20 iterations) against a converged solve:
+    a 1000-car train rolling at 0.5 m/s whose first 100 cars are on a stop brake (up to 60 kN per
+    car: not saturated), 0.1 s after it starts."""
+    from trackrider.physics import CarSpec, CouplingSpec, World
+
+    w = World(dt=1e-3)
+    w.add_track(track)
+    s0 = n_cars * 2.5 + 5.0
+    w.add_train("bench", 0, n_cars, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1),
+                coupling=CouplingSpec("distance", 0.5), start_s=s0, start_speed=0.5)
+    w.add_section("brake", 0, s0 - 100 * 2.5, s0 + 50.0, max_force=60000.0)
+    w.run(100, 100)
+    return bounded_row_error(w)["section"]
+
+
 def compile_times():
-    """(wall s, cpu s of the process and its children) of a fresh interpreter that compiles and
-    runs two steps of a 3-car train: cold with the two-process split, cold in one process, then
-    from the cache; and cold (split) for the same train plus a pendulum on a hinge, which
-    compiles the kernel with every joint kind (``free_joints``)."""
+    """(wall s, cpu s) of a fresh interpreter that compiles and runs two steps of a 3-car train:
+    from a cold cache, then from the cache; the same interpreter that only imports and builds the
+    world (no run); and cold for the same train plus a pendulum on a hinge, which compiles the
+    kernel with every joint kind (``free_joints``)."""
     code = ("import sys, time; t0 = time.perf_counter(); sys.path.insert(0, %r); sys.path.insert(0, %r);"
             "import analytic; from trackrider.physics import World, CarSpec, CouplingSpec;"
             "w = World(); w.add_track(analytic.hilly_circle(R=40.0, amp=2.0, n=2001));"
             "w.add_train('a', 0, 3, CarSpec(600, 2, 1.2, 1));"
-            "%s w.run(2, 1); print(time.perf_counter() - t0)")
+            "%s %s print(time.perf_counter() - t0)")
     hinge = ("b = w.add_body('p', 10.0, size=(0.2, 0.2, 0.2), position=(0.0, 0.0, 50.0));"
              "w.add_joint('hinge', 'world', ('body', b), anchor_a=(0.0, 0.0, 51.0), anchor_b=(0.0, 0.0, 1.0),"
              " axis=(1.0, 0.0, 0.0));")
     paths = (str(ROOT), str(ROOT / "tests" / "physics"))
     out = {}
-    base = {k: v for k, v in os.environ.items() if k != "TRACKRIDER_COMPILE_JOBS"}
-    with tempfile.TemporaryDirectory() as split_cache, tempfile.TemporaryDirectory() as one_cache, \
-            tempfile.TemporaryDirectory() as joint_cache:
-        for label, cache, extra, joints in (("cold", split_cache, {}, False),
-                                            ("cold, one process", one_cache, {"TRACKRIDER_COMPILE_JOBS": "1"}, False),
-                                            ("from cache", split_cache, {}, False),
-                                            ("cold, with a hinge (every joint kind)", joint_cache, {}, True)):
-            env = dict(base, NUMBA_CACHE_DIR=cache, **extra)
+    base = dict(os.environ)
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as joint_cache:
+        for label, cdir, joints, run in (("cold", cache, False, True),
+                                         ("from cache", cache, False, True),
+                                         ("imports and world only", cache, False, False),
+                                         ("cold, with a hinge (every joint kind)", joint_cache, True, True)):
+            env = dict(base, NUMBA_CACHE_DIR=cdir)
             r0 = os.times()
-            p = subprocess.run([sys.executable, "-c", code % (paths + (hinge if joints else "",))], env=env,
+            p = subprocess.run([sys.executable, "-c", code % (paths + (hinge if joints else "",
+                                                                       "w.run(2, 1);" if run else "w._build();"))],
+                               env=env,
                                capture_output=True, text=True, cwd=ROOT)
             r1 = os.times()
             if p.returncode != 0:
@@ -102,6 +124,54 @@ def compile_times():
             out[label] = (float(p.stdout.strip().splitlines()[-1]),
                           (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system))
     return out
+
+
+_PROFILE_CODE = r"""
+import sys, time, collections
+sys.path.insert(0, %r); sys.path.insert(0, %r)
+from numba.core import event as ev
+stack, own, llvm = [], collections.Counter(), collections.Counter()
+class Compile(ev.Listener):
+    def on_start(self, e):
+        d = e.data.get("dispatcher")
+        stack.append([getattr(getattr(d, "py_func", None), "__qualname__", "?"), time.process_time(), 0.0])
+    def on_end(self, e):
+        name, t, child = stack.pop()
+        dt = time.process_time() - t
+        own[name] += dt - child
+        if stack:
+            stack[-1][2] += dt
+class Llvm(ev.Listener):
+    def on_start(self, e):
+        self.t = time.process_time()
+    def on_end(self, e):
+        if stack:
+            llvm[stack[-1][0]] += time.process_time() - self.t
+ev.register("numba:compile", Compile())
+ev.register("numba:llvm_lock", Llvm())
+import analytic
+from trackrider.physics import World, CarSpec
+w = World(); w.add_track(analytic.hilly_circle(R=40.0, amp=2.0, n=2001))
+w.add_train("a", 0, 3, CarSpec(600, 2, 1.2, 1))
+t0 = time.process_time()
+w.run(2, 1)
+total = time.process_time() - t0
+print(f"run_chunk and everything it calls, cold: {total:.2f} s CPU = numba {total - sum(llvm.values()):.2f} s"
+      f" + LLVM {sum(llvm.values()):.2f} s")
+print(f"{'function':32s} {'own s':>7s} {'numba':>7s} {'LLVM':>7s}")
+for name, t in own.most_common():
+    if t >= 0.05:
+        print(f"{name:32s} {t:7.2f} {t - llvm[name]:7.2f} {llvm[name]:7.2f}")
+"""
+
+
+def print_compile_profile():
+    with tempfile.TemporaryDirectory() as cache:
+        p = subprocess.run([sys.executable, "-c", _PROFILE_CODE % (str(ROOT), str(ROOT / "tests" / "physics"))],
+                           env=dict(os.environ, NUMBA_CACHE_DIR=cache), capture_output=True, text=True, cwd=ROOT)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr)
+    print(p.stdout, end="")
 
 
 def print_compile_times():
@@ -114,6 +184,9 @@ def main(argv=None):
 
     argv = sys.argv[1:] if argv is None else argv
     quick = "--quick" in argv
+    if "--compile-profile" in argv:
+        print_compile_profile()
+        return
     if "--compile-only" in argv:
         print_compile_times()
         return
@@ -127,9 +200,13 @@ def main(argv=None):
         print(f"{n:>5} {rows:>6} {wall * 1e6:>13.1f} {cpu * 1e6:>12.1f} {1e-3 / cpu:>13.1f} "
               f"{cpu / rows * 1e9:>12.1f} {err:>12.2e} {fmax:>12.1f} N")
     for n, steps in ((7, 2000 if quick else 10000), (1000, 30 if quick else 300)):
-        wall, cpu, rows, err, fmax = timing(n, steps, track, rolling=0.002)
+        wall, cpu, rows, err, _ = timing(n, steps, track, rolling=0.002)
         print(f"{n:>5} {rows:>6} {wall * 1e6:>13.1f} {cpu * 1e6:>12.1f} {1e-3 / cpu:>13.1f} "
-              f"{cpu / rows * 1e9:>12.1f}   (with rolling resistance + drag: friction rows, PGS passes)")
+              f"{cpu / rows * 1e9:>12.1f} {err:>12.2e}   (with rolling resistance + drag: friction rows, PGS "
+              f"passes; err: friction rows vs a converged solve)")
+    err = brake_error(track)
+    print(f"1000 cars at 0.5 m/s onto a stop brake (first 100 cars, 0.1 s in): brake-row err {err:.2e} "
+          "vs a converged solve of the same step")
     print_compile_times()
     print("ns/row-pass: CPU time per step / equality rows (5 per car + 1 per coupler); with no bounded "
           "rows a step is one exact track-block projection plus one exact chain solve.")

@@ -7,7 +7,10 @@ import pytest
 import analytic
 from analytic import qexp, qmul
 from trackrider.curves.compact import C_B, C_N, C_P, C_T, NCOL, eval_track
+from trackrider.physics import joints as jk
 from trackrider.physics import kernels as kn
+from trackrider.physics import state as st
+from trackrider.physics.joints import common as jc
 
 RNG = np.random.default_rng(7)
 
@@ -48,12 +51,15 @@ def test_track_joint_rows_match_finite_differences(cg):
     qf = np.zeros(4)
     kn.mat_to_quat(np.ascontiguousarray(np.column_stack([T, N, B])), qf)
     pos = fr[C_P:C_P + 3] + cg * B
-    n = 1
-    G = np.zeros((n, 5, 6)); tgt = np.zeros((n, 5)); Wt = np.zeros((n, 6, 6)); Pm = np.zeros((n, 5, 6))
-    kn.py_prepare_track_block(0, fr, qf[None].copy(), pos[None].copy(), np.array([1 / 600.0]),
-                              np.array([[1 / 200.0, 1 / 300.0, 1 / 400.0]]), cg, 0.0, 1, G, tgt, Wt, Pm,
-                              np.zeros((3, 3)), np.zeros((6, 6)), np.zeros((5, 5)), np.zeros((5, 5)), np.zeros((8, 8)),
-                              np.zeros(4), np.zeros(3))
+    cars = st.make_cars(1)
+    cars.frame[0], cars.cg[0], cars.support[0] = fr, cg, 1
+    z = np.zeros
+    bodies = st.Bodies(pos[None].copy(), qf[None].copy(), z((1, 3)), z((1, 3)), np.array([1 / 600.0]),
+                       np.array([[1 / 200.0, 1 / 300.0, 1 / 400.0]]), np.array([[200.0, 300.0, 400.0]]),
+                       np.array([600.0]), z((1, 3, 3)))
+    tmp = st.make_temps(1, 0, [], [])
+    kn.py_prepare_track_block(0, bodies, cars, 0.0, tmp.trk, tmp.wk)
+    G, Wt = tmp.trk.J, tmp.trk.mobility
     axes = [T, N, B]
 
     def constraint(p, q):
@@ -86,44 +92,43 @@ def _joint_setup(kind, slack=False):
     nb = 2
     pos = RNG.normal(size=(nb, 3))
     quat = np.array([qexp(RNG.normal(size=3)) for _ in range(nb)])
-    ji = np.zeros((1, kn.NJI), np.int64)
-    jf = np.zeros((1, kn.NJF))
-    ji[0, kn.JI_KIND], ji[0, kn.JI_A], ji[0, kn.JI_B] = kind, 0, 1
-    jf[0, kn.JF_LA:kn.JF_LA + 3] = RNG.normal(size=3)
-    jf[0, kn.JF_LB:kn.JF_LB + 3] = RNG.normal(size=3)
-    jf[0, kn.JF_GA:kn.JF_GA + 3] = pos[0] + [0.3, 0.2, 5.0]
-    jf[0, kn.JF_GB:kn.JF_GB + 3] = pos[1] + [-0.4, 0.1, 4.0]
-    jf[0, kn.JF_RATIO] = 1.7
-    jf[0, kn.JF_LEN] = 1.0
-    if kind == kn.J_BALL_TRACK:  # anchors meet: C = 0
-        pa = pos[0] + rot(quat[0]) @ jf[0, kn.JF_LA:kn.JF_LA + 3]
-        pos[1] = pa - rot(quat[1]) @ jf[0, kn.JF_LB:kn.JF_LB + 3]
+    ji = np.zeros((1, jc.NJI), np.int64)
+    jf = np.zeros((1, jc.NJF))
+    ji[0, jc.JI_KIND], ji[0, jc.JI_A], ji[0, jc.JI_B] = kind, 0, 1
+    jf[0, jc.JF_LA:jc.JF_LA + 3] = RNG.normal(size=3)
+    jf[0, jc.JF_LB:jc.JF_LB + 3] = RNG.normal(size=3)
+    jf[0, jc.JF_GA:jc.JF_GA + 3] = pos[0] + [0.3, 0.2, 5.0]
+    jf[0, jc.JF_GB:jc.JF_GB + 3] = pos[1] + [-0.4, 0.1, 4.0]
+    jf[0, jc.JF_RATIO] = 1.7
+    jf[0, jc.JF_LEN] = 1.0
+    if kind == jk.J_BALL_TRACK:  # anchors meet: C = 0
+        pa = pos[0] + rot(quat[0]) @ jf[0, jc.JF_LA:jc.JF_LA + 3]
+        pos[1] = pa - rot(quat[1]) @ jf[0, jc.JF_LB:jc.JF_LB + 3]
     return pos, quat, ji, jf
 
 
 def _joint_C(kind, pos, quat, jf, n_fixed=None):
-    pa = pos[0] + rot(quat[0]) @ jf[0, kn.JF_LA:kn.JF_LA + 3]
-    pb = pos[1] + rot(quat[1]) @ jf[0, kn.JF_LB:kn.JF_LB + 3]
-    if kind == kn.J_DISTANCE:
-        return np.array([np.linalg.norm(pb - pa) - jf[0, kn.JF_LEN]])
-    if kind == kn.J_BALL:
+    pa = pos[0] + rot(quat[0]) @ jf[0, jc.JF_LA:jc.JF_LA + 3]
+    pb = pos[1] + rot(quat[1]) @ jf[0, jc.JF_LB:jc.JF_LB + 3]
+    if kind == jk.J_DISTANCE:
+        return np.array([np.linalg.norm(pb - pa) - jf[0, jc.JF_LEN]])
+    if kind == jk.J_BALL:
         return pa - pb
-    if kind == kn.J_BALL_TRACK:
+    if kind == jk.J_BALL_TRACK:
         return np.array([(pa - pb) @ n_fixed])
-    la = np.linalg.norm(pa - jf[0, kn.JF_GA:kn.JF_GA + 3])
-    lb = np.linalg.norm(pb - jf[0, kn.JF_GB:kn.JF_GB + 3])
-    return np.array([jf[0, kn.JF_LEN] - (la + jf[0, kn.JF_RATIO] * lb)])
+    la = np.linalg.norm(pa - jf[0, jc.JF_GA:jc.JF_GA + 3])
+    lb = np.linalg.norm(pb - jf[0, jc.JF_GB:jc.JF_GB + 3])
+    return np.array([jf[0, jc.JF_LEN] - (la + jf[0, jc.JF_RATIO] * lb)])
 
 
-@pytest.mark.parametrize("kind", [kn.J_DISTANCE, kn.J_BALL, kn.J_PULLEY, kn.J_BALL_TRACK])
+@pytest.mark.parametrize("kind", [jk.J_DISTANCE, jk.J_BALL, jk.J_PULLEY, jk.J_BALL_TRACK])
 def test_joint_rows_match_finite_differences(kind):
     pos, quat, ji, jf = _joint_setup(kind)
-    jJ = np.zeros((1, 3, 12)); jt = np.zeros((1, 3)); jlo = np.zeros((1, 3)); jhi = np.zeros((1, 3))
-    jgam = np.zeros(1); jm = np.zeros(1, np.int64)
-    kn.py_prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)), True)
+    rows = kn.joint_rows(ji, jf, pos, quat, 1e-3, 0.0)
+    jJ, jm = rows.J, rows.m
     m = jm[0]
     n_fixed = None
-    if kind == kn.J_BALL_TRACK:
+    if kind == jk.J_BALL_TRACK:
         n_fixed = rot(quat[0])[:, 0] + rot(quat[1])[:, 0]
         n_fixed /= np.linalg.norm(n_fixed)
     for _ in range(5):

@@ -16,7 +16,9 @@ import analytic
 from analytic import qexp, qmul
 from trackrider.physics import World
 from trackrider.physics import channels as ch
+from trackrider.physics import joints as jk
 from trackrider.physics import kernels as kn
+from trackrider.physics.joints import common as jc
 
 G = 9.81
 RNG = np.random.default_rng(11)
@@ -212,65 +214,64 @@ def _two_bodies():
 
 
 def _jf(kind, quat, slack=0):
-    ji = np.zeros((1, kn.NJI), np.int64)
-    jf = np.zeros((1, kn.NJF))
-    ji[0, kn.JI_KIND], ji[0, kn.JI_A], ji[0, kn.JI_B], ji[0, kn.JI_SLACK] = kind, 0, 1, slack
-    jf[0, kn.JF_LA:kn.JF_LA + 3] = RNG.normal(size=3)
-    jf[0, kn.JF_LB:kn.JF_LB + 3] = RNG.normal(size=3)
+    ji = np.zeros((1, jc.NJI), np.int64)
+    jf = np.zeros((1, jc.NJF))
+    ji[0, jc.JI_KIND], ji[0, jc.JI_A], ji[0, jc.JI_B], ji[0, jc.JI_SLACK] = kind, 0, 1, slack
+    jf[0, jc.JF_LA:jc.JF_LA + 3] = RNG.normal(size=3)
+    jf[0, jc.JF_LB:jc.JF_LB + 3] = RNG.normal(size=3)
     ax = RNG.normal(size=3)
     ax /= np.linalg.norm(ax)
-    jf[0, kn.JF_AX:kn.JF_AX + 3] = ax
+    jf[0, jc.JF_AX:jc.JF_AX + 3] = ax
     n1 = np.cross(ax, [1.0, 0.0, 0.0])
     n1 /= np.linalg.norm(n1)
     n2 = np.cross(ax, n1)
     Ra, Rb = rot(quat[0]), rot(quat[1])
-    if kind == kn.J_HINGE:  # normals in b axes
-        jf[0, kn.JF_P1:kn.JF_P1 + 3] = Rb.T @ Ra @ n1
-        jf[0, kn.JF_P2:kn.JF_P2 + 3] = Rb.T @ Ra @ n2
-    elif kind == kn.J_PRISMATIC:
-        jf[0, kn.JF_P1:kn.JF_P1 + 3] = n1
-        jf[0, kn.JF_P2:kn.JF_P2 + 3] = n2
-        jf[0, kn.JF_Q:kn.JF_Q + 4] = qmul(quat[0] * [1, -1, -1, -1], quat[1])  # at rest: θ = 0
-    elif kind == kn.J_HINGE_AXIS:
-        jf[0, kn.JF_P1:kn.JF_P1 + 3] = n1
-        jf[0, kn.JF_P2:kn.JF_P2 + 3] = Rb.T @ Ra @ (np.cos(0.3) * n1 + np.sin(0.3) * n2)
-        jf[0, kn.JF_MIN], jf[0, kn.JF_MAX] = -1.0, 1.0
-    elif kind == kn.J_SLIDE:
-        jf[0, kn.JF_MIN], jf[0, kn.JF_MAX] = -10.0, 10.0
+    if kind == jk.J_HINGE:  # normals in b axes
+        jf[0, jc.JF_P1:jc.JF_P1 + 3] = Rb.T @ Ra @ n1
+        jf[0, jc.JF_P2:jc.JF_P2 + 3] = Rb.T @ Ra @ n2
+    elif kind == jk.J_PRISMATIC:
+        jf[0, jc.JF_P1:jc.JF_P1 + 3] = n1
+        jf[0, jc.JF_P2:jc.JF_P2 + 3] = n2
+        jf[0, jc.JF_Q:jc.JF_Q + 4] = qmul(quat[0] * [1, -1, -1, -1], quat[1])  # at rest: θ = 0
+    elif kind == jk.J_HINGE_AXIS:
+        jf[0, jc.JF_P1:jc.JF_P1 + 3] = n1
+        jf[0, jc.JF_P2:jc.JF_P2 + 3] = Rb.T @ Ra @ (np.cos(0.3) * n1 + np.sin(0.3) * n2)
+        jf[0, jc.JF_MIN], jf[0, jc.JF_MAX] = -1.0, 1.0
+    elif kind == jk.J_SLIDE:
+        jf[0, jc.JF_MIN], jf[0, jc.JF_MAX] = -10.0, 10.0
     return ji, jf
 
 
 def _C(kind, pos, quat, jf, q_rel=None):
     Ra, Rb = rot(quat[0]), rot(quat[1])
-    pa = pos[0] + Ra @ jf[0, kn.JF_LA:kn.JF_LA + 3]
-    pb = pos[1] + Rb @ jf[0, kn.JF_LB:kn.JF_LB + 3]
-    ax = Ra @ jf[0, kn.JF_AX:kn.JF_AX + 3]
-    if kind == kn.J_HINGE:
-        return np.concatenate([pa - pb, [ax @ (Rb @ jf[0, kn.JF_P1:kn.JF_P1 + 3]),
-                                         ax @ (Rb @ jf[0, kn.JF_P2:kn.JF_P2 + 3])]])
-    if kind == kn.J_PRISMATIC:
+    pa = pos[0] + Ra @ jf[0, jc.JF_LA:jc.JF_LA + 3]
+    pb = pos[1] + Rb @ jf[0, jc.JF_LB:jc.JF_LB + 3]
+    ax = Ra @ jf[0, jc.JF_AX:jc.JF_AX + 3]
+    if kind == jk.J_HINGE:
+        return np.concatenate([pa - pb, [ax @ (Rb @ jf[0, jc.JF_P1:jc.JF_P1 + 3]),
+                                         ax @ (Rb @ jf[0, jc.JF_P2:jc.JF_P2 + 3])]])
+    if kind == jk.J_PRISMATIC:
         d = pb - pa
         th = np.zeros(3)
-        tq = qmul(quat[0], jf[0, kn.JF_Q:kn.JF_Q + 4])
+        tq = qmul(quat[0], jf[0, jc.JF_Q:jc.JF_Q + 4])
         kn.rotation_error(np.ascontiguousarray(quat[1]), tq, th)
-        return np.concatenate([[d @ (Ra @ jf[0, kn.JF_P1:kn.JF_P1 + 3]), d @ (Ra @ jf[0, kn.JF_P2:kn.JF_P2 + 3])], th])
-    if kind == kn.J_HINGE_AXIS:
-        ra = Ra @ jf[0, kn.JF_P1:kn.JF_P1 + 3]
-        rb = Rb @ jf[0, kn.JF_P2:kn.JF_P2 + 3]
+        return np.concatenate([[d @ (Ra @ jf[0, jc.JF_P1:jc.JF_P1 + 3]), d @ (Ra @ jf[0, jc.JF_P2:jc.JF_P2 + 3])], th])
+    if kind == jk.J_HINGE_AXIS:
+        ra = Ra @ jf[0, jc.JF_P1:jc.JF_P1 + 3]
+        rb = Rb @ jf[0, jc.JF_P2:jc.JF_P2 + 3]
         return np.array([np.arctan2(np.cross(ra, rb) @ ax, ra @ rb)])
     return np.array([(pb - pa) @ ax])   # J_SLIDE
 
 
-@pytest.mark.parametrize("kind", [kn.J_HINGE, kn.J_PRISMATIC, kn.J_HINGE_AXIS, kn.J_SLIDE])
+@pytest.mark.parametrize("kind", [jk.J_HINGE, jk.J_PRISMATIC, jk.J_HINGE_AXIS, jk.J_SLIDE])
 def test_new_joint_rows_match_finite_differences(kind):
     """J·u = dC/dt (central differences, ε = 1e-6) at random states and motions, for every row of
     the hinge, the prismatic (with its moving-axis term), the hinge angle row and the slide row."""
     for _ in range(4):
         pos, quat = _two_bodies()
-        ji, jf = _jf(kind, quat, slack=1 if kind in (kn.J_HINGE_AXIS, kn.J_SLIDE) else 0)
-        jJ = np.zeros((1, kn.NJR, 12)); jt = np.zeros((1, kn.NJR)); jlo = np.zeros((1, kn.NJR))
-        jhi = np.zeros((1, kn.NJR)); jgam = np.zeros(1); jm = np.zeros(1, np.int64)
-        kn.py_prepare_joint(0, ji, jf, pos, quat, 1e-3, 0.0, jJ, jt, jlo, jhi, jgam, jm, np.zeros((3, 3)), True)
+        ji, jf = _jf(kind, quat, slack=1 if kind in (jk.J_HINGE_AXIS, jk.J_SLIDE) else 0)
+        rows = kn.joint_rows(ji, jf, pos, quat, 1e-3, 0.0)
+        jJ, jm = rows.J, rows.m
         m = jm[0]
         v = RNG.normal(size=(2, 3))
         w = RNG.normal(size=(2, 3))

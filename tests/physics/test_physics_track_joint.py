@@ -260,3 +260,23 @@ def test_motor_row_is_the_rate_of_change_of_s():
     s = np.unwrap(r[:, 0, ch.S] * 2 * np.pi / w._tracks[0].length) * w._tracks[0].length / (2 * np.pi)
     ds_dt = np.diff(s) / w.dt  # semi-implicit Euler: s_i − s_{i−1} = h v_i
     np.testing.assert_allclose(ds_dt, r[1:, 0, ch.SPEED], rtol=0, atol=2e-4)
+
+
+def test_eval_track_point_is_eval_track_bit_for_bit():
+    """The Newton step's P, T, P'' evaluation repeats eval_track's arithmetic: equal to the bit."""
+    from numba import njit
+
+    from trackrider.curves.compact import C_DT, C_P, C_T, NCOL, eval_track
+    from trackrider.physics.track_joint import eval_track_point
+
+    @njit(cache=False)
+    def point(data, n, ds, length, closed, s, out):
+        eval_track_point(data, 0, n, ds, length, closed, s, out)
+
+    for ct in (analytic.hilly_circle(R=30.0, amp=3.0, waves=3, n=2001), analytic.drop_then_straight()[0]):
+        full, part = np.zeros(NCOL), np.zeros(NCOL)
+        for s in np.random.default_rng(3).uniform(-5.0, ct.length + 5.0, 200):
+            eval_track(ct.data, 0, len(ct.data), ct.ds, ct.length, ct.closed, s, full)
+            point(ct.data, len(ct.data), ct.ds, ct.length, ct.closed, s, part)
+            for c in (C_P, C_T, C_DT):
+                assert np.array_equal(full[c:c + 3], part[c:c + 3])

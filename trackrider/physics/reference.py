@@ -3,6 +3,8 @@
 ``one_step_rows(world)`` runs the first stages of one step on a copy of the world's state and
 returns the kernel's rows (track rows ``G``, targets, coupler rows), the velocities before any
 projection, and the kernel's coupler impulses after the step's solve.
+``bounded_row_error(world)`` compares the cars' bounded rows (sections, friction) after the
+step's solve with a converged solve of the same step.
 ``exact_coupler_impulses(rows)`` assembles the same step's equality system independently
 (sparse ``J``, block-diagonal ``W``) and solves ``(J W Jᵀ + Γ) λ = t − J u*`` directly.
 """
@@ -11,41 +13,52 @@ from __future__ import annotations
 import numpy as np
 
 
+def _one_step(w, iterations, bounded):
+    """The stages of one step up to its solve on copies of ``w``'s state: (world records, temps)."""
+    import copy
+
+    from trackrider.physics import kernels as kn
+    from trackrider.physics import state as st
+
+    w._build()
+    rec = w.records
+    copy_rec = lambda r: type(r)(*[np.copy(x) if isinstance(x, np.ndarray) else x for x in r])  # noqa: E731
+    world = st.WorldState(rec.tracks, copy_rec(rec.bodies), copy_rec(rec.cars), rec.sections, rec.res,
+                          copy_rec(rec.joints))
+    tmp = copy.deepcopy(w._temps)
+    h = w.dt
+    cfg = st.Step(h, 0.0, 0.0, -w.gravity, w.gravity, w.erp / h, iterations, w.warm_start, 1)
+    kn.py_stages_to_solve(cfg, world, tmp, bounded, True)
+    return world, tmp
+
+
 def one_step_rows(w):
     """Run the first stages of one step on a copy of ``w`` and return the kernel's rows, the
     velocities before any projection, and the kernel's coupler impulses after the step's solve."""
-    from trackrider.physics import kernels as kn
-
-    w._build()
-    pk = w._packed
-    nb = w.pos.shape[0]
+    world, tmp = _one_step(w, w.iterations, False)
+    bodies, joints = world.bodies, world.joints
     nj = w.ji.shape[0]
-    pos, quat, vel, omg = w.pos.copy(), w.quat.copy(), w.vel.copy(), w.omg.copy()
-    car_f, car_i, car_frame = w.car_f.copy(), w.car_i.copy(), w.car_frame.copy()
-    jlam = w.jlam.copy()
-    z = np.zeros
-    Wt, Pm, G, tgt, lamT = z((nb, 6, 6)), z((nb, 5, 6)), z((nb, 5, 6)), z((nb, 5)), z((nb, 5))
-    jJ, jt, jlo, jhi, jgam, jm = z((nj, 3, 12)), z((nj, 3)), z((nj, 3)), z((nj, 3)), z(nj), z(nj, np.int64)
-    cw, cp, cd, cf, cy = z((nj, 12)), z((nj, 10)), z(nj), z(nj), z(nj)
-    rowf = z((nb, 6))
-    R, W, A, Ainv, work, K, Kinv = z((3, 3)), z((6, 6)), z((5, 5)), z((5, 5)), z((8, 8)), z((3, 3)), z((3, 3))
-    qf, theta, rr = z(4), z(3), z(16)
-    car_on = z(nb, np.int64)
-    h = w.dt
-    kn.py_stage_frames(pk.data, pk.row0, pk.nrows, pk.ds, pk.length, pk.closed, w.ncars, car_f, car_i, car_frame,
-                       car_on, w.sec_kind, w.sec_track, w.sec_from, w.sec_to)
-    kn.py_stage_velocities(h, 0.0, 0.0, -w.gravity, pos, quat, vel, omg, w.inv_mass, w.inv_ib, w.ib, w.mass, w.ncars,
-                           car_f, car_i, car_frame, car_on, w.res, R, W)
-    u_star = np.hstack([vel, omg]).copy()
-    kn.py_stage_prepare(w.erp / h, h, pos, quat, vel, omg, w.inv_mass, w.inv_ib, w.ncars, car_f, car_i, car_frame,
-                        car_on, w.ji, w.jf, w.tr_j0, w.tr_nj, Wt, Pm, G, tgt, lamT, jJ, jt, jlo, jhi, jgam, jm,
-                        cw, cp, cd, cf, R, W, A, Ainv, work, qf, theta, rr, True)
-    kn.py_stage_solve(h, w.iterations, w.warm_start, w.gravity, quat, vel, omg, w.mass, w.ncars, car_f, car_i,
-                      car_frame, car_on, w.sec_kind, w.sec_speed, w.sec_fmax, w.res, w.ji, jlam, w.tr_j0, w.tr_nj,
-                      Wt, Pm, lamT, jJ, jt, jlo, jhi, jgam, jm, cw, cp, cd, cf, cy, rowf, R, K, Kinv, work, False,
-                      True)
-    return dict(G=G, tgt=tgt, jJ=jJ, jt=jt, jgam=jgam, ji=w.ji, u_star=u_star, quat=quat, inv_mass=w.inv_mass,
-                inv_ib=w.inv_ib, lam_c=jlam[:nj, 0].copy(), lamT=lamT.copy())
+    u_star = np.hstack([tmp.scratch.vel0, tmp.scratch.omg0])[: bodies.pos.shape[0]].copy()
+    return dict(G=tmp.trk.J, tgt=tmp.trk.target, jJ=tmp.rows.J, jt=tmp.rows.target, jgam=tmp.rows.gamma, ji=w.ji,
+                u_star=u_star, quat=bodies.quat, inv_mass=bodies.inv_mass, inv_ib=bodies.inv_ib,
+                lam_c=joints.lam[:nj, 0].copy(), lamT=tmp.trk.lam.copy())
+
+
+def bounded_row_error(w, converged_iterations=1_000_000):
+    """Relative error of the cars' bounded rows after one step's solve with ``w.iterations``
+    against a converged solve of the same step (``converged_iterations``, stopped at the solver's
+    own tolerance 1e-9 m g h): ``{"section": ..., "friction": ...}``, each the largest impulse
+    difference over the largest impulse of that kind (nan when the step has none)."""
+    out = {}
+    a, _ = _one_step(w, w.iterations, True)
+    b, _ = _one_step(w, converged_iterations, True)
+    n = w.ncars
+    for key, fields in (("section", ("lam_motor", "lam_ratchet")), ("friction", ("lam_friction",))):
+        la = sum(getattr(a.cars, f)[:n] for f in fields)
+        lb = sum(getattr(b.cars, f)[:n] for f in fields)
+        scale = float(np.max(np.abs(lb))) if n else 0.0
+        out[key] = float(np.max(np.abs(la - lb))) / scale if scale > 0.0 else float("nan")
+    return out
 
 
 def exact_coupler_impulses(rows):
@@ -53,6 +66,7 @@ def exact_coupler_impulses(rows):
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
     from trackrider.physics import kernels as kn
+    from trackrider.physics.joints.common import JI_A, JI_B
 
     G, tgt, jJ, jt, jgam, ji = rows["G"], rows["tgt"], rows["jJ"], rows["jt"], rows["jgam"], rows["ji"]
     nb = G.shape[0]
@@ -66,7 +80,7 @@ def exact_coupler_impulses(rows):
                 I.append(5 * b + r); Jc.append(6 * b + k); V.append(G[b, r, k])
             t[5 * b + r] = tgt[b, r]
     for j in range(nj):
-        a, b = ji[j, kn.JI_A], ji[j, kn.JI_B]
+        a, b = ji[j, JI_A], ji[j, JI_B]
         for k in range(6):
             I.append(5 * nb + j); Jc.append(6 * a + k); V.append(jJ[j, 0, k])
             I.append(5 * nb + j); Jc.append(6 * b + k); V.append(jJ[j, 0, 6 + k])

@@ -15,7 +15,9 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, NCOL, CompactTra
 from trackrider.errors import InputError
 from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
-from trackrider.physics import parallel_compile
+from trackrider.physics import state as st
+from trackrider.physics.joints import KINDS
+from trackrider.physics.joints import common as jc
 
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
 
@@ -193,7 +195,6 @@ class World:
         self._res = dict(rolling=0.0, drag_area=0.0, air_density=1.2, davis=None, mode="physical", nl2_drag=0.0)
         self._built = False
         self.step_count = 0
-        parallel_compile.warm_up(kn.run_chunk)  # first run on this machine: start compiling helper early
 
     # ------------------------------------------------------------------ building
     def _check_open(self):
@@ -474,9 +475,8 @@ class World:
         inv_mass = np.zeros(nb)
         mass = np.zeros(nb)
         ib = np.ones((nb, 3))
-        car_f = np.zeros((max(ncars, 1), kn.NCF))
-        car_i = np.zeros((max(ncars, 1), kn.NCI), np.int64)
-        car_frame = np.zeros((max(ncars, 1), NCOL))
+        cars = st.make_cars(ncars)
+        car_frame = cars.frame
         labels, etrain = [], []
         self._car0 = []
         davis = self._res["davis"]
@@ -508,19 +508,19 @@ class World:
                 mass[b] = mt
                 inv_mass[b] = 1.0 / mt
                 ib[b] = t["inertia"] * (mt / t["mass"])
-                car_i[b, kn.CI_HANG] = -1
-                car_f[b, kn.CF_S] = t["s"][c] % ct.length if ct.closed else t["s"][c]
-                car_f[b, kn.CF_CG] = t["cg"]
-                car_f[b, kn.CF_RIDER] = t["rider"]
-                car_f[b, kn.CF_GAUGE] = self._gauges[t["track"]]
-                car_f[b, kn.CF_SPEED] = v0
+                cars.hang[b] = -1
+                cars.s[b] = t["s"][c] % ct.length if ct.closed else t["s"][c]
+                cars.cg[b] = t["cg"]
+                cars.rider[b] = t["rider"]
+                cars.gauge[b] = self._gauges[t["track"]]
+                cars.speed0[b] = v0
                 if davis is not None and self._res["mode"] == "physical":
-                    car_f[b, kn.CF_DAVIS:kn.CF_DAVIS + 3] = davis
-                car_i[b, kn.CI_TRACK] = t["track"]
-                car_i[b, kn.CI_ONESIDED] = 1 if t["railway"] else 0
-                car_i[b, kn.CI_ON] = 1
-                car_i[b, kn.CI_SUPPORT] = 1
-                car_i[b, kn.CI_SECTION] = -1
+                    cars.davis[b] = davis
+                cars.track[b] = t["track"]
+                cars.one_sided[b] = 1 if t["railway"] else 0
+                cars.on_track[b] = 1
+                cars.support[b] = 1
+                cars.section[b] = -1
                 car_frame[b] = fr
                 labels.append((t["name"], c + 1))
                 etrain.append(ti)
@@ -554,8 +554,8 @@ class World:
                 mass[b] = t["mass"]
                 inv_mass[b] = 1.0 / t["mass"]
                 ib[b] = t["inertia"]
-                car_i[cb, kn.CI_HANG] = b
-                car_f[cb, kn.CF_HANGR] = t["rider"] + t["hang"]
+                cars.hang[cb] = b
+                cars.hang_rider[cb] = t["rider"] + t["hang"]
                 labels.append((t["name"] + ".body", c + 1))
                 etrain.append(-1)
                 self._hangs.append((cb, b, t["hang"], t["swing_damping"]))
@@ -563,7 +563,7 @@ class World:
         self.pos, self.quat, self.vel, self.omg = pos, quat, vel, omg
         self.mass, self.inv_mass, self.ib = mass, inv_mass, ib
         self.inv_ib = 1.0 / ib
-        self.car_f, self.car_i, self.car_frame = car_f, car_i, car_frame
+        self.cars = cars
         self._entity_labels = labels
         self._entity_train = np.array(etrain, dtype=np.int64)
         # joints: train chains first (consecutive), then the user's joints
@@ -575,42 +575,42 @@ class World:
             half = t["length"] / 2.0
             for c in range(t["n"] - 1):
                 a_, b_ = b0 + c, b0 + c + 1
-                f = np.zeros(kn.NJF)
-                i = np.zeros(kn.NJI, np.int64)
-                i[kn.JI_A], i[kn.JI_B] = a_, b_
+                f = np.zeros(jc.NJF)
+                i = np.zeros(jc.NJI, np.int64)
+                i[jc.JI_A], i[jc.JI_B] = a_, b_
                 if t["ctype"] == "ball" and t["slack"] is None:
-                    i[kn.JI_KIND] = kn.J_BALL_TRACK
+                    i[jc.JI_KIND] = KINDS["ball_track"]
                     if t["stiffness"] is not None or t["damping"] is not None:
-                        f[kn.JF_K] = t["stiffness"] or 0.0
-                        f[kn.JF_C] = t["damping"] or 0.0
-                    f[kn.JF_LA:kn.JF_LA + 3] = (-(half + t["gap"] / 2.0), 0.0, -t["cg"])
-                    f[kn.JF_LB:kn.JF_LB + 3] = (half + t["gap"] / 2.0, 0.0, -t["cg"])
+                        f[jc.JF_K] = t["stiffness"] or 0.0
+                        f[jc.JF_C] = t["damping"] or 0.0
+                    f[jc.JF_LA:jc.JF_LA + 3] = (-(half + t["gap"] / 2.0), 0.0, -t["cg"])
+                    f[jc.JF_LB:jc.JF_LB + 3] = (half + t["gap"] / 2.0, 0.0, -t["cg"])
                 else:
-                    i[kn.JI_KIND] = kn.J_DISTANCE
+                    i[jc.JI_KIND] = KINDS["distance"]
                     gap = t["gap"]
                     ea, eb = half, half
                     if gap <= 0.0:  # ball-type with slack: a bar through the gap's middle
                         ea, eb, gap = half * 0.5, half * 0.5, half
-                    f[kn.JF_LA:kn.JF_LA + 3] = (-ea, 0.0, -t["cg"])
-                    f[kn.JF_LB:kn.JF_LB + 3] = (eb, 0.0, -t["cg"])
-                    f[kn.JF_LEN] = gap
+                    f[jc.JF_LA:jc.JF_LA + 3] = (-ea, 0.0, -t["cg"])
+                    f[jc.JF_LB:jc.JF_LB + 3] = (eb, 0.0, -t["cg"])
+                    f[jc.JF_LEN] = gap
                     if t["stiffness"] is not None or t["damping"] is not None:
-                        f[kn.JF_K] = t["stiffness"] or 0.0
-                        f[kn.JF_C] = t["damping"] or 0.0
+                        f[jc.JF_K] = t["stiffness"] or 0.0
+                        f[jc.JF_C] = t["damping"] or 0.0
                     if t["slack"] is not None:
-                        i[kn.JI_SLACK] = 1
-                        f[kn.JF_MIN] = max(gap - t["slack"] / 2.0, 0.0)
-                        f[kn.JF_MAX] = gap + t["slack"] / 2.0
-                i[kn.JI_CHAIN] = 0 if t["slack"] is not None else 1
-                if i[kn.JI_CHAIN]:
+                        i[jc.JI_SLACK] = 1
+                        f[jc.JF_MIN] = max(gap - t["slack"] / 2.0, 0.0)
+                        f[jc.JF_MAX] = gap + t["slack"] / 2.0
+                i[jc.JI_CHAIN] = 0 if t["slack"] is not None else 1
+                if i[jc.JI_CHAIN]:
                     nch += 1
                 ji_rows.append(i)
                 jf_rows.append(f)
             tr_nj.append(nch)
             # slack couplers are not chained: move them after (keep chains contiguous)
         # reorder: chained joints of each train contiguous, unchained after
-        chained = [(r, f) for r, f in zip(ji_rows, jf_rows) if r[kn.JI_CHAIN]]
-        other = [(r, f) for r, f in zip(ji_rows, jf_rows) if not r[kn.JI_CHAIN]]
+        chained = [(r, f) for r, f in zip(ji_rows, jf_rows) if r[jc.JI_CHAIN]]
+        other = [(r, f) for r, f in zip(ji_rows, jf_rows) if not r[jc.JI_CHAIN]]
         j0 = 0
         for ti in range(len(self._trains)):
             tr_j0[ti] = j0
@@ -631,21 +631,24 @@ class World:
         # listed with the user's joints (after them) so that joined entities are known (energy groups)
         self._joints.extend(susp)
         nj = len(ji_rows)
-        self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, kn.NJI) if nj else np.zeros((0, kn.NJI), np.int64)
-        self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, kn.NJF) if nj else np.zeros((0, kn.NJF))
-        self.jlam = np.zeros((max(nj, 1), kn.NJR))
-        self.tr_j0 = np.array(tr_j0, dtype=np.int64)
-        self.tr_nj = np.array(tr_nj, dtype=np.int64)
+        self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, jc.NJI) if nj else np.zeros((0, jc.NJI), np.int64)
+        self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, jc.NJF) if nj else np.zeros((0, jc.NJF))
+        self.jlam = np.zeros((max(nj, 1), st.NJR))
         ns = len(self._sections)
         sec = np.array(self._sections, dtype=np.float64).reshape(ns, 6)
-        self.sec_kind = sec[:, 0].astype(np.int64)
-        self.sec_track = sec[:, 1].astype(np.int64)
-        self.sec_from, self.sec_to = sec[:, 2].copy(), sec[:, 3].copy()
-        self.sec_speed, self.sec_fmax = sec[:, 4].copy(), sec[:, 5].copy()
+        self.sections = st.Sections(sec[:, 0].astype(np.int64), sec[:, 1].astype(np.int64), sec[:, 2].copy(),
+                                    sec[:, 3].copy(), sec[:, 4].copy(), sec[:, 5].copy())
         r = self._res
-        self.res = np.array([r["rolling"], r["drag_area"], r["air_density"], 1.0 if r["mode"] == "nl2" else 0.0,
-                             r["nl2_drag"]], dtype=np.float64)
-        self._scratch = kn.make_scratch(nb, nj)
+        res = st.Resistance(float(r["rolling"]), float(r["drag_area"]), float(r["air_density"]), r["mode"] == "nl2",
+                            float(r["nl2_drag"]))
+        ji = self.ji
+        self.joint_state = st.Joints(ji[:, jc.JI_KIND].copy(), ji[:, jc.JI_A].copy(), ji[:, jc.JI_B].copy(),
+                                     ji[:, jc.JI_SLACK].copy(), ji[:, jc.JI_CHAIN].copy(), self.jf, self.jlam)
+        tracks = st.Tracks(packed.data, packed.row0, packed.nrows, packed.ds, packed.length, packed.closed)
+        self.bodies = st.Bodies(self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass,
+                                np.zeros((nb, 3, 3)))
+        self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state)
+        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj)
         self._built = True
 
     def _body_index(self, end):
@@ -664,17 +667,17 @@ class World:
     def _joint_rows(self, jd, jf_rows):
         """Table rows (ji) of one joint, appending their jf rows; hinge and prismatic joints
         add a limit / motor / spring row after their 5-row block."""
-        i = np.zeros(kn.NJI, np.int64)
-        f = np.zeros(kn.NJF)
+        i = np.zeros(jc.NJI, np.int64)
+        f = np.zeros(jc.NJF)
         a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
         kind = jd["kind"]
-        i[kn.JI_A], i[kn.JI_B] = a, b
-        i[kn.JI_KIND] = {"distance": kn.J_DISTANCE, "ball": kn.J_BALL, "pulley": kn.J_PULLEY,
-                         "hinge": kn.J_HINGE, "prismatic": kn.J_PRISMATIC}[kind]
+        i[jc.JI_A], i[jc.JI_B] = a, b
+        i[jc.JI_KIND] = {"distance": KINDS["distance"], "ball": KINDS["ball"], "pulley": KINDS["pulley"],
+                         "hinge": KINDS["hinge"], "prismatic": KINDS["prismatic"]}[kind]
 
         def default_local(bi):
             if bi < self.ncars:
-                return np.array([0.0, 0.0, -self.car_f[bi, kn.CF_CG]])
+                return np.array([0.0, 0.0, -self.cars.cg[bi]])
             return np.zeros(3)
 
         la = jd["anchor_a"] if jd["anchor_a"] is not None else (default_local(a) if a >= 0 else None)
@@ -689,27 +692,27 @@ class World:
             la = self._anchor_world(b, lb) if kind != "pulley" else np.zeros(3)
         if lb is None:
             lb = self._anchor_world(a, la) if kind != "pulley" else np.zeros(3)
-        f[kn.JF_LA:kn.JF_LA + 3] = la
-        f[kn.JF_LB:kn.JF_LB + 3] = lb
+        f[jc.JF_LA:jc.JF_LA + 3] = la
+        f[jc.JF_LB:jc.JF_LB + 3] = lb
         pa = self._anchor_world(a, la) if a >= 0 else la
         pb = self._anchor_world(b, lb) if b >= 0 else lb
         p = jd["p"]
         extra = []
         if kind == "pulley":
-            f[kn.JF_GA:kn.JF_GA + 3] = p["ground_a"]
-            f[kn.JF_GB:kn.JF_GB + 3] = p["ground_b"]
-            f[kn.JF_RATIO] = p["ratio"]
-            f[kn.JF_LEN] = np.linalg.norm(pa - p["ground_a"]) + p["ratio"] * np.linalg.norm(pb - p["ground_b"])
-            i[kn.JI_SLACK] = 1 if p["slack"] else 0
+            f[jc.JF_GA:jc.JF_GA + 3] = p["ground_a"]
+            f[jc.JF_GB:jc.JF_GB + 3] = p["ground_b"]
+            f[jc.JF_RATIO] = p["ratio"]
+            f[jc.JF_LEN] = np.linalg.norm(pa - p["ground_a"]) + p["ratio"] * np.linalg.norm(pb - p["ground_b"])
+            i[jc.JI_SLACK] = 1 if p["slack"] else 0
         elif kind == "distance":
             cur = float(np.linalg.norm(pb - pa))
-            f[kn.JF_LEN] = p["length"] if p.get("length") is not None else cur
-            f[kn.JF_K] = p.get("stiffness") or 0.0
-            f[kn.JF_C] = p.get("damping") or 0.0
+            f[jc.JF_LEN] = p["length"] if p.get("length") is not None else cur
+            f[jc.JF_K] = p.get("stiffness") or 0.0
+            f[jc.JF_C] = p.get("damping") or 0.0
             if p.get("min_length") is not None or p.get("max_length") is not None:
-                i[kn.JI_SLACK] = 1
-                f[kn.JF_MIN] = p.get("min_length") if p.get("min_length") is not None else 0.0
-                f[kn.JF_MAX] = p.get("max_length") if p.get("max_length") is not None else 1e30
+                i[jc.JI_SLACK] = 1
+                f[jc.JF_MIN] = p.get("min_length") if p.get("min_length") is not None else 0.0
+                f[jc.JF_MAX] = p.get("max_length") if p.get("max_length") is not None else 1e30
         elif kind in ("hinge", "prismatic"):
             Ra = _rot(self.quat[a]) if a >= 0 else np.eye(3)
             Rb = _rot(self.quat[b]) if b >= 0 else np.eye(3)
@@ -720,53 +723,53 @@ class World:
             n1 = np.cross(ax_w, t)
             n1 /= np.linalg.norm(n1)
             n2 = np.cross(ax_w, n1)
-            f[kn.JF_AX:kn.JF_AX + 3] = ax_a
+            f[jc.JF_AX:jc.JF_AX + 3] = ax_a
             if kind == "hinge":
-                f[kn.JF_P1:kn.JF_P1 + 3] = Rb.T @ n1
-                f[kn.JF_P2:kn.JF_P2 + 3] = Rb.T @ n2
+                f[jc.JF_P1:jc.JF_P1 + 3] = Rb.T @ n1
+                f[jc.JF_P2:jc.JF_P2 + 3] = Rb.T @ n2
                 lo, hi = p.get("min_angle"), p.get("max_angle")
                 if lo is not None or hi is not None:
                     g = f.copy()
-                    g[kn.JF_P1:kn.JF_P1 + 3] = Ra.T @ n1
-                    g[kn.JF_P2:kn.JF_P2 + 3] = Rb.T @ n1
-                    g[kn.JF_MIN] = -1e30 if lo is None else lo
-                    g[kn.JF_MAX] = 1e30 if hi is None else hi
-                    extra.append((kn.J_HINGE_AXIS, 1, g))
+                    g[jc.JF_P1:jc.JF_P1 + 3] = Ra.T @ n1
+                    g[jc.JF_P2:jc.JF_P2 + 3] = Rb.T @ n1
+                    g[jc.JF_MIN] = -1e30 if lo is None else lo
+                    g[jc.JF_MAX] = 1e30 if hi is None else hi
+                    extra.append((KINDS["hinge_axis"], 1, g))
                 if p.get("motor_speed") is not None or p.get("damping"):
                     g = f.copy()
-                    g[kn.JF_V] = p.get("motor_speed") or 0.0
-                    g[kn.JF_TQ] = p["max_torque"] if p.get("max_torque") is not None else np.inf
-                    g[kn.JF_C] = p.get("damping") or 0.0
-                    extra.append((kn.J_HINGE_AXIS, 0, g))
+                    g[jc.JF_V] = p.get("motor_speed") or 0.0
+                    g[jc.JF_TQ] = p["max_torque"] if p.get("max_torque") is not None else np.inf
+                    g[jc.JF_C] = p.get("damping") or 0.0
+                    extra.append((KINDS["hinge_axis"], 0, g))
             else:
-                f[kn.JF_P1:kn.JF_P1 + 3] = Ra.T @ n1
-                f[kn.JF_P2:kn.JF_P2 + 3] = Ra.T @ n2
+                f[jc.JF_P1:jc.JF_P1 + 3] = Ra.T @ n1
+                f[jc.JF_P2:jc.JF_P2 + 3] = Ra.T @ n2
                 qa = self.quat[a] if a >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
                 qb = self.quat[b] if b >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
                 qa_c = qa * np.array([1.0, -1.0, -1.0, -1.0])
                 w1, x1, y1, z1 = qa_c
                 w2, x2, y2, z2 = qb
-                f[kn.JF_Q:kn.JF_Q + 4] = (w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                f[jc.JF_Q:jc.JF_Q + 4] = (w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
                                           w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2)
                 x0 = float((pb - pa) @ ax_w)
                 lo, hi = p.get("min_travel"), p.get("max_travel")
                 if lo is not None or hi is not None:
                     g = f.copy()
-                    g[kn.JF_MIN] = -1e30 if lo is None else x0 + lo
-                    g[kn.JF_MAX] = 1e30 if hi is None else x0 + hi
-                    extra.append((kn.J_SLIDE, 1, g))
+                    g[jc.JF_MIN] = -1e30 if lo is None else x0 + lo
+                    g[jc.JF_MAX] = 1e30 if hi is None else x0 + hi
+                    extra.append((KINDS["slide"], 1, g))
                 if p.get("stiffness") or p.get("damping"):
                     g = f.copy()
-                    g[kn.JF_K] = p.get("stiffness") or 0.0
-                    g[kn.JF_C] = p.get("damping") or 0.0
-                    g[kn.JF_LEN] = x0 + (p.get("rest") or 0.0)
-                    extra.append((kn.J_SLIDE, 0, g))
+                    g[jc.JF_K] = p.get("stiffness") or 0.0
+                    g[jc.JF_C] = p.get("damping") or 0.0
+                    g[jc.JF_LEN] = x0 + (p.get("rest") or 0.0)
+                    extra.append((KINDS["slide"], 0, g))
         jf_rows.append(f)
         rows = [i]
         for k, slack, g in extra:
             e = i.copy()
-            e[kn.JI_KIND] = k
-            e[kn.JI_SLACK] = slack
+            e[jc.JI_KIND] = k
+            e[jc.JI_SLACK] = slack
             rows.append(e)
             jf_rows.append(g)
         return rows
@@ -817,7 +820,7 @@ class World:
     def car_s(self) -> np.ndarray:
         """Arc length of every car's anchor on its track, m (a copy)."""
         self._build()
-        return self.car_f[: self.ncars, kn.CF_S].copy()
+        return self.cars.s[: self.ncars].copy()
 
     def run(self, n_steps: int, record_every: int = 1, sink=None, progress=None,
             chunk_records: int | None = None) -> RunStatus:
@@ -836,7 +839,10 @@ class World:
             chunk_records = max(1, min(2000, 2_000_000 // max(ne * ch.N_CHANNELS, 1)))
         steps_per_chunk = chunk_records * record_every
         g = self.gravity
-        pk = self._packed
+        # gmag as the kernel once computed it, sqrt(gx² + gy² + gz²)
+        cfg = st.Step(self.dt, 0.0, 0.0, -g, math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g)), self.erp / self.dt,
+                      self.iterations, self.warm_start, record_every)
+        free = kn.free_joints_flag(self.joint_state)
         done = 0
         while done < n_steps:
             n = min(steps_per_chunk, n_steps - done)
@@ -844,17 +850,8 @@ class World:
             m = (self.step_count + n) // record_every - self.step_count // record_every
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
-            args = (
-                n, record_every, self.step_count, self.dt, 0.0, 0.0, -g, self.erp, self.iterations,
-                self.warm_start, pk.data, pk.row0, pk.nrows, pk.ds, pk.length, pk.closed,
-                self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass,
-                self.ncars, self.car_f, self.car_i, self.car_frame,
-                self.sec_kind, self.sec_track, self.sec_from, self.sec_to, self.sec_speed, self.sec_fmax,
-                self.res, self.ji, self.jf, self.jlam, self.tr_j0, self.tr_nj, out_t, out, self._scratch,
-                kn.free_joints_flag(self.ji))
-            if done == 0:
-                parallel_compile.prepare(kn.run_chunk, args)  # compile or load, timed (cold cache: two processes)
-            steps, nrec, status, bad = kn.run_chunk(*args)
+            steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
+                                                      free)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:

@@ -1,0 +1,95 @@
+"""What every joint kind shares: the parameter columns, row writers, anchors and axes.
+
+A joint is one row block (``Rows``: up to ``NJR`` rows, each J = [lin a, ang a, lin b, ang b]
+of 12 numbers) between bodies a and b (−1: the world). Its parameters are one row of
+``Joints.param``, columns below; which columns a kind uses is written in its module.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.jit import njit
+from trackrider.physics.maths import mv
+from trackrider.physics.state import NJR  # noqa: F401  (rows per joint at most)
+
+# ---- parameter columns (Joints.param)
+JF_LA = 0           # anchor a in body a axes (or world point if a is the world), 3
+JF_LB = 3           # anchor b, 3
+JF_GA = 6           # pulley ground anchor a, 3
+JF_GB = 9           # pulley ground anchor b, 3
+JF_LEN = 12         # rest length (distance) / C_i (pulley), m
+JF_RATIO = 13
+JF_K = 14           # stiffness N/m (0: rigid)
+JF_C = 15           # damping N·s/m
+JF_MIN = 16         # slack range min length, m (distance, when slack)
+JF_MAX = 17
+JF_AX = 18          # hinge / prismatic axis in body a axes (world axes if a is the world), 3
+JF_P1 = 21          # hinge: 1st axis normal in b axes; prismatic: 1st normal in a axes; limit: ref in a, 3
+JF_P2 = 24          # hinge: 2nd axis normal in b axes; prismatic: 2nd normal in a axes; limit: ref in b, 3
+JF_Q = 27           # prismatic: rest relative rotation q_a0* ⊗ q_b0 (w, x, y, z), 4
+JF_TQ = 31          # hinge motor max torque N·m (inf: unbounded)
+JF_V = 32           # hinge motor target angular speed rad/s
+NJF = 33
+
+# ---- columns of the integer table World builds (split into Joints.kind, .a, .b, .slack, .chain)
+JI_KIND = 0
+JI_A = 1            # body index, -1 world
+JI_B = 2
+JI_SLACK = 3        # 1: one-sided (rope / slack range)
+JI_CHAIN = 4        # 1: solved exactly by the chain solver of a train
+NJI = 5
+
+
+@njit("void(float64[:, :, ::1], int64, int64, " + ", ".join(["UniTuple(float64, 3)"] * 4) + ")",
+      cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def set_row(jJ, j, r, lin_a, ang_a, lin_b, ang_b):
+    """Row ``r`` of joint ``j``: J = [lin_a, ang_a, lin_b, ang_b] (3-tuples)."""
+    jJ[j, r, 0], jJ[j, r, 1], jJ[j, r, 2] = lin_a
+    jJ[j, r, 3], jJ[j, r, 4], jJ[j, r, 5] = ang_a
+    jJ[j, r, 6], jJ[j, r, 7], jJ[j, r, 8] = lin_b
+    jJ[j, r, 9], jJ[j, r, 10], jJ[j, r, 11] = ang_b
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def reset_rows(j, rows):
+    """Rows 0–2 of joint ``j`` empty and unbounded, no softness (a kind fills what it uses)."""
+    rows.gamma[j] = 0.0
+    for r in range(3):
+        rows.lo[j, r] = -np.inf
+        rows.hi[j, r] = np.inf
+        for k in range(12):
+            rows.J[j, r, k] = 0.0
+
+
+@njit("UniTuple(float64, 3)(int64, float64[:, :, ::1], float64[:, ::1], int64, int64)",
+      cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def axis_w(a, rot, jf, j, col):
+    """World direction of the vector jf[j, col:col+3] fixed in body ``a`` (rotation ``rot[a]``;
+    world axes if a < 0: the world)."""
+    if a < 0:
+        return jf[j, col], jf[j, col + 1], jf[j, col + 2]
+    return mv(rot[a], jf[j, col], jf[j, col + 1], jf[j, col + 2])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def anchor(a, rot, pos, jf, j, col):
+    """Lever arm r = R_a jf[j, col:col+3] and world point p = x_a + r of a joint anchor on body
+    ``a`` (the world if a < 0: r = 0, p = jf[j, col:col+3])."""
+    if a < 0:
+        return 0.0, 0.0, 0.0, jf[j, col], jf[j, col + 1], jf[j, col + 2]
+    rx, ry, rz = axis_w(a, rot, jf, j, col)
+    return rx, ry, rz, pos[a, 0] + rx, pos[a, 1] + ry, pos[a, 2] + rz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def one_sided(j, x, lo, hi, h, erp_h, rows):
+    """Limit row 0 of a coordinate x (J·u = ẋ) kept in [lo, hi]: the nearer bound is active; a
+    speculative target −C/h while inside (no impulse until the limit would be crossed this step)."""
+    if x - lo < hi - x:
+        C = x - lo           # must stay ≥ 0: λ ≥ 0
+        rows.target[j, 0] = -erp_h * C if C < 0.0 else -C / h
+        rows.lo[j, 0] = 0.0
+    else:
+        C = x - hi           # must stay ≤ 0: λ ≤ 0
+        rows.target[j, 0] = -erp_h * C if C > 0.0 else -C / h
+        rows.hi[j, 0] = 0.0

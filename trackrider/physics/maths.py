@@ -1,0 +1,196 @@
+"""Small maths of the kernels: 3-vectors as scalars, quaternions (w, x, y, z), 6×6 mobilities,
+and the impulse / velocity of one generalised row on one body."""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.jit import njit
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def cross(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def qmul(aw, ax, ay, az, bw, bx, by, bz):
+    """Quaternion product a ⊗ b (w, x, y, z)."""
+    return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def rotvec(w, x, y, z):
+    """Rotation vector (rad) of the unit quaternion (w, x, y, z), sign-fixed (w ≥ 0)."""
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    vn = np.sqrt(x * x + y * y + z * z)
+    f = 2.0 if vn < 1e-12 else 2.0 * np.arctan2(vn, w) / vn
+    return f * x, f * y, f * z
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def mv(R, v0, v1, v2):
+    """R v for a 3×3 R."""
+    return (R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2, R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2,
+            R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def quat_to_mat(q, R):
+    """Rotation matrix (3,3) of the unit quaternion ``q`` (w, x, y, z)."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    R[0, 1] = 2.0 * (x * y - w * z)
+    R[0, 2] = 2.0 * (x * z + w * y)
+    R[1, 0] = 2.0 * (x * y + w * z)
+    R[1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    R[1, 2] = 2.0 * (y * z - w * x)
+    R[2, 0] = 2.0 * (x * z - w * y)
+    R[2, 1] = 2.0 * (y * z + w * x)
+    R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def mat_to_quat(R, q):
+    """Unit quaternion (w, x, y, z) of the rotation matrix ``R`` (Shepperd's method)."""
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    if tr > 0.0:
+        S = np.sqrt(tr + 1.0) * 2.0
+        q[0] = 0.25 * S
+        q[1] = (R[2, 1] - R[1, 2]) / S
+        q[2] = (R[0, 2] - R[2, 0]) / S
+        q[3] = (R[1, 0] - R[0, 1]) / S
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        S = np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2.0
+        q[0] = (R[2, 1] - R[1, 2]) / S
+        q[1] = 0.25 * S
+        q[2] = (R[0, 1] + R[1, 0]) / S
+        q[3] = (R[0, 2] + R[2, 0]) / S
+    elif R[1, 1] > R[2, 2]:
+        S = np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2.0
+        q[0] = (R[0, 2] - R[2, 0]) / S
+        q[1] = (R[0, 1] + R[1, 0]) / S
+        q[2] = 0.25 * S
+        q[3] = (R[1, 2] + R[2, 1]) / S
+    else:
+        S = np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2.0
+        q[0] = (R[1, 0] - R[0, 1]) / S
+        q[1] = (R[0, 2] + R[2, 0]) / S
+        q[2] = (R[1, 2] + R[2, 1]) / S
+        q[3] = 0.25 * S
+    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    for k in range(4):
+        q[k] /= n
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def rotation_error(qa, qf, theta):
+    """Rotation vector θ (rad, world axes) of ``q_A ⊗ q_F*``, sign-fixed (scalar part ≥ 0).
+
+    A car turned by θ away from its frame has ``q_A = exp(θ/2) ⊗ q_F``; the result is θ
+    exactly (not the seed's −2θ).
+    """
+    aw, ax, ay, az = qa[0], qa[1], qa[2], qa[3]
+    bw, bx, by, bz = qf[0], -qf[1], -qf[2], -qf[3]
+    w = aw * bw - ax * bx - ay * by - az * bz
+    x = aw * bx + ax * bw + ay * bz - az * by
+    y = aw * by - ax * bz + ay * bw + az * bx
+    z = aw * bz + ax * by - ay * bx + az * bw
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    vn = np.sqrt(x * x + y * y + z * z)
+    if vn < 1e-12:
+        f = 2.0
+    else:
+        f = 2.0 * np.arctan2(vn, w) / vn
+    theta[0] = f * x
+    theta[1] = f * y
+    theta[2] = f * z
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def invert_spd(A, n, Ainv, work):
+    """Inverse of the leading n×n block of a symmetric positive definite ``A`` (Gauss–Jordan)."""
+    for i in range(n):
+        for j in range(n):
+            work[i, j] = A[i, j]
+            Ainv[i, j] = 1.0 if i == j else 0.0
+    for c in range(n):
+        p = work[c, c]
+        if p < 1e-300:
+            p = 1e-300
+        ip = 1.0 / p
+        for j in range(n):
+            work[c, j] *= ip
+            Ainv[c, j] *= ip
+        for i in range(n):
+            if i != c:
+                f = work[i, c]
+                if f != 0.0:
+                    for j in range(n):
+                        work[i, j] -= f * work[c, j]
+                        Ainv[i, j] -= f * Ainv[c, j]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def body_mobility(b, rot, inv_mass, inv_ib, W):
+    """W = diag(1/m I3, R diag(inv_ib) Rᵀ) of body ``b`` (R = ``rot[b]``) into W (6,6)."""
+    R = rot[b]
+    for i in range(6):
+        for j in range(6):
+            W[i, j] = 0.0
+    im = inv_mass[b]
+    W[0, 0] = im
+    W[1, 1] = im
+    W[2, 2] = im
+    for i in range(3):
+        for j in range(3):
+            s = 0.0
+            for k in range(3):
+                s += R[i, k] * inv_ib[b, k] * R[j, k]
+            W[3 + i, 3 + j] = s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def apply_impulse(b, f, scale, trk, cars, bodies):
+    """Apply generalised impulse ``scale·f`` (6) to body ``b`` through its mobility W̃.
+
+    For a car held by its track the track-row impulses change by −P f (rows 1–5 stay satisfied).
+    """
+    Wt = trk.mobility
+    vel, omg = bodies.vel, bodies.omg
+    for i in range(3):
+        dv = 0.0
+        dw = 0.0
+        for k in range(6):
+            dv += Wt[b, i, k] * f[k]
+            dw += Wt[b, 3 + i, k] * f[k]
+        vel[b, i] += scale * dv
+        omg[b, i] += scale * dw
+    if b < cars.n and cars.held[b]:
+        P = trk.to_track
+        for r in range(5):
+            s = 0.0
+            for k in range(6):
+                s += P[b, r, k] * f[k]
+            trk.lam[b, r] -= scale * s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def row_velocity(b, f, vel, omg):
+    """J·u of body ``b`` for a 6-vector row ``f``."""
+    return (f[0] * vel[b, 0] + f[1] * vel[b, 1] + f[2] * vel[b, 2]
+            + f[3] * omg[b, 0] + f[4] * omg[b, 1] + f[5] * omg[b, 2])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def row_mobility(b, f, g, Wt):
+    """fᵀ W̃_b g."""
+    s = 0.0
+    for i in range(6):
+        t = 0.0
+        for k in range(6):
+            t += Wt[b, i, k] * g[k]
+        s += f[i] * t
+    return s

@@ -1,0 +1,205 @@
+"""The track joint: five rows holding a car's anchor on its curve, with its frame (PHYSICS.md §2).
+
+The sixth row along the tangent is free (the car rolls); the section, ratchet and friction rows
+along T are in ``kernels.py`` (``stage_warm_start`` / ``stage_solve``). Each step the 5×5 block of
+every car is factored once and its velocity projected exactly (``project_track``); later
+impulses go through the car's mobility W̃ with these rows enforced (``maths.apply_impulse``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T, wrap_arc_length
+from trackrider.jit import njit
+from trackrider.physics.maths import cross, body_mobility, mat_to_quat, rotation_error, row_velocity
+
+
+# Track joint (PHYSICS.md §2; seed 001), track fixed in the world (Jt = Rt = 0).
+# Anchor A.P = x + r_m on the curve, r_m = −cg·u (u: car up axis); frame (T, N_w, B_w, Ω) at s.
+#   row 1  C = (A.P − P)·N_w      J = [N_w, r_m × N_w]      target erp/h (P − A.P)·N_w   ±∞
+#   row 2  C = (A.P − P)·B_w      J = [B_w, r_m × B_w]      target erp/h (P − A.P)·B_w   [0,∞) railway
+#   rows 3–5, e ∈ (T, N_w, B_w): relative angular velocity about e equals (Ω·e)·(T·v_A):
+#          J = [−(Ω·e) T, e − (Ω·e)(r_m × T)]              target −erp/h θ·e, θ = rotvec(q_A ⊗ q_F*)
+#   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
+#   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def prepare_track_block(b, bodies, cars, erp_h, trk, wk):
+    """Fill the rows J (5,6), targets, W̃ and P of car ``b`` from its frame ``cars.frame[b]``.
+
+    Leaves the car's mobility W (6,6) in ``wk.W`` and the Cholesky factor of A in ``wk.A`` (inverse
+    pivots on ``wk.Ainv``'s diagonal) for ``project_track``.
+    """
+    fr, cg, support_on = cars.frame[b], cars.cg[b], cars.support[b]
+    pos, quat, inv_mass, inv_ib = bodies.pos, bodies.quat, bodies.inv_mass, bodies.inv_ib
+    G, tgt, Wt, Pm = trk.J, trk.target, trk.mobility, trk.to_track
+    W, A, Ainv, work, qf, theta = wk.W, wk.A, wk.Ainv, wk.M, wk.qf, wk.theta
+    body_mobility(b, bodies.rot, inv_mass, inv_ib, W)
+    R = bodies.rot[b]
+    ux, uy, uz = R[0, 2], R[1, 2], R[2, 2]
+    rx, ry, rz = -cg * ux, -cg * uy, -cg * uz
+    ax, ay, az = pos[b, 0] + rx, pos[b, 1] + ry, pos[b, 2] + rz
+    dx, dy, dz = fr[C_P] - ax, fr[C_P + 1] - ay, fr[C_P + 2] - az
+    Tx, Ty, Tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+    Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
+    Bx, By, Bz = fr[C_B], fr[C_B + 1], fr[C_B + 2]
+    Ox, Oy, Oz = fr[C_OMEGA], fr[C_OMEGA + 1], fr[C_OMEGA + 2]
+    # rows 1, 2
+    c0, c1, c2 = cross(rx, ry, rz, Nx, Ny, Nz)
+    G[b, 0, 0], G[b, 0, 1], G[b, 0, 2], G[b, 0, 3], G[b, 0, 4], G[b, 0, 5] = Nx, Ny, Nz, c0, c1, c2
+    tgt[b, 0] = erp_h * (dx * Nx + dy * Ny + dz * Nz)
+    c0, c1, c2 = cross(rx, ry, rz, Bx, By, Bz)
+    G[b, 1, 0], G[b, 1, 1], G[b, 1, 2], G[b, 1, 3], G[b, 1, 4], G[b, 1, 5] = Bx, By, Bz, c0, c1, c2
+    tgt[b, 1] = erp_h * (dx * Bx + dy * By + dz * Bz)
+    # rows 3-5: rotation error against the frame quaternion ([T N B] columns)
+    work[0, 0], work[1, 0], work[2, 0] = Tx, Ty, Tz
+    work[0, 1], work[1, 1], work[2, 1] = Nx, Ny, Nz
+    work[0, 2], work[1, 2], work[2, 2] = Bx, By, Bz
+    mat_to_quat(work, qf)
+    rotation_error(quat[b], qf, theta)
+    tx, ty, tz = cross(rx, ry, rz, Tx, Ty, Tz)
+    for k in range(3):
+        if k == 0:
+            ex, ey, ez = Tx, Ty, Tz
+        elif k == 1:
+            ex, ey, ez = Nx, Ny, Nz
+        else:
+            ex, ey, ez = Bx, By, Bz
+        oe = Ox * ex + Oy * ey + Oz * ez
+        G[b, 2 + k, 0] = -oe * Tx
+        G[b, 2 + k, 1] = -oe * Ty
+        G[b, 2 + k, 2] = -oe * Tz
+        G[b, 2 + k, 3] = ex - oe * tx
+        G[b, 2 + k, 4] = ey - oe * ty
+        G[b, 2 + k, 5] = ez - oe * tz
+        tgt[b, 2 + k] = -erp_h * (theta[0] * ex + theta[1] * ey + theta[2] * ez)
+    if not support_on:
+        for k in range(6):
+            G[b, 1, k] = 0.0
+        tgt[b, 1] = 0.0
+    # WG[r] = W G[r]ᵀ (W block diagonal: 1/m I3 and I_w⁻¹), stored in Pm[b] for now
+    im = W[0, 0]
+    for r in range(5):
+        Pm[b, r, 0] = im * G[b, r, 0]
+        Pm[b, r, 1] = im * G[b, r, 1]
+        Pm[b, r, 2] = im * G[b, r, 2]
+        for i in range(3):
+            Pm[b, r, 3 + i] = W[3 + i, 3] * G[b, r, 3] + W[3 + i, 4] * G[b, r, 4] + W[3 + i, 5] * G[b, r, 5]
+    for r in range(5):
+        for c in range(r, 5):
+            s = 0.0
+            for k in range(6):
+                s += G[b, r, k] * Pm[b, c, k]
+            A[r, c] = s
+            A[c, r] = s
+    if not support_on:
+        for c in range(5):
+            A[1, c] = 0.0
+            A[c, 1] = 0.0
+        A[1, 1] = 1.0
+    # Cholesky A = L Lᵀ in place (lower triangle of A; Ainv[r, r] keeps 1/L_rr)
+    for r in range(5):
+        d = A[r, r]
+        for k in range(r):
+            d -= A[r, k] * A[r, k]
+        if d < 1e-300:
+            d = 1e-300
+        lr = np.sqrt(d)
+        A[r, r] = lr
+        Ainv[r, r] = 1.0 / lr
+        for c in range(r + 1, 5):
+            e = A[c, r]
+            for k in range(r):
+                e -= A[c, k] * A[r, k]
+            A[c, r] = e * Ainv[r, r]
+    # P = A⁻¹ WG (5,6): two triangular solves per column, into work rows 0..4
+    for i in range(6):
+        for r in range(5):
+            e = Pm[b, r, i]
+            for k in range(r):
+                e -= A[r, k] * work[k, i]
+            work[r, i] = e * Ainv[r, r]
+        for r in range(4, -1, -1):
+            e = work[r, i]
+            for k in range(r + 1, 5):
+                e -= A[k, r] * work[k, i]
+            work[r, i] = e * Ainv[r, r]
+    # W̃ = W − WGᵀ P (symmetric)
+    for i in range(6):
+        for j in range(i, 6):
+            s = W[i, j]
+            for r in range(5):
+                s -= Pm[b, r, i] * work[r, j]
+            Wt[b, i, j] = s
+            Wt[b, j, i] = s
+    for r in range(5):
+        for i in range(6):
+            Pm[b, r, i] = work[r, i]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def project_track(b, bodies, trk, wk):
+    """Exact projection of car ``b``'s velocity onto rows 1–5: Δλ = A⁻¹(t − G u), u += W Gᵀ Δλ.
+
+    ``wk.A`` holds the Cholesky factor and ``wk.Ainv``'s diagonal its inverse pivots
+    (``prepare_track_block``).
+    """
+    G, tgt, lamT = trk.J, trk.target, trk.lam
+    vel, omg = bodies.vel, bodies.omg
+    A, Ainv, W, rr = wk.A, wk.Ainv, wk.W, wk.rr
+    for r in range(5):
+        e = tgt[b, r] - row_velocity(b, G[b, r], vel, omg)
+        for k in range(r):
+            e -= A[r, k] * rr[5 + k]
+        rr[5 + r] = e * Ainv[r, r]
+    for r in range(4, -1, -1):
+        e = rr[5 + r]
+        for k in range(r + 1, 5):
+            e -= A[k, r] * rr[5 + k]
+        rr[5 + r] = e * Ainv[r, r]
+        lamT[b, r] += rr[5 + r]
+    f0 = 0.0
+    f1 = 0.0
+    f2 = 0.0
+    for r in range(5):
+        dl = rr[5 + r]
+        vel[b, 0] += W[0, 0] * G[b, r, 0] * dl
+        vel[b, 1] += W[0, 0] * G[b, r, 1] * dl
+        vel[b, 2] += W[0, 0] * G[b, r, 2] * dl
+        f0 += G[b, r, 3] * dl
+        f1 += G[b, r, 4] * dl
+        f2 += G[b, r, 5] * dl
+    for i in range(3):
+        omg[b, i] += W[3 + i, 3] * f0 + W[3 + i, 4] * f1 + W[3 + i, 5] * f2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def eval_track_point(data, row0, nrows, ds, length, closed, s, out):
+    """Position P, unit tangent T and P'' at arc length ``s`` into ``out`` (columns C_P, C_T, C_DT):
+    what the closest-point Newton step needs, with exactly the arithmetic of
+    ``curves.compact.eval_track`` for those columns (the other columns are left alone)."""
+    s = wrap_arc_length(s, length, closed)
+    x = s / ds
+    i = int(x)
+    if i > nrows - 2:
+        i = nrows - 2
+    u = x - i
+    a = row0 + i
+    b = a + 1
+    u2 = u * u
+    u3 = u2 * u
+    h00 = 2.0 * u3 - 3.0 * u2 + 1.0
+    h10 = (u3 - 2.0 * u2 + u) * ds
+    h01 = -2.0 * u3 + 3.0 * u2
+    h11 = (u3 - u2) * ds
+    tn = 0.0
+    for k in range(3):
+        out[C_P + k] = h00 * data[a, C_P + k] + h10 * data[a, C_T + k] + h01 * data[b, C_P + k] + h11 * data[b, C_T + k]
+        t = h00 * data[a, C_T + k] + h10 * data[a, C_DT + k] + h01 * data[b, C_T + k] + h11 * data[b, C_DT + k]
+        out[C_T + k] = t
+        tn += t * t
+    tn = 1.0 / np.sqrt(tn)
+    for k in range(3):
+        out[C_T + k] *= tn
+    w = 1.0 - u
+    for k in range(C_DT, C_DT + 3):
+        out[k] = w * data[a, k] + u * data[b, k]
