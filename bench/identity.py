@@ -2,7 +2,8 @@
 
 Runs each scenario in ``scenarios/`` (not the sweep files) with this checkout's CLI, then
 compares ``timeseries.csv`` byte for byte and ``summary.json`` byte for byte after dropping its
-timing-only fields (``wall_s`` and any key that times the run: ``TIMING_KEYS``).
+timing-only fields (``wall_s`` and any key that times the run: ``TIMING_KEYS``) and the
+scenario's path (``PLACE_KEYS``: so that two checkouts can be compared).
 
     python bench/identity.py record DIR      # store the outputs of the current code in DIR
     python bench/identity.py check DIR       # run again, compare with DIR: one line per scenario
@@ -24,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
 TIMING_KEYS = {"wall_s", "compile_s", "kernel_s", "realtime_factor", "x_real_time"}
+#: where the checkout is, not a result: dropped so that two checkouts can be compared
+PLACE_KEYS = {"scenario"}
 
 
 def scenarios(only=None):
@@ -44,7 +47,7 @@ def run(path: Path, out_dir: Path) -> None:
 
 def _strip(obj):
     if isinstance(obj, dict):
-        return {k: _strip(v) for k, v in obj.items() if k not in TIMING_KEYS}
+        return {k: _strip(v) for k, v in obj.items() if k not in TIMING_KEYS | PLACE_KEYS}
     if isinstance(obj, list):
         return [_strip(v) for v in obj]
     return obj

@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests" / "physics"))
 os.environ.setdefault("NUMBA_CACHE_DIR", "/tmp/numba_bench_solver")
+os.environ.setdefault("TRACKRIDER_CACHE_DIR", os.environ["NUMBA_CACHE_DIR"])
 
 import numpy as np  # noqa: E402
 
@@ -112,7 +113,7 @@ def compile_times():
                                          ("from cache", cache, False, True),
                                          ("imports and world only", cache, False, False),
                                          ("cold, with a hinge (every joint kind)", joint_cache, True, True)):
-            env = dict(base, NUMBA_CACHE_DIR=cdir)
+            env = dict(base, NUMBA_CACHE_DIR=cdir, TRACKRIDER_CACHE_DIR=cdir)
             r0 = os.times()
             p = subprocess.run([sys.executable, "-c", code % (paths + (hinge if joints else "",
                                                                        "w.run(2, 1);" if run else "w._build();"))],
@@ -168,7 +169,8 @@ for name, t in own.most_common():
 def print_compile_profile():
     with tempfile.TemporaryDirectory() as cache:
         p = subprocess.run([sys.executable, "-c", _PROFILE_CODE % (str(ROOT), str(ROOT / "tests" / "physics"))],
-                           env=dict(os.environ, NUMBA_CACHE_DIR=cache), capture_output=True, text=True, cwd=ROOT)
+                           env=dict(os.environ, NUMBA_CACHE_DIR=cache, TRACKRIDER_CACHE_DIR=cache), capture_output=True,
+                           text=True, cwd=ROOT)
     if p.returncode != 0:
         raise RuntimeError(p.stderr)
     print(p.stdout, end="")
