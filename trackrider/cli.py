@@ -342,7 +342,7 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
         # until the first chunk is done the kernels load from the cache, or compile (first run)
         task = bar.add_task("loading kernels", total=total)
         cache.watch_compiles(on_start=lambda: bar.update(
-            task, description="compiling kernels (first run only, ~10 s)"))
+            task, description="compiling kernels (first run only, ~15 s)"))
 
         def progress(done, total_=None):
             # simulate reports (simulated seconds so far, total seconds)
