@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,42 @@ def test_run_overwrite_drops_the_old_report_and_keeps_foreign_files(tmp_path):
                                "--overwrite"]).exit_code == 0
     assert not (out / "report.html").exists()
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_run_overwrite_refuses_a_foreign_inputs_or_report_before_running(tmp_path):
+    from typer.testing import CliRunner
+
+    from trackrider.cli import app
+
+    root = Path(__file__).resolve().parents[1]
+    scenario = str(root / "scenarios" / "pendulum.toml")
+    out = tmp_path / "res"
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", scenario, "--out", str(out), "--duration", "0.2", "-q"]).exit_code == 0
+    before = (out / "summary.json").read_bytes()
+    (out / "report.html").write_text("<html>my notes</html>")
+    r = runner.invoke(app, ["run", scenario, "--out", str(out), "--duration", "0.3", "-q", "--overwrite", "--report"])
+    assert r.exit_code == 2 and "report.html is not a report trackrider wrote" in r.stderr
+    assert (out / "summary.json").read_bytes() == before
+    (out / "report.html").unlink()
+    shutil.rmtree(out / "inputs")
+    (out / "inputs").write_text("mine")
+    r = runner.invoke(app, ["run", scenario, "--out", str(out), "--duration", "0.3", "-q", "--overwrite"])
+    assert r.exit_code == 2 and "inputs is not the copy" in r.stderr
+    assert (out / "summary.json").read_bytes() == before and (out / "inputs").read_text() == "mine"
+
+
+def test_sweep_overwrite_drops_the_old_sweeps_report(tmp_path):
+    from typer.testing import CliRunner
+
+    from trackrider.cli import app
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "sw"
+    sweep = str(root / "scenarios" / "sweep_tiny.toml")
+    runner = CliRunner()
+    assert runner.invoke(app, ["sweep", sweep, "--out", str(out), "-j", "1", "-q"]).exit_code == 0
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    assert (out / "report.html").is_file()
+    assert runner.invoke(app, ["sweep", sweep, "--out", str(out), "-j", "1", "-q", "--overwrite"]).exit_code == 0
+    assert not (out / "report.html").exists()

@@ -83,7 +83,7 @@ def test_plot_units_and_the_profile_without_a_scenario(results, tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
     result = runner.invoke(app, ["plot", str(results), "--out", str(png), "--units", "yards"])
     assert result.exit_code == 2 and "--units must be one of metric, imperial" in result.stderr
-    # the scenario is gone: the car's own path gives the profile
+    # the scenario is gone, but run kept a copy: the track's own profile
     moved = tmp_path / "moved"
     shutil.copytree(results, moved)
     summary = json.loads((moved / "summary.json").read_text())
@@ -92,6 +92,9 @@ def test_plot_units_and_the_profile_without_a_scenario(results, tmp_path):
     from trackrider.plot import _profile
 
     name, d = read_car_series(moved / "timeseries.csv", car=1)
+    assert _profile(moved, name, d)[3] == "height of the track"
+    shutil.rmtree(moved / "inputs")
+    # and no copy either: the car's own path gives the profile
     s, z, sections, what = _profile(moved, name, d)
     assert sections == [] and "no scenario" in what and np.all(np.diff(s) >= 0)
     assert plot_results(moved, tmp_path / "moved.png").is_file()

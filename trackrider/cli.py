@@ -291,7 +291,7 @@ def run(
         out_dir = Path(out) if out else Path("results") / sc.name
         from trackrider.outputs import check_results_dir
 
-        check_results_dir(out_dir, overwrite)
+        check_results_dir(out_dir, overwrite, report=report)
         from trackrider import cache
         from trackrider.sim import simulate
 

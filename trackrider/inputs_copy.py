@@ -7,8 +7,9 @@ path the scenario gives it (relative to the scenario, as written), and
 ``manifest.json``: the original paths and the SHA-256 of every copied file.
 A curve path that leaves the scenario's folder (``../x.csv``, absolute) is
 copied to ``inputs/curves/<name>`` and the copied scenario's string rewritten
-to match. The copy is the file as written: ``--set`` overrides are in the
-results' own files, not in it. Sweeps do not keep copies (their runs share
+to match. The copy is the file as written; the run's ``--set`` overrides are
+kept in ``summary.json`` (``overrides``) and applied again by ``load_results_scenario``,
+which every reader of a results folder (render, report, plot) uses. Sweeps do not keep copies (their runs share
 the sweep's base scenario). No heavy imports.
 """
 from __future__ import annotations
@@ -40,12 +41,14 @@ def keep_inputs(scenario, out_dir) -> Path | None:
     src = Path(src).resolve()
     if not src.is_file():
         return None
-    dest = Path(out_dir) / INPUTS
+    final = Path(out_dir) / INPUTS
+    dest = final.with_name(INPUTS + ".part")     # built beside the old copy, swapped in when complete
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     text = src.read_text()
     curves = []
+    taken: set = set()
     for tr in getattr(scenario, "tracks", []):
         curve = getattr(tr, "curve", None)
         if curve is None:
@@ -57,17 +60,58 @@ def keep_inputs(scenario, out_dir) -> Path | None:
             rel = None
         if rel is None:
             rel = Path("curves") / curve.name
+            k = 1
+            while rel.as_posix() in taken and not any(c["original"] == str(curve) for c in curves):
+                k += 1                                   # two curves of one name from different folders
+                rel = Path("curves") / f"{curve.stem}_{k}{curve.suffix}"
             for quoted in _spellings(curve, src.parent):
                 text = text.replace(quoted, f'"{rel.as_posix()}"')
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(curve, target)
+        taken.add(rel.as_posix())
         curves.append({"original": str(curve), "copy": rel.as_posix(), "sha256": _sha(curve)})
     copy = dest / src.name
     copy.write_text(text)
     manifest = {"scenario": {"original": str(src), "copy": src.name, "sha256": _sha(src)}, "curves": curves}
     (dest / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    return copy
+    if final.is_dir():
+        shutil.rmtree(final)       # trackrider's own copy (check_results_dir refused any other)
+    dest.rename(final)
+    return final / src.name
+
+
+def is_inputs_copy(path) -> bool:
+    """Whether ``path`` is an inputs folder trackrider wrote (it holds our manifest)."""
+    m = Path(path) / MANIFEST
+    try:
+        return m.is_file() and "scenario" in json.loads(m.read_text())
+    except (OSError, ValueError):
+        return False
+
+
+def load_results_scenario(results, summary: dict, notice=None, loader=None):
+    """The scenario a results folder was run from, as it was run: the original file
+    when it and its curves are unchanged, else the copy kept in ``inputs/``, with the
+    run's overrides applied (``summary.json`` ``overrides``). Returns
+    ``(Scenario or None, note)``; ``notice(note)`` is called when the copy is used;
+    ``loader(path, overrides)`` loads it (default ``load_scenario``)."""
+    from trackrider.errors import InputError
+    from trackrider.scenario import load_scenario
+
+    path = summary.get("scenario") if isinstance(summary, dict) else None
+    if not path:
+        return None, "summary.json names no scenario"
+    use, message = scenario_for_results(results, path)
+    if use is None:
+        return None, f"the scenario {path} no longer exists (and no copy was kept)"
+    if message and notice is not None:
+        notice(message)
+    overrides = summary.get("overrides") if isinstance(summary.get("overrides"), dict) else None
+    try:
+        return (loader or load_scenario)(use, overrides), message or ""
+    except InputError as exc:
+        return None, f"the scenario no longer loads ({exc})"
 
 
 def _spellings(curve: Path, base: Path) -> list[str]:

@@ -1126,12 +1126,11 @@ class DivergenceCheck:
                 bad_at = i
                 found = (i, ent, f"mechanical energy rose {rise[i]:.4g} J above what its motors and height "
                                  f"supplied (limit {limit[i]:.4g} J)")
-            n_ok = bad_at if found is None or found[0] != bad_at else bad_at
-            if n_ok > 0:
-                self.work[gi] = w[n_ok - 1]
-                self.work_max[gi] = wmax[n_ok - 1]
-                self.vmin[gi] = vmin[n_ok - 1]
-                self.prev_power[gi] = p[n_ok - 1]
+            if bad_at > 0:
+                self.work[gi] = w[bad_at - 1]
+                self.work_max[gi] = wmax[bad_at - 1]
+                self.vmin[gi] = vmin[bad_at - 1]
+                self.prev_power[gi] = p[bad_at - 1]
         # constraints
         if self.joints is not None and self.joints.joints and bad_at > 0:
             from trackrider.physics.checks import DIVERGED_VIOLATION
@@ -1142,6 +1141,7 @@ class DivergenceCheck:
                 i, k = over[0]
                 jd = self.joints.joints[int(k)]
                 ent = jd["a"] if jd["a"] >= 0 else jd["b"]
+                bad_at = int(i)       # the earliest insane sample, whichever test finds it
                 found = (int(i), int(ent), f"{self.joints.describe(int(k))} violated by {v[i, k]:.4g} m "
                                            f"(limit {DIVERGED_VIOLATION:g} m)")
         if self.tracks is not None and bad_at > 0:

@@ -73,8 +73,10 @@ def is_sweep_dir(path) -> bool:
 
 
 def _leftovers_only(path: Path) -> bool:
-    """Every entry of the folder is an interrupted run's ``*.part`` file."""
-    return all(e.name.endswith(PART_SUFFIX) and e.is_file() for e in path.iterdir())
+    """Every entry of the folder is an interrupted run's ``*.part`` file (or its
+    ``inputs.part`` folder)."""
+    return all(e.name.endswith(PART_SUFFIX) and (e.is_file() or e.name == "inputs" + PART_SUFFIX)
+               for e in path.iterdir())
 
 
 def _check_writable(path: Path, where: str, shown: Path | None = None) -> None:
@@ -111,10 +113,10 @@ def check_out_file(path, overwrite: bool = False, where: str = "--out", ours=Non
         if not p.is_file():
             raise InputError("exists and is not a regular file", path=p, where=where)
         if not overwrite:
-            raise InputError("exists; pass --overwrite to replace it or choose another --out", path=p, where=where)
+            raise InputError(f"exists; pass --overwrite to replace it or choose another {where}", path=p, where=where)
         if ours is not None and not ours(p):
             raise InputError("exists and is not a file trackrider wrote: not replaced, even with --overwrite; "
-                             "choose another --out", path=p, where=where)
+                             f"choose another {where}", path=p, where=where)
     _check_writable(p.parent, where, shown=p)
     return p
 
@@ -123,6 +125,14 @@ def head_contains(path, marker: bytes, n: int = 4096) -> bool:
     """Whether the first ``n`` bytes of ``path`` contain ``marker`` (how a file trackrider
     wrote is recognised)."""
     return marker in _read_head(Path(path), n)
+
+
+def drop_stale_report(folder) -> None:
+    """Remove a ``report.html`` trackrider wrote in ``folder`` for the results just
+    replaced: it would describe the old run or sweep (``--report``/``report`` write anew)."""
+    page = Path(folder) / "report.html"
+    if page.is_file() and head_contains(page, f'<meta name="generator" content="{REPORT_GENERATOR}">'.encode()):
+        page.unlink()
 
 
 @contextmanager
@@ -141,14 +151,16 @@ def atomic_file(final):
             tmp.unlink()
 
 
-def check_results_dir(path, overwrite: bool = False, where: str = "--out") -> Path:
+def check_results_dir(path, overwrite: bool = False, where: str = "--out", report: bool = False) -> Path:
     """Check a ``trackrider run`` output folder before anything is built or written.
 
     Accepted: a folder that does not exist (its parent must be writable), an
     empty folder, one holding only ``*.part`` leftovers, and with ``overwrite``
     a folder trackrider recognises as a results folder (only its
     ``timeseries.csv`` and ``summary.json`` are replaced, and only when the
-    new run completes; other files in it are left alone).
+    new run completes, with the ``inputs/`` copy and a ``report.html`` trackrider
+    wrote; other files in it are left alone). An ``inputs`` (or, with ``report``,
+    a ``report.html``) that trackrider did not write is refused before the run.
     """
     p = Path(path)
     if p.exists() or p.is_symlink():
@@ -157,11 +169,21 @@ def check_results_dir(path, overwrite: bool = False, where: str = "--out") -> Pa
         if not _leftovers_only(p):
             if not overwrite:
                 raise InputError("output folder exists and is not empty; pass --overwrite to replace the "
-                                 "results trackrider wrote there, or choose another --out", path=p, where=where)
+                                 f"results trackrider wrote there, or choose another {where}", path=p, where=where)
             if not is_results_dir(p):
                 raise InputError("not a results folder trackrider wrote (no summary.json or timeseries.csv of "
-                                 "a run): refusing to write into it, even with --overwrite; choose another --out",
+                                 f"a run): refusing to write into it, even with --overwrite; choose another {where}",
                                  path=p, where=where)
+            from trackrider.inputs_copy import INPUTS, is_inputs_copy
+
+            mine = p / INPUTS
+            if (mine.exists() or mine.is_symlink()) and not is_inputs_copy(mine):
+                raise InputError(f"{INPUTS} is not the copy of the inputs trackrider keeps there: not replaced, "
+                                 f"even with --overwrite; move it or choose another {where}", path=p, where=where)
+            page = p / "report.html"
+            if report and page.exists() and not (page.is_file() and head_contains(page, REPORT_GENERATOR.encode())):
+                raise InputError("report.html is not a report trackrider wrote: not replaced, even with "
+                                 f"--overwrite; move it or choose another {where}", path=p, where=where)
     _check_writable(p, where)
     return p
 
@@ -180,7 +202,7 @@ def check_sweep_dir(path, overwrite: bool = False, resume: bool = False, where: 
                 raise InputError("exists; pass --resume to continue it or --overwrite", path=p, where=where)
             elif not is_sweep_dir(p):
                 raise InputError("not a sweep folder trackrider wrote (no plan.json of a sweep): refusing to "
-                                 "replace anything in it, even with --overwrite; choose another --out",
+                                 f"replace anything in it, even with --overwrite; choose another {where}",
                                  path=p, where=where)
     _check_writable(p, where)
     return p

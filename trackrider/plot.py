@@ -110,7 +110,7 @@ def _profile(results_dir: Path, train: str, d: dict):
         summary = json.loads((results_dir / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         summary = {}
-    scenario, _ = load_scenario_of(summary) if isinstance(summary, dict) else (None, "")
+    scenario, _ = load_scenario_of(summary, results_dir) if isinstance(summary, dict) else (None, "")
     found = track_profile(scenario, train) if scenario is not None else None
     if found is not None:
         _, _, s, xyz, sections = found

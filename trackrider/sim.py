@@ -354,7 +354,9 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         summary_part = write_summary(out, summary, rename=False)
         writer.close()
         os.replace(summary_part, out / "summary.json")
-        _drop_stale_report(out)
+        from trackrider.outputs import drop_stale_report
+
+        drop_stale_report(out)
     else:
         table = (np.concatenate(tables) if tables
                  else np.empty((0, len(NUMERIC_COLUMNS))))
@@ -386,16 +388,6 @@ def _train_sections(scenario, track_index):
             label = getattr(sec, "name", "") or f"section[{i}]"
             out.append((label, float(sec.s_from), float(sec.s_to), period))
     return out
-
-
-def _drop_stale_report(out: Path) -> None:
-    """A report.html trackrider wrote for the results just replaced would describe the old
-    run: remove it (``run --report`` writes the new one)."""
-    from trackrider.outputs import REPORT_GENERATOR, head_contains
-
-    page = out / "report.html"
-    if page.is_file() and head_contains(page, f'<meta name="generator" content="{REPORT_GENERATOR}">'.encode()):
-        page.unlink()
 
 
 def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=None) -> Result:
@@ -453,6 +445,8 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     if getattr(scenario, "title", ""):
         meta["title"] = scenario.title
     meta["warnings"] = list(getattr(scenario, "warnings", None) or [])
+    if getattr(scenario, "overrides", None):   # so that readers of the results rebuild the same ride
+        meta["overrides"] = dict(scenario.overrides)
     return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
                      filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
                      trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])

@@ -935,6 +935,9 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
                     shutil.rmtree(p)
                 elif p.exists() or p.is_symlink():
                     p.unlink()
+            from trackrider.outputs import drop_stale_report
+
+            drop_stale_report(out)
     columns = table_columns(spec)
 
     finished: dict[str, dict] = {}

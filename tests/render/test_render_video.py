@@ -153,7 +153,7 @@ def test_results_directory_replays_the_recording(ride, tmp_path, monkeypatch):
     scen.write_text("# stands for the scenario\n")
     (res / "summary.json").write_text(json.dumps({"status": "completed", "scenario": str(scen)}))
     seen = []
-    monkeypatch.setattr(video, "_load_scenario", lambda p: seen.append(p) or _scenario_like(spec, p))
+    monkeypatch.setattr(video, "_load_scenario", lambda p, overrides=None: seen.append(p) or _scenario_like(spec, p))
     a = iio3.imread(render_ride(res, tmp_path / "a.png", size=SMALL, time=0.9, hud=False))
     assert seen == [scen]
     b = iio3.imread(render_ride(None, tmp_path / "b.png", size=SMALL, time=0.9, recording=rec, scene=spec, hud=False))

@@ -57,6 +57,7 @@ class TrainSpec:
     hang: float = 1.5
     rows: int | None = None  # rows of seats (None: from the length)
     seats_per_row: int | None = None  # seats in a row (None: from the width)
+    role: str = "riders"  # "counterweight": no riders, so no G on the overlay
 
     @property
     def kind(self) -> str:
@@ -199,6 +200,7 @@ def scene_from_scenario(scenario) -> SceneSpec:
                 hang=float(getattr(car, "hang", 1.5)),
                 rows=getattr(car, "rows", None),
                 seats_per_row=getattr(car, "seats_per_row", None),
+                role=str(getattr(tr, "role", "riders")),
             )
         )
     names = {t.name for t in trains}

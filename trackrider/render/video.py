@@ -177,7 +177,12 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
         cam = camera_path(camera, pos_all, rot_all, follow, scene.bounds, fps, speed,
                           points=_layout_points(recording, spec), aspect=size[0] / size[1])
         label = "{} · car {}".format(*recording.labels[_hud_entity(recording.labels, follow)])
-        values = hud_values(recording, _hud_entity(recording.labels, follow), times, scene.z_ground, label)
+        entity = _hud_entity(recording.labels, follow)
+        values = hud_values(recording, entity, times, scene.z_ground, label)
+        followed = spec.entity(recording.labels[entity])[0]
+        if getattr(followed, "role", "riders") == "counterweight":   # nobody rides it: no G shown
+            for v in values:
+                v.g_vertical = v.g_lateral = float("nan")
         if scene_hook is not None:
             scene_hook(scene, follow, cam, values, pad)
         stats.build_s += _time.perf_counter() - t0
@@ -300,14 +305,14 @@ class _PngWriter:
         iio3.imwrite(self.path, self.img, extension=".png")
 
 
-def _load_scenario(path):
+def _load_scenario(path, overrides=None):
     from trackrider.scenario import load_scenario
 
-    return load_scenario(path)
+    return load_scenario(path, overrides)
 
 
 def _read_results(results: Path, notice=None):
-    """(Recording, scenario path) of a results directory: the scenario it names,
+    """(Recording, Scenario) of a results directory, the scenario as it was run: the one it names,
     or the copy kept in its ``inputs/`` when that one moved or changed (``notice`` is told)."""
     csv_path, summary_path = results / "timeseries.csv", results / "summary.json"
     for p in (csv_path, summary_path):
@@ -322,15 +327,13 @@ def _read_results(results: Path, notice=None):
         raise InputError("no scenario recorded: cannot rebuild the track", path=summary_path, where="scenario")
     scen_path = Path(scen)
     if not scen_path.is_absolute():
-        scen_path = (results / scen_path).resolve()
-    from trackrider.inputs_copy import scenario_for_results
+        summary = dict(summary, scenario=str((results / scen_path).resolve()))
+    from trackrider.inputs_copy import load_results_scenario
 
-    use, message = scenario_for_results(results, scen_path)
-    if use is None:
-        raise InputError(f"the scenario {scen_path} no longer exists", path=summary_path, where="scenario")
-    if message and notice is not None:
-        notice(message)
-    return Recording.from_csv(csv_path), use
+    scenario, message = load_results_scenario(results, summary, notice, loader=_load_scenario)
+    if scenario is None:
+        raise InputError(message, path=summary_path, where="scenario")
+    return Recording.from_csv(csv_path), scenario
 
 
 def _progress_bar(enabled):
@@ -483,8 +486,8 @@ def render_ride(
     with tempfile.TemporaryDirectory(prefix="trackrider-render-") as tmp, _closing(close_bar):
         if recording is None or scene is None:
             if src.is_dir():
-                rec, scen_path = _read_results(src, notice)
-                spec = scene_from_scenario(_load_scenario(scen_path))
+                rec, scenario = _read_results(src, notice)
+                spec = scene_from_scenario(scenario)
             else:
                 from trackrider.sim import simulate
 

@@ -90,19 +90,16 @@ SERIES = ("s", "x", "y", "z", "speed", "accel", "g_vertical_filtered", "g_latera
           "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "flags")
 
 
-def load_scenario_of(summary: dict):
-    """The scenario named in ``summary.json`` (None and a note when it is gone or broken)."""
-    path = summary.get("scenario")
-    if not path:
-        return None, "summary.json names no scenario: the track is drawn from the cars' paths"
-    if not Path(path).is_file():
-        return None, f"the scenario {path} is not there any more: the track is drawn from the cars' paths"
-    try:
-        from trackrider.scenario import load_scenario
+def load_scenario_of(summary: dict, results_dir):
+    """The scenario of a run as it was run (``inputs_copy.load_results_scenario``: the
+    original, else the copy kept with the results, with the run's overrides), or None
+    and a note when there is none."""
+    from trackrider.inputs_copy import load_results_scenario
 
-        return load_scenario(path), ""
-    except InputError as exc:
-        return None, f"the scenario no longer loads ({exc}): the track is drawn from the cars' paths"
+    scenario, note = load_results_scenario(results_dir, summary)
+    if scenario is None:
+        return None, f"{note}: the track is drawn from the cars' paths"
+    return scenario, note
 
 
 def load_run(results_dir) -> RunData:
@@ -134,7 +131,7 @@ def load_run(results_dir) -> RunData:
                          path=d / "timeseries.csv")
     labels = list(zip(ts["train"][:n_ent].tolist(), ts["car"][:n_ent].tolist()))
     t = ts["t"].reshape(m, n_ent)[:, 0].copy()
-    scenario, note = load_scenario_of(summary)
+    scenario, note = load_scenario_of(summary, d)
 
     trains = []
     for name, tsum in (summary.get("trains") or {}).items():

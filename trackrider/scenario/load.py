@@ -909,4 +909,4 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, title=title, description=description,
-                    document=document, warnings=notes)
+                    document=document, warnings=notes, overrides=dict(overrides or {}))

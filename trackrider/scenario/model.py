@@ -238,6 +238,8 @@ class Scenario:
     document: dict = field(default_factory=dict, repr=False)
     #: warnings raised while loading (a kinked curve fit ...), one line each; summary.json lists them
     warnings: list = field(default_factory=list, repr=False)
+    #: the ``--set`` / sweep overrides applied to the file (dotted key -> value); summary.json keeps them
+    overrides: dict = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
