@@ -78,7 +78,7 @@ def main(argv=None) -> int:
         return 2
     mode, base = argv[0], Path(argv[1])
     only = argv[argv.index("--only") + 1:] if "--only" in argv else None
-    bad = 0
+    bad = new_ones = 0
     with tempfile.TemporaryDirectory() as tmp:
         for sc in scenarios(only):
             run_dir = Path(tmp) / sc.stem
@@ -88,6 +88,10 @@ def main(argv=None) -> int:
                 print(f"{sc.stem:24s} recorded")
                 continue
             ref = base / sc.stem
+            if not ref.is_dir():          # a scenario added since the baseline was recorded
+                new_ones += 1
+                print(f"{sc.stem:24s} new (not in the baseline)")
+                continue
             new = {"timeseries.csv": (run_dir / "timeseries.csv").read_bytes(),
                    "summary.json": summary_text(run_dir / "summary.json").encode()}
             diffs = []
@@ -101,7 +105,8 @@ def main(argv=None) -> int:
             else:
                 print(f"{sc.stem:24s} identical")
     if mode == "check":
-        print(f"{len(scenarios(only)) - bad} identical, {bad} differ")
+        print(f"{len(scenarios(only)) - bad - new_ones} identical, {bad} differ"
+              + (f", {new_ones} new" if new_ones else ""))
     return 1 if bad else 0
 
 

@@ -335,9 +335,13 @@ class Event:
     train: str
     car: int
     kind: str
+    extra: dict | None = None   # the kind's own keys (section, other_train, closing_speed, lap_time ...)
 
     def as_dict(self):
-        return {"t": self.t, "train": self.train, "car": self.car, "kind": self.kind}
+        d = {"t": self.t, "train": self.train, "car": self.car, "kind": self.kind}
+        if self.extra:
+            d.update(self.extra)
+        return d
 
 
 class RideMetrics:
@@ -478,6 +482,16 @@ class RideMetrics:
         if entity is None:
             entity = int(self.train_cars[k][0])
         self._event(t, entity, kind)
+
+    def add_events(self, events):
+        """Events found outside the samples (the block logic's, ``physics/blocks.py``): dicts with
+        ``t``, ``train``, ``car``, ``kind`` and the kind's own keys."""
+        for e in events:
+            if len(self.events) >= MAX_EVENTS:
+                self.events_dropped += 1
+                continue
+            extra = {k: v for k, v in e.items() if k not in ("t", "train", "car", "kind")}
+            self.events.append(Event(float(e["t"]), str(e["train"]), int(e["car"]), str(e["kind"]), extra or None))
 
     def mark_diverged(self, t, entity=None):
         """Record that the solver diverged at ``t`` s (on ``entity``, if known)."""
@@ -1074,6 +1088,7 @@ class DivergenceCheck:
             # a spring that may start stretched stores energy the channels do not record
             if p.get("stiffness") and (p.get("rest") or p.get("length") is not None):
                 motor_hinge.append(a if a >= 0 else b)
+        ends += list(getattr(world, "contact_ends", ()))   # trains that meet pass energy to each other
         groups = entity_groups(n, ends)
         mass = np.asarray(getattr(world, "mass", np.ones(n)), dtype=float)[:n]
         skip = [any(e in g for e in motor_hinge) for g in groups]

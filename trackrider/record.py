@@ -57,12 +57,14 @@ PART_SUFFIX = ".part"
 _DIRECT = {name: ch.INDEX[name] for name in NUMERIC_COLUMNS if name in ch.INDEX}
 
 
-def block_table(t, samples, filtered_g, gauge_per_entity=1.0):
+def block_table(t, samples, filtered_g, gauge_per_entity=1.0, extra=None):
     """The numeric CSV columns of one block, rows per instant then per entity.
 
     t (m,) s; samples (m, n_entities, N_CHANNELS); filtered_g (m, n_entities, 3) in g;
-    gauge_per_entity m. Returns a float array (m * n_entities, len(NUMERIC_COLUMNS));
-    the ``car`` column is filled by the caller's labels (NaN here).
+    gauge_per_entity m; extra (m, n_entities, k) or None: columns after ``COLUMNS`` (the
+    ``block`` column of a run with block sections). Returns a float array
+    (m * n_entities, len(NUMERIC_COLUMNS) + k); the ``car`` column is filled by the caller's
+    labels (NaN here).
     """
     t = np.asarray(t, dtype=float)
     m, ne, _ = samples.shape
@@ -86,7 +88,9 @@ def block_table(t, samples, filtered_g, gauge_per_entity=1.0):
     for name in ("wheel_load_inner", "wheel_load_outer", "l_over_v"):
         j = NUMERIC_COLUMNS.index(name)
         table[:, :, j] = np.where(free, np.nan, table[:, :, j])
-    return table.reshape(m * ne, len(NUMERIC_COLUMNS))
+    if extra is not None:
+        table = np.concatenate([table, np.asarray(extra, dtype=float).reshape(m, ne, -1)], axis=2)
+    return table.reshape(m * ne, table.shape[2])
 
 
 def _quote(name: str) -> str:
@@ -111,21 +115,25 @@ class TimeseriesWriter:
         One label per entity, in entity order.
     gauge_per_entity : float or array
         Rail gauge per entity, m (for the inner/outer wheel loads; default 1.0).
+    extra_columns : sequence of str
+        Names of columns after ``COLUMNS`` (``write`` then takes their values).
     """
 
-    def __init__(self, directory, entity_labels, gauge_per_entity=1.0):
+    def __init__(self, directory, entity_labels, gauge_per_entity=1.0, extra_columns=()):
         self.directory = Path(directory)
         self.path = self.directory / CSV_NAME
         self.part = self.directory / (CSV_NAME + PART_SUFFIX)
         self.labels = [(str(a), int(b)) for a, b in entity_labels]
         self.gauge = gauge_per_entity
         self.rows = 0
+        self.extra_columns = tuple(extra_columns)
         j_car = NUMERIC_COLUMNS.index("car")
+        numeric = NUMERIC_COLUMNS + self.extra_columns
         # one format per entity, its label and car number literal
         self._formats = []
         for name, car in self.labels:
             parts = []
-            for j, col in enumerate(NUMERIC_COLUMNS):
+            for j, col in enumerate(numeric):
                 if col == "t":
                     parts.append(TIME_FORMAT)
                     parts.append(_quote(name).replace("%", "%%"))
@@ -134,19 +142,20 @@ class TimeseriesWriter:
                 else:
                     parts.append(FLOAT_FORMAT)
             self._formats.append(",".join(parts) + "\n")
-        self._value_cols = [j for j, c in enumerate(NUMERIC_COLUMNS) if c != "car"]
+        self._value_cols = [j for j, c in enumerate(numeric) if c != "car"]
         self._instant_format = "".join(self._formats)
         self._fast = not any("nan" in _quote(name) for name, _ in self.labels)
         self._file = open(self.part, "w", encoding="utf-8", newline="")
-        self._file.write(",".join(COLUMNS) + "\n")
+        self._file.write(",".join(COLUMNS + self.extra_columns) + "\n")
         self.closed = False
 
-    def write(self, t, samples, filtered_g):
-        """Append one block (as ``RideMetrics`` hands it out)."""
+    def write(self, t, samples, filtered_g, extra=None):
+        """Append one block (as ``RideMetrics`` hands it out); ``extra`` (m, n_entities, k): the
+        values of ``extra_columns``."""
         m, ne, _ = samples.shape
         if m == 0:
             return
-        table = block_table(t, samples, filtered_g, self.gauge)[:, self._value_cols]
+        table = block_table(t, samples, filtered_g, self.gauge, extra)[:, self._value_cols]
         if self._fast:
             # one %-format for the whole block; NaN ('nan', never part of a number or,
             # here, of a label) becomes an empty field

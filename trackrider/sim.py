@@ -108,6 +108,8 @@ def _run_status(status):
         return False, None, None, ""
     if isinstance(status, str):
         return status == "diverged", None, None, ""
+    if getattr(status, "status", None) == "stalled":    # the block logic's deadlock: not a divergence
+        return False, None, None, ""
     diverged = getattr(status, "diverged", None)
     if diverged is None:
         ok = getattr(status, "ok", True)
@@ -198,6 +200,11 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         trains = _world_trains(world)
     if joints is None:
         joints = [(j["a"], j["b"]) for j in getattr(world, "joints", ())]
+    oper = getattr(world, "operation", None)          # block logic and contacts (physics/blocks.py)
+    blocks_on = oper is not None and oper.has_blocks
+    # trains that can meet share their energy (a collision passes it from one to the other)
+    joints = list(joints) + [(("car", tb, 0), ("car", ta, int(world.trains[ta]["n"]) - 1))
+                             for tb, ta in getattr(world, "contact_trains", ())]
     trains = list(trains or [])
     gauge = np.ones(n_ent)
     railway = np.zeros(n_ent, dtype=bool)
@@ -218,14 +225,15 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     tables = [] if out_dir is None else None
     if out_dir is not None:
         out = prepare_out_dir(out_dir, overwrite)
-        writer = TimeseriesWriter(out, labels, gauge)
+        writer = TimeseriesWriter(out, labels, gauge, extra_columns=("block",) if blocks_on else ())
 
     def consume(blocks):
         for t, smp, fg in blocks:
+            extra = oper.block_column(smp)[:, :, None] if blocks_on else None
             if writer is not None:
-                writer.write(t, smp, fg)
+                writer.write(t, smp, fg, extra)
             else:
-                tables.append(block_table(t, smp, fg, gauge))
+                tables.append(block_table(t, smp, fg, gauge, extra))
 
     last_t = [-math.inf]
     from trackrider.metrics import DivergenceCheck, blank_ran_off
@@ -261,7 +269,7 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     chunk_steps = max(record_every, chunk_steps // record_every * record_every)
     start_steps = int(getattr(world, "step_count", 0) or 0)
     done = 0
-    diverged = False
+    diverged = stalled = False
     div_t = div_entity = None
     message = ""
     wall0 = _time.perf_counter()
@@ -280,6 +288,9 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
             done += n
             if progress is not None:
                 progress(min(done, n_steps) * dt, n_steps * dt)
+            if getattr(status, "status", None) == "stalled":   # the blocks deadlocked: the run ends here
+                stalled, message = True, str(status.message)
+                break
             if diverged:
                 break
         if diverged:
@@ -297,6 +308,9 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
             message = f"simulation diverged at t = {float(div_t):.6g} s{who}" + (
                 f": {message}" if message else "")
         consume(metrics.finish())
+        if oper is not None:
+            oper.finish(float(getattr(world, "time", last_t[0])))
+            metrics.add_events(oper.events)
     except BaseException:
         if writer is not None:
             writer.abort()
@@ -308,6 +322,8 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
 
     measured = metrics.summary()
     summary = {"status": measured["status"]}
+    if stalled and summary["status"] == "stalled":
+        summary["message"] = message
     if diverged:
         summary["message"] = message
         summary["diverged"] = {"t": float(div_t), "entity": div_entity if isinstance(
@@ -331,9 +347,12 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         "trains": measured["trains"],
         "bodies": measured["bodies"],
         "filter": measured["filter"],
-        "columns": list(COLUMNS),
+        "columns": list(COLUMNS) + (["block"] if blocks_on else []),
         "float_format": {"t": TIME_FORMAT, "other": FLOAT_FORMAT},
     })
+    if blocks_on:
+        summary["operation"] = oper.summary(steps * dt + start_steps * dt, [
+            int((trains[k] if k < len(trains) else {}).get("riders", 4)) for k in range(n_trains)])
     # warnings: the scenario's (curve fits) and the run's own, so --quiet runs and sweeps keep them
     from trackrider.metrics import run_warnings
 
@@ -359,14 +378,16 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         drop_stale_report(out)
     else:
         table = (np.concatenate(tables) if tables
-                 else np.empty((0, len(NUMERIC_COLUMNS))))
+                 else np.empty((0, len(NUMERIC_COLUMNS) + (1 if blocks_on else 0))))
         m = len(table) // max(1, n_ent)
         timeseries = {}
-        for name in COLUMNS:
+        for name in COLUMNS + (("block",) if blocks_on else ()):
             if name == "train":
                 timeseries[name] = np.tile(np.array([a for a, _ in labels], dtype=str), m)
             elif name == "car":
                 timeseries[name] = np.tile(np.array([b for _, b in labels], dtype=int), m)
+            elif name == "block":
+                timeseries[name] = table[:, len(NUMERIC_COLUMNS)].copy()
             else:
                 timeseries[name] = table[:, NUMERIC_COLUMNS.index(name)].copy()
     return Result(summary=summary, timeseries=timeseries, status=summary["status"],
@@ -432,6 +453,7 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
             pass
         damped = bool(getattr(tr.car, "swing_damping", 0.0) or getattr(tr.coupling, "damping", None))
         trains.append({"gauge": gauge, "wheels": tr.wheels, "role": getattr(tr, "role", "riders"),
+                       "riders": tr.cars * tr.car.rider_count if hasattr(tr.car, "rider_count") else 4 * tr.cars,
                        "damped": damped, "sections": _train_sections(scenario, tr.track_index)})
     for j in getattr(scenario, "joints", []):     # a damper in a joint dissipates its trains' energy
         if j.params.get("damping"):

@@ -87,4 +87,6 @@ LAUNCH = 1
 BRAKE = 2
 TRIM = 3
 BOOSTER = 4
-SECTION_KINDS = {"lift": LIFT, "launch": LAUNCH, "brake": BRAKE, "trim": TRIM, "booster": BOOSTER}
+STATION = 5
+SECTION_KINDS = {"lift": LIFT, "launch": LAUNCH, "brake": BRAKE, "trim": TRIM, "booster": BOOSTER,
+                 "station": STATION}

@@ -29,6 +29,8 @@ from trackrider.physics.couplings import factor_chain, solve_chain
 from trackrider.physics.joints import prepare_joint
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import rotation_error  # noqa: F401
+from trackrider.physics.operation import (finish_contacts, held_row, keep_positions, prepare_contacts,
+                                          solve_contacts, watch)
 from trackrider.physics.rows import joint_apply, solve_car_row, solve_joint_pgs
 from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
 
@@ -238,7 +240,17 @@ def section_row(kind, speed, fmax, h, v):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints):
+def car_section_row(sections, sec, b, cars, h, ops):
+    """(target, lo, hi) of car ``b``'s row in section ``sec``: its kind's, or, for a block section
+    the block logic holds or drives (``ops.mode``), the held row (``operation.py``)."""
+    if ops is not None:
+        if ops.mode[sec] != 0:
+            return held_row(ops, sec, sections.speed[sec], sections.fmax[sec], h, cars.s[b], b)
+    return section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h, cars.speed0[b])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops):
     """Bounded rows start from their last impulses × ``cfg.warm`` (clamped to this step's bounds);
     chained couplers start from zero (their solve is exact). Fills each car's row along T."""
     warm, h = cfg.warm, cfg.h
@@ -281,7 +293,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
             cars.lam_motor[b] = 0.0
             cars.lam_ratchet[b] = 0.0
         else:
-            tv, lo, hi = section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h, cars.speed0[b])
+            tv, lo, hi = car_section_row(sections, sec, b, cars, h, ops)
             cars.lam_motor[b] = min(max(cars.lam_motor[b], lo), hi)
             if sections.kind[sec] != ch.LIFT:
                 cars.lam_ratchet[b] = 0.0
@@ -293,7 +305,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_car_rows(cfg, bodies, cars, sections, res, tmp):
+def solve_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
     """One PGS pass over every car's rows along T (section, ratchet, friction); largest change."""
     h, gmag = cfg.h, cfg.gmag
     trk, row_t, lamT = tmp.trk, tmp.scratch.row_t, tmp.trk.lam
@@ -309,8 +321,7 @@ def solve_car_rows(cfg, bodies, cars, sections, res, tmp):
             if k == 0:
                 if sec < 0:
                     continue
-                tv, lo, hi = section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h,
-                                         cars.speed0[b])
+                tv, lo, hi = car_section_row(sections, sec, b, cars, h, ops)
                 old = cars.lam_motor[b]
             elif k == 1:
                 if sec < 0 or sections.kind[sec] != ch.LIFT:
@@ -350,10 +361,11 @@ def solve_chains(bodies, cars, joints, tmp):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints):
+def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, ops):
     """Iterations of (exact chain solves ↔ PGS sweep of the bounded rows), then a final exact
     chain solve (equality rows exact; bounded rows within their bounds by construction).
-    ``free_joints`` None: no joint outside the trains' chains (their PGS code is not compiled)."""
+    ``free_joints`` None: no joint outside the trains' chains (their PGS code is not compiled);
+    ``ops`` None: no contacts between trains, no block sections (``operation.py``)."""
     n_it = cfg.iterations if any_bounded else 0
     # converged when no bounded impulse changed by more than 1e-9 m g h (heaviest body)
     tol = 0.0
@@ -366,7 +378,9 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
             if free_joints is not None and joints.chain[j] == 0:
                 d = solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
                 dmax = max(dmax, d)
-        dmax = max(dmax, solve_car_rows(cfg, bodies, cars, sections, res, tmp))
+        dmax = max(dmax, solve_car_rows(cfg, bodies, cars, sections, res, tmp, ops))
+        if ops is not None:
+            dmax = max(dmax, solve_contacts(bodies, cars, ops, tmp.trk))
         if dmax <= tol:
             break  # converged: finish with the exact chain solve below
     solve_chains(bodies, cars, joints, tmp)
@@ -622,14 +636,16 @@ def record_sample(cfg, bodies, cars, sections, scratch, out):
 
 # ----------------------------------------------------------------------------- the run loop
 @njit(cache=True, error_model="numpy", _nrt=False)
-def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
+def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, ops):
     """Run ``n_steps`` steps after step ``step0``; record every ``cfg.record_every``-th into
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
     ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints), ``tmp``
     the ``Temps`` (``state.make_temps``); ``free_joints`` None when every joint is a train's
-    chained coupler (``free_joints_flag``), else True.
-    Returns (steps done, records written, status 0 ok / 1 diverged, entity of divergence).
+    chained coupler (``free_joints_flag``), else True. ``ops`` (``operation.Ops``) None when the
+    world has no contacts between trains and no block sections.
+    Returns (steps done, records written, status 0 ok / 1 diverged / 2 the block logic must run
+    (``operation.watch``), entity of divergence).
     """
     tracks, bodies, cars, sections, res, joints = world
     update_rotations(bodies)
@@ -641,6 +657,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
         stage_frames(cars, sections)
         keep_velocities(bodies, tmp.scratch)
         any_bounded = has_bounded_rows(cars, joints, res)
+        if ops is not None:
+            keep_positions(cars, ops)
         if recorded:
             keep_start_velocities(cars, tmp.scratch)
         for attempt in range(4):  # again (at most 3 times) when a one-sided support switches
@@ -649,10 +667,15 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
             stage_velocities(cfg, bodies, cars, res, tmp.wk)
             stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
-            stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
-            stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints)
+            stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
+            contact = False
+            if ops is not None:
+                contact = prepare_contacts(cfg, bodies, cars, joints, ops, tmp)
+            stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded or contact, free_joints, ops)
             if not stage_supports(cfg, bodies, cars, tmp.trk):
                 break
+        if ops is not None:
+            finish_contacts(step, ops)
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
         bad = diverged_body(bodies)
         if bad >= 0:
@@ -661,6 +684,9 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
             out_t[nrec] = step * cfg.h
             record_sample(cfg, bodies, cars, sections, tmp.scratch, out[nrec])
             nrec += 1
+        if ops is not None:
+            if watch(step, cars, tracks, ops):
+                return n + 1, nrec, 2, -1
     return n_steps, nrec, 0, -1
 
 
@@ -682,8 +708,8 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
             tmp.scratch.omg0[b, i] = bodies.omg[b, i]
     stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
-    stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
-    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints)
+    stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
+    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, None)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

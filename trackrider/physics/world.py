@@ -193,6 +193,10 @@ class World:
         self._bodies: list[dict] = []
         self._joints: list[dict] = []
         self._res = dict(rolling=0.0, drag_area=0.0, air_density=1.2, davis=None, mode="physical", nl2_drag=0.0)
+        self._section_ops: list[dict] = []
+        self._operation = dict(restitution=0.0, max_hold=300.0)
+        self.operation = None   # blocks.Operation once built, when the world has block sections or contacts
+        self.contact_trains: list[tuple[int, int]] = []
         self._built = False
         self.step_count = 0
 
@@ -313,12 +317,16 @@ class World:
         return s
 
     def add_section(self, kind: str, track: int, s_from: float, s_to: float, speed: float = 0.0,
-                    max_force: float = 0.0) -> int:
+                    max_force: float = 0.0, *, block: bool = False, dwell: float = 0.0, name: str = "") -> int:
         """Add a motor section on ``[s_from, s_to]`` (m) of ``track``; returns its index.
 
         ``kind``: lift (drives to ``speed`` m/s, pulls only, anti-rollback), launch (thrust up
         to ``max_force`` N towards ``speed``), brake (stops/holds, ±max_force), trim (brakes
-        only above ``speed``), booster (drives and brakes towards ``speed``). Force per car.
+        only above ``speed``), booster (drives and brakes towards ``speed``), station (stops
+        every arriving train, holds it ``dwell`` s, dispatches it at ``speed``). Force per car.
+        ``block``: a lift, brake or booster that ends a block (``blocks.py``): it holds a train
+        while the block ahead is occupied (a block brake otherwise drives at ``speed``); every
+        station is a block section. ``name`` names the section in events.
         """
         self._check_open()
         if kind not in ch.SECTION_KINDS:
@@ -331,8 +339,28 @@ class World:
             raise InputError(f"must be greater than from ({a:g}), got {b:g}", where="to")
         v = _num(speed, "speed", lo=0.0)
         f = _num(max_force, "max_force", lo=0.0)
+        block = bool(block) or kind == "station"
+        if block and kind not in ("station", "lift", "brake", "booster"):
+            raise InputError(f"a {kind} cannot end a block (lift, brake, booster or station)", where="block")
         self._sections.append((ch.SECTION_KINDS[kind], track, a, b, v, f))
+        self._section_ops.append(dict(kind=kind, block=block, dwell=_num(dwell, "dwell", lo=0.0), name=str(name)))
         return len(self._sections) - 1
+
+    def set_operation(self, restitution: float = 0.0, max_hold: float = 300.0) -> None:
+        """How trains on one track meet and how long a block may hold a train.
+
+        ``restitution`` (0..1): of the closing speed when one train runs into another (0: they
+        stay together); ``max_hold`` s: a train held longer by a block section is a deadlock (the
+        run ends ``stalled``)."""
+        self._check_open()
+        self._operation = dict(restitution=_num(restitution, "operation.restitution", lo=0.0, hi=1.0),
+                               max_hold=_num(max_hold, "operation.max_hold", lo=0.0, lo_open=True))
+
+    def _section_table(self) -> list[dict]:
+        """Every section as a dict: kind, track, from, to, speed, fmax, block, dwell, name."""
+        return [dict(kind=o["kind"], track=int(t[1]), **{"from": float(t[2])}, to=float(t[3]), speed=float(t[4]),
+                     fmax=float(t[5]), block=o["block"], dwell=o["dwell"], name=o["name"])
+                for t, o in zip(self._sections, self._section_ops)]
 
     def set_resistance(self, rolling: float = 0.0, drag_area: float = 0.0, air_density: float = 1.2,
                        davis=None, mode: str = "physical", nl2_drag: float = 0.0) -> None:
@@ -650,6 +678,49 @@ class World:
         self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state)
         self._temps = st.make_temps(nb, nj, tr_j0, tr_nj)
         self._built = True
+        self._build_operation(tr_nj)
+
+    def _build_operation(self, chain_count):
+        """Contacts between consecutive trains on each track and the block logic (``operation.py``,
+        ``blocks.py``); ``self.ops`` stays None without either (the kernel compiles without them)."""
+        from trackrider.physics import operation as op
+
+        pairs = []      # (behind train, ahead train)
+        for tk, ct in enumerate(self._tracks):
+            on = [k for k, t in enumerate(self._trains) if t["track"] == tk]
+            if len(on) < 2:
+                continue
+            L = ct.length
+            on.sort(key=lambda k: (self.cars.s[self._car0[k]] % L) if ct.closed else self.cars.s[self._car0[k]])
+            for i in range(len(on) if ct.closed else len(on) - 1):
+                pairs.append((on[i], on[(i + 1) % len(on)]))
+        has_blocks = any(o["block"] for o in self._section_ops)
+        self.ops = None
+        if not pairs and not has_blocks:
+            return
+        from trackrider.physics.blocks import Operation
+
+        ops = op.make_ops(len(self._sections), self.ncars, len(pairs), Operation.points_count(self),
+                          self._operation["restitution"])
+        for c, (tb, ta) in enumerate(pairs):
+            t_b, t_a = self._trains[tb], self._trains[ta]
+            ct = self._tracks[t_b["track"]]
+            ops.behind[c] = self._car0[tb]
+            ops.ahead[c] = self._car0[ta] + t_a["n"] - 1
+            ops.touch[c] = 0.5 * (t_b["length"] + t_a["length"])
+            ops.cloop[c] = ct.length if ct.closed else 0.0
+            ops.chain_b[c] = tb if chain_count[tb] == t_b["n"] - 1 and t_b["n"] > 1 else -1
+            ops.chain_a[c] = ta if chain_count[ta] == t_a["n"] - 1 and t_a["n"] > 1 else -1
+        self.contact_trains = pairs
+        self.ops = ops
+        self.operation = Operation(self, ops, self._operation["max_hold"])
+        self.operation.contact_pairs = pairs
+
+    @property
+    def contact_ends(self) -> list:
+        """Entity pairs joined by a contact between trains (front car behind, rear car ahead)."""
+        self._build()
+        return [(self._car0[tb], self._car0[ta] + self._trains[ta]["n"] - 1) for tb, ta in self.contact_trains]
 
     def _body_index(self, end):
         if end == "world":
@@ -843,6 +914,10 @@ class World:
         cfg = st.Step(self.dt, 0.0, 0.0, -g, math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g)), self.erp / self.dt,
                       self.iterations, self.warm_start, record_every)
         free = kn.free_joints_flag(self.joint_state)
+        oper = self.operation
+        if oper is not None and self.step_count == 0 and not getattr(self, "_op_started", False):
+            oper.start()
+            self._op_started = True
         done = 0
         while done < n_steps:
             n = min(steps_per_chunk, n_steps - done)
@@ -851,13 +926,19 @@ class World:
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free)
+                                                      free, self.ops)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:
                 sink(out_t[:nrec], out[:nrec])
             if progress is not None:
                 progress(done, n_steps)
+            if oper is not None and (status == 2 or self.ops.nhits[0] > 0):
+                oper.update(self.step_count)     # the block logic's turn (operation.watch), collisions
+                if oper.stalled is not None:
+                    return RunStatus("stalled", done, self.time, None, None, oper.stalled[1])
+                if status == 2:
+                    continue
             if status != 0:
                 label = self.entity_labels[bad] if 0 <= bad < len(self.entity_labels) else None
                 return RunStatus("diverged", done, self.time, int(bad), label,

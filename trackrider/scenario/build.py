@@ -78,7 +78,10 @@ def build_world(scenario: Scenario):
 
     for i, sec in enumerate(scenario.sections):
         guarded(f"section[{i}]", world.add_section, kind=sec.type, track=track_index[sec.track_index],
-                s_from=sec.s_from, s_to=sec.s_to, speed=sec.speed, max_force=sec.max_force)
+                s_from=sec.s_from, s_to=sec.s_to, speed=sec.speed, max_force=sec.max_force, block=sec.block,
+                dwell=sec.dwell, name=sec.name)
+    op = scenario.operation
+    guarded("operation", world.set_operation, restitution=op.restitution, max_hold=op.max_hold)
 
     r = scenario.resistance
     kwargs = dict(rolling=r.rolling, drag_area=r.drag_area, air_density=r.air_density,

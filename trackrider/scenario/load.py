@@ -23,6 +23,7 @@ from trackrider.scenario.model import (
     CarConfig,
     CouplingConfig,
     JointConfig,
+    OperationConfig,
     ResistanceConfig,
     Scenario,
     SectionConfig,
@@ -43,7 +44,8 @@ MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
 _ABSENT = object()
 
-TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
+TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "operation", "title",
+            "description")
 SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
 TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll", "style")
 TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended", "role",
@@ -51,10 +53,13 @@ TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car"
 #: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
 ROLES = ("riders", "counterweight")
 CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia", "hang", "trolley_mass",
-            "swing_damping", "rows", "seats_per_row")
+            "swing_damping", "rows", "seats_per_row", "riders")
 SUSPENDED_CAR_KEYS = ("hang", "trolley_mass", "swing_damping")
 COUPLING_KEYS = ("type", "gap", "stiffness", "damping", "slack")
-SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force", "name")
+SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force", "name", "block", "dwell")
+OPERATION_KEYS = ("restitution", "max_hold")
+#: section types that may end a block (every station does)
+BLOCK_TYPES = ("lift", "brake", "booster")
 BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
 JOINT_KEYS = {
@@ -70,7 +75,7 @@ FRAMES = ("up", "minimal", "frenet", "file")
 WHEELS = ("coaster", "railway")
 TRACK_STYLES = ("steel", "railway")
 COUPLINGS = ("distance", "ball")
-SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster")
+SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster", "station")
 RESISTANCE_MODES = ("physical", "nl2")
 
 #: track segment types → (required keys, optional keys)
@@ -607,6 +612,7 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         swing_damping=_number(ctx, c, "swing_damping", cw, 0.0, ge=0, maximum=1e15, unit="N·m·s/rad"),
         rows=_number(ctx, c, "rows", cw, None, integer=True, ge=1, le=100),
         seats_per_row=_number(ctx, c, "seats_per_row", cw, None, integer=True, ge=1, le=100),
+        riders=_number(ctx, c, "riders", cw, None, integer=True, ge=0, le=10000),
     )
     suspended = _boolean(ctx, t, "suspended", where, False)
     if not suspended:
@@ -675,12 +681,70 @@ def _section(ctx: _Ctx, t: dict, i: int, tracks: list[TrackConfig]) -> SectionCo
     s_to = _number(ctx, t, "to", where, maximum=MAX_LENGTH, unit="m")
     if not s_from < s_to:
         raise ctx.error(f"{where}.to", f"must be greater than from ({s_from:g} m), got {s_to:g} m")
+    block = _boolean(ctx, t, "block", where, False)
+    if block and kind not in BLOCK_TYPES + ("station",):
+        raise ctx.error(f"{where}.block", f"a {kind} cannot end a block: block sections are stations, lifts, "
+                                          f"brakes and boosters")
+    if "dwell" in t and kind != "station":
+        raise ctx.error(f"{where}.dwell", f"applies to stations only, not to a {kind}")
     return SectionConfig(
         type=kind, track=track, track_index=track_names.index(track), s_from=s_from, s_to=s_to,
         speed=_number(ctx, t, "speed", where, 0.0 if kind == "brake" else _REQUIRED, ge=0, le=MAX_SPEED, unit="m/s"),
         max_force=_number(ctx, t, "max_force", where, gt=0, le=MAX_FORCE, unit="N"),
         name=_string(ctx, t, "name", where, ""),
+        block=block or kind == "station",
+        dwell=_number(ctx, t, "dwell", where, 30.0, ge=0, le=1e6, unit="s") if kind == "station" else 0.0,
     )
+
+
+def _operation(ctx: _Ctx, doc: dict) -> OperationConfig:
+    t = _table(ctx, doc.get("operation", {}), "operation")
+    _check_keys(ctx, t, "operation", OPERATION_KEYS)
+    return OperationConfig(restitution=_number(ctx, t, "restitution", "operation", 0.0, ge=0, le=1),
+                           max_hold=_number(ctx, t, "max_hold", "operation", 300.0, gt=0, le=1e7, unit="s"))
+
+
+def _check_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list) -> None:
+    """Block sections hold whole trains, there are more blocks than trains, and trains start
+    in different blocks (``trackrider.physics.blocks``)."""
+    for tk, track in enumerate(tracks):
+        blocks = sorted((sec.s_from, i) for i, sec in enumerate(sections) if sec.block and sec.track_index == tk)
+        if not blocks:
+            continue
+        on = [(i, tr) for i, tr in enumerate(trains) if tr.track_index == tk]
+        for i, sec in ((i, sections[i]) for _, i in blocks):
+            for j, tr in on:
+                length = tr.cars * tr.car.length + (tr.cars - 1) * tr.coupling.gap
+                if sec.s_to - sec.s_from < length - 1e-9:
+                    raise ctx.error(f"section[{i}]", f"{sec.type} {sec.s_from:g}–{sec.s_to:g} m is a block section "
+                                    f"shorter than train {tr.name!r} ({length:.4g} m): it could not hold it")
+        if len(on) >= len(blocks) and len(on) > 1:
+            j, tr = on[-1]
+            raise ctx.error(f"train[{j}]", f"{len(on)} trains on track {track.name!r} need more than "
+                            f"{len(blocks)} blocks (one block must stay free): add block sections or remove "
+                            f"train {tr.name!r}")
+        starts = [s for s, _ in blocks]
+        closed = bool(track.track.closed) if track.track is not None else bool(track.closed)
+        L = track.length
+
+        def block_of(s):
+            if closed and L:
+                x = (s - starts[0]) % L
+                return max(k for k in range(len(starts)) if (starts[k] - starts[0]) % L <= x)
+            ks = [k for k in range(len(starts)) if starts[k] <= s]
+            return ks[-1] if ks else -1
+
+        seen: dict = {}
+        for j, tr in on:
+            for s in tr.car_s():
+                k = block_of(s)
+                if k < 0:
+                    continue
+                if seen.setdefault(k, j) != j:
+                    sec = sections[blocks[k][1]]
+                    raise ctx.error(f"train[{j}].start_s", f"train {tr.name!r} starts in the block of "
+                                    f"{sec.name or f'section[{blocks[k][1]}]'} ({sec.type} from {sec.s_from:g} m), "
+                                    f"where train {trains[seen[k]].name!r} is: trains start in different blocks")
 
 
 def _check_section_overlaps(ctx: _Ctx, sections: list[SectionConfig]) -> None:
@@ -883,6 +947,7 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
         raise ctx.error("train", "the scenario has nothing to simulate: add a [[train]] or a [[body]]")
     joints = [_joint(ctx, t, i, trains, bodies) for i, t in enumerate(_array_of_tables(ctx, document, "joint"))]
     resistance = _resistance(ctx, document)
+    operation = _operation(ctx, document)
 
     _check_section_overlaps(ctx, sections)
     notes: list = []
@@ -906,7 +971,9 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
             if sec.s_to > L + 1e-6:
                 raise ctx.error(f"section[{i}].to", f"{sec.s_to:g} m is beyond the end of the track "
                                 f"{sec.track!r} ({L:.6g} m)")
+        _check_blocks(ctx, trains, sections, tracks)
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
-                    bodies=bodies, joints=joints, resistance=resistance, title=title, description=description,
+                    bodies=bodies, joints=joints, resistance=resistance, operation=operation, title=title,
+                    description=description,
                     document=document, warnings=notes, overrides=dict(overrides or {}))

@@ -92,8 +92,23 @@ class CarConfig:
     hang: float = 1.5
     trolley_mass: float | None = None
     swing_damping: float = 0.0
-    rows: int | None = None  # drawing only: rows of seats (None: from the length)
-    seats_per_row: int | None = None  # drawing only: seats in a row (None: from the width)
+    rows: int | None = None  # rows of seats (None: one per 0.9 m of length)
+    seats_per_row: int | None = None  # seats in a row (None: one per 0.55 m of width)
+    riders: int | None = None  # riders per car, for capacity (None: rows × seats_per_row)
+
+    def seat_layout(self) -> tuple[int, int]:
+        """(rows, seats per row): the keys, else one row per 0.9 m of length and a seat per 0.55 m of width."""
+        rows = self.rows if self.rows else max(1, int(self.length // 0.9))
+        seats = self.seats_per_row if self.seats_per_row else max(1, int(self.width // 0.55))
+        return int(rows), int(seats)
+
+    @property
+    def rider_count(self) -> int:
+        """Riders per car (capacity): ``riders``, else rows × seats per row."""
+        if self.riders is not None:
+            return int(self.riders)
+        rows, seats = self.seat_layout()
+        return rows * seats
 
 
 @dataclass
@@ -148,10 +163,12 @@ class TrainConfig:
 
 @dataclass
 class SectionConfig:
-    """``[[section]]``: a motor (lift, launch, brake, trim, booster) on ``[s_from, s_to]`` m.
+    """``[[section]]``: a motor (lift, launch, brake, trim, booster) or a station on ``[s_from, s_to]`` m.
 
-    speed m/s target (0: a stop brake); max_force N per car; name: optional,
-    unique among the sections (reports say ``section[i]`` when empty).
+    speed m/s target (0: a stop brake; a station's tyres in and out); max_force N per car;
+    name: optional, unique among the sections (reports say ``section[i]`` when empty);
+    block: a lift, brake or booster that ends a block (every station does); dwell s a
+    station holds a train before dispatch.
     """
 
     type: str
@@ -162,6 +179,8 @@ class SectionConfig:
     speed: float
     max_force: float
     name: str = ""
+    block: bool = False
+    dwell: float = 0.0
 
 
 @dataclass
@@ -221,6 +240,18 @@ class ResistanceConfig:
 
 
 @dataclass
+class OperationConfig:
+    """``[operation]``: how trains share a track.
+
+    restitution (0..1, default 0: trains that meet stay together); max_hold s (default 300):
+    a train held longer by a block section is a deadlock (status ``stalled``).
+    """
+
+    restitution: float = 0.0
+    max_hold: float = 300.0
+
+
+@dataclass
 class Scenario:
     """A validated scenario. ``path`` is the scenario file's absolute path;
     ``document`` the raw TOML document after overrides (for reference)."""
@@ -235,6 +266,7 @@ class Scenario:
     resistance: ResistanceConfig
     title: str = ""
     description: str = ""
+    operation: OperationConfig = field(default_factory=OperationConfig)
     document: dict = field(default_factory=dict, repr=False)
     #: warnings raised while loading (a kinked curve fit ...), one line each; summary.json lists them
     warnings: list = field(default_factory=list, repr=False)

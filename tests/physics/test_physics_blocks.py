@@ -1,0 +1,124 @@
+"""Operating a ride (physics/blocks.py): stations, block sections, laps and capacity, on the bundled
+``two_train_coaster`` and on layouts that must fail (a deadlock, bad block layouts)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from trackrider.cli import app
+from trackrider.scenario import load_scenario
+from trackrider.sim import simulate
+
+ROOT = Path(__file__).resolve().parents[2]
+TWO = ROOT / "scenarios" / "two_train_coaster.toml"
+
+
+@pytest.fixture(scope="module")
+def ten_minutes():
+    return simulate(load_scenario(TWO))
+
+
+@pytest.mark.slow
+def test_the_blocks_keep_the_trains_apart_for_ten_minutes(ten_minutes):
+    res = ten_minutes
+    assert res.status == "completed"
+    ts = res.timeseries
+    t, train, block = ts["t"], ts["train"], ts["block"]
+    assert np.all(np.isfinite(block)) and block.min() >= 0 and block.max() <= 3
+    # at no recorded instant do two trains have cars in one block
+    owners = {}
+    for k, name in zip(zip(np.round(t, 6).tolist(), block.tolist()), train.tolist()):
+        owners.setdefault(k, set()).add(name)
+    assert len(owners) >= len(np.unique(t))
+    assert max(len(v) for v in owners.values()) == 1
+    kinds = [e["kind"] for e in res.summary["events"]]
+    assert "collision" not in kinds
+    assert res.summary["simulated_s"] == pytest.approx(600.0)
+
+
+@pytest.mark.slow
+def test_dispatches_laps_and_throughput_agree(ten_minutes):
+    s = ten_minutes.summary
+    op = s["operation"]
+    ev = s["events"]
+    dispatch = [e for e in ev if e["kind"] == "dispatch"]
+    assert op["stations"]["station"]["dispatches"] == len(dispatch)
+    for name in ("red", "blue"):
+        laps = [e for e in ev if e["kind"] == "lap" and e["train"] == name]
+        n_disp = sum(1 for e in dispatch if e["train"] == name)
+        assert op["trains"][name]["laps"] == len(laps) >= 3      # every train completes its laps
+        # a lap ends at the station (block 0's start) and starts at the previous one
+        assert n_disp - 1 <= len(laps) <= n_disp
+        assert op["trains"][name]["mean_lap_time"] == pytest.approx(np.mean([e["lap_time"] for e in laps]))
+    # trains alternate at the station
+    assert all(a["train"] != b["train"] for a, b in zip(dispatch, dispatch[1:]))
+    t0 = max(min(e["t"] for e in dispatch if e["train"] == n) for n in ("red", "blue"))
+    after = sum(1 for e in dispatch if e["t"] > t0)
+    tph = 3600.0 * after / (600.0 - t0)
+    assert op["throughput_trains_per_hour"] == pytest.approx(tph)
+    assert op["riders_per_hour"] == pytest.approx(tph * 12)     # 3 cars × 2 rows × 2 seats
+    # holds and releases alternate per section and add up to the time held (a hold still on at the
+    # end counts up to the end of the run)
+    for name, info in op["block_sections"].items():
+        marks = [e for e in ev if e["kind"] in ("block_hold", "block_release") and e["section"] == name]
+        assert [e["kind"] for e in marks] == ["block_hold", "block_release"] * (len(marks) // 2) + (
+            ["block_hold"] if len(marks) % 2 else [])
+        total = sum(e["held_s"] for e in marks if e["kind"] == "block_release")
+        if len(marks) % 2:
+            total += 600.0 - marks[-1]["t"]
+        assert info["held_s"] == pytest.approx(total, abs=1e-6)
+    mean_iv = op["stations"]["station"]["mean_dispatch_interval"]
+    assert mean_iv == pytest.approx(np.mean(np.diff([e["t"] for e in dispatch])))
+
+
+def test_a_dwell_longer_than_max_hold_ends_stalled_naming_the_held_train():
+    """The station keeps red for 400 s while blue waits on the final brake: blue's hold passes
+    max_hold (300 s) and the run ends ``stalled`` at t ≈ 300 s, not at the end of the hour."""
+    res = simulate(load_scenario(TWO, overrides={"section.station.dwell": 400.0, "simulation.duration": 3600.0}))
+    assert res.status == "stalled"
+    assert "blue" in res.message and "final brake" in res.message
+    assert res.summary["simulated_s"] == pytest.approx(300.0, abs=0.01)
+    stall = [e for e in res.summary["events"] if e["kind"] == "stalled"]
+    assert stall and stall[0]["train"] == "blue" and stall[0]["section"] == "final brake"
+
+
+def _variant(tmp_path, old, new, count=1):
+    text = TWO.read_text(encoding="utf-8")
+    assert text.count(old) == count, old
+    p = tmp_path / "variant.toml"
+    p.write_text(text.replace(old, new), encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("old,new,says", [
+    ("from = 219.0\nto = 251.0", "from = 219.0\nto = 224.0", "shorter than train 'red'"),
+    ("start_s = 27.0", "start_s = 640.0", "starts in the block of final brake"),
+    ("start_s = 664.0", "start_s = 20.0", "starts in the block of station"),
+    ('type = "brake"\nfrom = 219.0', 'type = "trim"\nfrom = 219.0', "cannot end a block"),
+    ("speed = 4.0\nmax_force = 10000.0\nblock = true", "speed = 4.0\nmax_force = 10000.0\nblock = true\ndwell = 3.0",
+     "applies to stations only"),
+])
+def test_bad_block_layouts_are_one_line_errors(tmp_path, old, new, says):
+    p = _variant(tmp_path, old, new)
+    r = CliRunner().invoke(app, ["validate", str(p)])
+    assert r.exit_code == 2
+    line = r.output.strip()
+    assert line.startswith("error:") and "\n" not in line and str(p) in line and says in line, line
+
+
+def test_as_many_trains_as_blocks_is_refused(tmp_path):
+    third = ('\n[[train]]\nname = "green"\ntrack = "circuit"\ncars = 3\nstart_s = 240.0\n[train.car]\n'
+             'mass = 600.0\nlength = 2.0\n[train.coupling]\ngap = 0.5\n\n[[train]]\nname = "white"\n'
+             'track = "circuit"\ncars = 3\nstart_s = 100.0\n[train.car]\nmass = 600.0\nlength = 2.0\n')
+    p = _variant(tmp_path, "\n[[section]]\nname = \"station\"", third + "\n[[section]]\nname = \"station\"")
+    r = CliRunner().invoke(app, ["validate", str(p)])
+    assert r.exit_code == 2 and "4 trains" in r.output and "more than 4 blocks" in r.output, r.output
+
+
+def test_scenarios_without_block_sections_have_no_block_column_or_operation(tmp_path):
+    res = simulate(load_scenario(ROOT / "scenarios" / "pendulum.toml"), duration=0.2)
+    assert "block" not in res.timeseries and "operation" not in res.summary
+    assert "block" not in res.summary["columns"]

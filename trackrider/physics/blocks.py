@@ -1,0 +1,379 @@
+"""The block logic of a ride: stations, block sections, laps (Python, between kernel calls).
+
+A *block section* is every ``station`` and every lift/brake/booster with ``block = True``. On each
+track the block sections, in order of ``from`` along +s, start the *blocks*: block k runs from
+the start of block section k to the start of the next (wrapping on a closed track; on an open
+track the stretch before the first block section is in no block, −1). Blocks are numbered from
+the first station along the track, else from the first block section.
+
+Rule: a train may leave a block section (its lead car pass ``to``) only when the next block has
+no car of another train. The logic sets each block section's mode (``operation.py``): *hold*
+(stop the train's lead car at ``hold_s``, a little before ``to``) while the next block is not
+clear, else the section's own behaviour (a block brake then drives at ``speed``, like a
+booster). A station holds every arriving train, counts ``dwell`` from its stop, and dispatches
+(mode *drive*) when the dwell is over and the next block is clear.
+
+It runs when the kernel's watch (``operation.watch``) stops a call: a car crossed a block start,
+a block section's end or a station's stop mark, or a timer (dwell, ``max_hold``) ran out.
+Occupancy is recomputed from the cars' positions each time, so the logic has no state that can
+drift from the physics other than the stations' dwell clocks and the holds' start times.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from trackrider.physics import channels as ch
+
+#: the lead car stops this far before a held block section's ``to`` (m, at most)
+HOLD_MARGIN = 1.0
+#: a station's stop mark: its dwell starts when the lead car is this close to the stop point (m)
+STOP_MARK = 0.02
+#: deceleration of the stopping profile (m/s², at most half what the section's force gives a car)
+HOLD_DECEL = 1.5
+
+MODE_OWN, MODE_HOLD, MODE_DRIVE = 0, 1, 2
+
+
+class Operation:
+    """Block sections, stations and laps of one world; updates ``ops`` and logs events.
+
+    ``events``: dicts with ``t``, ``train``, ``car``, ``kind`` and the kind's own keys, in time
+    order. ``stalled``: None, or (t, message) once a hold lasted longer than ``max_hold``.
+    """
+
+    def __init__(self, world, ops, max_hold: float):
+        self.world = world
+        self.ops = ops
+        self.dt = world.dt
+        self.max_hold = float(max_hold)
+        self.events: list[dict] = []
+        self.stalled = None
+        trains = world.trains
+        self.train_names = [t["name"] for t in trains]
+        self.train_cars = [list(range(world._car0[k], world._car0[k] + t["n"])) for k, t in enumerate(trains)]
+        self.car_train = np.full(world.ncars, -1, np.int64)
+        for k, cars in enumerate(self.train_cars):
+            self.car_train[cars] = k
+        self.sections = world._section_table()      # dicts: kind, track, from, to, speed, fmax, block, dwell, name
+        self.block_sections = [i for i, s in enumerate(self.sections) if s["block"]]
+        # blocks per track: ordered block-section indices along +s, numbered from the first station
+        self.track_blocks: dict[int, list[int]] = {}
+        for i in self.block_sections:
+            self.track_blocks.setdefault(self.sections[i]["track"], []).append(i)
+        self.block_of_section: dict[int, tuple[int, int]] = {}
+        self.loop = {tk: (world._tracks[tk].length if world._tracks[tk].closed else 0.0)
+                     for tk in range(len(world._tracks))}
+        for tk, lst in self.track_blocks.items():
+            lst.sort(key=lambda i: self.sections[i]["from"])
+            if self.loop[tk] > 0.0:     # a circuit: numbered from its first station
+                first = next((k for k, i in enumerate(lst) if self.sections[i]["kind"] == "station"), 0)
+                lst[:] = lst[first:] + lst[:first]
+            for k, i in enumerate(lst):
+                self.block_of_section[i] = (tk, k)
+        self.length = {tk: world._tracks[tk].length for tk in range(len(world._tracks))}
+        # per section state
+        n = len(self.sections)
+        self.held_train = [-1] * n        # the train a hold acts on (block_hold logged), −1 none
+        self.hold_since = [math.nan] * n
+        self.held_total = [0.0] * n
+        self.station_state = ["empty"] * n   # empty | arriving | dwelling | waiting | dispatching
+        self.station_train = [-1] * n
+        self.dwell_end = [math.nan] * n
+        self.dispatches: dict[int, list[float]] = {i: [] for i in self.block_sections
+                                                   if self.sections[i]["kind"] == "station"}
+        self.dispatch_train: list[tuple[float, int]] = []
+        # laps: the line is the start of block 0 of the train's track
+        self.lap_line = {tk: self.sections[lst[0]]["from"] for tk, lst in self.track_blocks.items()}
+        self.lap_prev = [math.nan] * len(trains)
+        self.laps: list[list[float]] = [[] for _ in trains]
+        self.contact_pairs = []   # (behind train, ahead train) per contact, set by World
+        self._init_ops()
+
+    # ------------------------------------------------------------------ geometry
+    def _wrap(self, tk, d):
+        L = self.loop[tk]
+        return d % L if L > 0.0 else d
+
+    def in_section(self, i, s):
+        sec = self.sections[i]
+        d = self._wrap(sec["track"], s - sec["from"])
+        return 0.0 <= d <= sec["to"] - sec["from"]
+
+    def blocks_at(self, tk, s) -> np.ndarray:
+        """Block (numbered from block 0 of track ``tk``) of points at ``s`` (array); −1 none."""
+        s = np.asarray(s, dtype=float)
+        lst = self.track_blocks.get(tk)
+        if not lst:
+            return np.full(s.shape, -1, np.int64)
+        starts = np.array([self.sections[i]["from"] for i in lst])
+        L = self.loop[tk]
+        if L > 0.0:
+            rel = (starts - starts[0]) % L
+            return np.searchsorted(rel, (s - starts[0]) % L, side="right").astype(np.int64) - 1
+        return np.searchsorted(starts, s, side="right").astype(np.int64) - 1
+
+    def block_index(self, tk, s):
+        return int(self.blocks_at(tk, [s])[0])
+
+    def car_blocks(self, s, on_track) -> np.ndarray:
+        """(ncars,) block of every car (−1 none / off its track)."""
+        s = np.asarray(s, dtype=float)
+        out = np.full(len(s), -1, np.int64)
+        tracks = np.asarray(self.world.cars.track[: len(s)])
+        for tk in self.track_blocks:
+            sel = (tracks == tk) & (np.asarray(on_track[: len(s)]) != 0)
+            out[sel] = self.blocks_at(tk, s[sel])
+        return out
+
+    @property
+    def has_blocks(self) -> bool:
+        return bool(self.block_sections)
+
+    def block_column(self, samples) -> np.ndarray:
+        """(m, n_entities) the ``block`` column of recorded samples: each car's block from its ``s``
+        (−1 none), NaN for free bodies and cars off their track."""
+        s = samples[:, :, ch.S]
+        out = np.full(s.shape, np.nan)
+        nc = self.world.ncars
+        out[:, :nc] = np.where(np.isfinite(s[:, :nc]), -1.0, np.nan)
+        tracks = np.asarray(self.world.cars.track[:nc])
+        for tk in self.track_blocks:
+            cols = np.flatnonzero(tracks == tk)
+            if cols.size:
+                sub = s[:, cols]
+                ok = np.isfinite(sub)
+                val = np.where(ok, self.blocks_at(tk, np.where(ok, sub, 0.0)), np.nan)
+                out[:, cols] = val
+        return out
+
+    def _init_ops(self):
+        w, ops = self.world, self.ops
+        for i, sec in enumerate(self.sections):
+            ops.loop[i] = self.loop[sec["track"]]
+            if not sec["block"]:
+                continue
+            longest = max([self._train_length(k) for k in range(len(self.train_cars))
+                           if w.trains[k]["track"] == sec["track"]] or [0.0])
+            span = sec["to"] - sec["from"]
+            margin = min(HOLD_MARGIN, max(0.0, 0.5 * (span - longest)))
+            ops.hold_s[i] = sec["to"] - margin
+            mass = max([w.trains[k]["mass"] for k in range(len(self.train_cars))
+                        if w.trains[k]["track"] == sec["track"]] or [1.0])
+            ops.decel[i] = max(1e-3, min(HOLD_DECEL, 0.5 * sec["fmax"] / mass))
+        for k, t in enumerate(w.trains):
+            for c, b in enumerate(self.train_cars[k]):
+                ops.lead_off[b] = t["s"][0] - t["s"][c]
+        pts, ptr = [], []
+        for i in self.block_sections:
+            sec = self.sections[i]
+            pts += [sec["from"], sec["to"]]
+            ptr += [sec["track"], sec["track"]]
+            if sec["kind"] == "station":
+                pts.append(ops.hold_s[i] - STOP_MARK)
+                ptr.append(sec["track"])
+        ops.points[:] = pts
+        ops.ptrack[:] = ptr
+
+    def _train_length(self, k):
+        t = self.world.trains[k]
+        return t["s"][0] - t["s"][-1] + t["length"]
+
+    @staticmethod
+    def points_count(world) -> int:
+        return sum(3 if s["kind"] == "station" else 2 for s in world._section_table() if s["block"])
+
+    # ------------------------------------------------------------------ events
+    def _event(self, t, train, kind, car=1, **extra):
+        ev = {"t": float(t), "train": self.train_names[train], "car": int(car), "kind": kind}
+        ev.update(extra)
+        self.events.append(ev)
+
+    def section_name(self, i):
+        return self.sections[i]["name"] or f"section[{i}]"
+
+    # ------------------------------------------------------------------ the logic
+    def update(self, step: int, first: bool = False):
+        """Run the logic at the end of step ``step`` (``first``: before the first step)."""
+        w, ops = self.world, self.ops
+        t = step * self.dt
+        cars = w.cars
+        s = cars.s[: w.ncars]
+        on = cars.on_track[: w.ncars]
+        blocks = self.car_blocks(s, on)
+        if not first:
+            self._hits(t)
+            self._laps(t, s, on)
+        # occupancy: block (track, k) -> set of trains
+        occ: dict[tuple[int, int], set] = {}
+        for b in range(w.ncars):
+            if blocks[b] >= 0:
+                occ.setdefault((int(cars.track[b]), int(blocks[b])), set()).add(int(self.car_train[b]))
+        for i in self.block_sections:
+            sec = self.sections[i]
+            tk, k = self.block_of_section[i]
+            nxt = (tk, (k + 1) % len(self.track_blocks[tk])) if self.loop[tk] > 0.0 else (tk, k + 1)
+            inside = sorted({int(self.car_train[b]) for b in range(w.ncars)
+                             if on[b] and cars.track[b] == tk and self.in_section(i, float(s[b]))})
+            train = inside[0] if inside else -1
+            others = occ.get(nxt, set()) - {train}
+            if nxt[1] >= len(self.track_blocks[tk]):
+                others = set()           # an open track's last block: nothing ahead to wait for
+            clear = not others
+            if sec["kind"] == "station":
+                mode = self._station(i, t, train, clear, s, first)
+            else:
+                mode = MODE_OWN if clear else MODE_HOLD
+                if clear and sec["kind"] == "brake":
+                    mode = MODE_DRIVE
+                lead_inside = train >= 0 and self.in_section(i, float(s[self.train_cars[train][0]]))
+                self._hold_log(i, t, train if (mode == MODE_HOLD and lead_inside) else -1)
+            ops.mode[i] = mode
+        self._timers(step)
+
+    def _station(self, i, t, train, clear, s, first):
+        state = self.station_state[i]
+        if train < 0:
+            self.station_state[i], self.station_train[i] = "empty", -1
+            self._hold_log(i, t, -1)
+            return MODE_HOLD
+        if state in ("empty", "dispatching") and train != self.station_train[i]:
+            state = "dwelling" if first else "arriving"
+            self.station_train[i] = train
+            if first:
+                self.dwell_end[i] = self.sections[i]["dwell"]
+        if state == "arriving":
+            tk = self.sections[i]["track"]
+            d = self.ops.hold_s[i] - float(s[self.train_cars[train][0]])
+            if self.loop[tk] > 0.0:
+                d = (d + 0.5 * self.loop[tk]) % self.loop[tk] - 0.5 * self.loop[tk]
+            if d <= STOP_MARK + 1e-9:
+                state = "dwelling"
+                self.dwell_end[i] = t + self.sections[i]["dwell"]
+        if state == "dwelling" and t >= self.dwell_end[i] - 0.5 * self.dt:
+            state = "waiting"
+        if state == "waiting":
+            if clear:
+                self._hold_log(i, t, -1)
+                state = "dispatching"
+                self._event(t, train, "dispatch", section=self.section_name(i))
+                self.dispatches[i].append(t)
+                self.dispatch_train.append((t, train))
+            else:
+                self._hold_log(i, t, train)
+        self.station_state[i] = state
+        return MODE_DRIVE if state == "dispatching" else MODE_HOLD
+
+    def _hold_log(self, i, t, train):
+        """Keep the hold of section ``i`` on ``train`` (−1: none) and log its start and end."""
+        cur = self.held_train[i]
+        if cur == train:
+            return
+        if cur >= 0:
+            held = t - self.hold_since[i]
+            self.held_total[i] += held
+            self._event(t, cur, "block_release", section=self.section_name(i), held_s=held)
+        if train >= 0:
+            self.hold_since[i] = t
+            self._event(t, train, "block_hold", section=self.section_name(i))
+        self.held_train[i] = train
+
+    def _timers(self, step):
+        """The step at which the logic must run again: the next dwell end or max_hold."""
+        nxt = math.inf
+        for i in self.block_sections:
+            if self.station_state[i] == "dwelling":
+                nxt = min(nxt, self.dwell_end[i])
+            if self.held_train[i] >= 0:
+                t_stall = self.hold_since[i] + self.max_hold
+                if step * self.dt >= t_stall - 0.5 * self.dt and self.stalled is None:
+                    name = self.train_names[self.held_train[i]]
+                    self.stalled = (step * self.dt, f"{name} held at {self.section_name(i)} for more than "
+                                                    f"max_hold = {self.max_hold:g} s: the blocks are deadlocked")
+                    self._event(step * self.dt, self.held_train[i], "stalled", section=self.section_name(i))
+                nxt = min(nxt, t_stall)
+        self.ops.until[0] = -1 if not math.isfinite(nxt) else max(step + 1, int(math.ceil(nxt / self.dt - 1e-9)))
+
+    def _hits(self, t):
+        ops = self.ops
+        n = int(ops.nhits[0])
+        for h in range(n):
+            step, c, vc = int(ops.hits[h, 0]), int(ops.hits[h, 1]), float(ops.hits[h, 2])
+            tb, ta = self.contact_pairs[c]
+            th = step * self.dt
+            na = len(self.train_cars[ta])
+            self._event(th, tb, "collision", car=1, other_train=self.train_names[ta], other_car=na,
+                        closing_speed=vc)
+            self._event(th, ta, "collision", car=na, other_train=self.train_names[tb], other_car=1,
+                        closing_speed=vc)
+        ops.nhits[0] = 0
+
+    def _laps(self, t, s, on):
+        """A lap: the lead car crossed its track's lap line forwards in the last step."""
+        for k, cars in enumerate(self.train_cars):
+            b = cars[0]
+            tk = int(self.world.cars.track[b])
+            if tk not in self.lap_line or not on[b] or self.loop[tk] <= 0.0:
+                continue
+            L = self.loop[tk]
+            s0, s1 = float(self.ops.s_old[b]), float(s[b])
+            dmove = (s1 - s0 + 0.5 * L) % L - 0.5 * L
+            x = (self.lap_line[tk] - s0 + 0.5 * L) % L - 0.5 * L
+            if dmove > 0.0 and 0.0 < x <= dmove:
+                if not math.isnan(self.lap_prev[k]):
+                    lap = t - self.lap_prev[k]
+                    self.laps[k].append(lap)
+                    self._event(t, k, "lap", lap_time=lap)
+                self.lap_prev[k] = t
+
+    def start(self):
+        """Before the first step: trains that start in block 0 start their first lap at t = 0."""
+        w = self.world
+        for k, cars in enumerate(self.train_cars):
+            b = cars[0]
+            tk = int(w.cars.track[b])
+            if tk in self.track_blocks and self.loop[tk] > 0.0 and self.block_index(tk, float(w.cars.s[b])) == 0:
+                self.lap_prev[k] = 0.0
+        self.update(0, first=True)
+
+    def finish(self, t_end):
+        """Close the holds still on at the end of the run (their time counts up to ``t_end``)."""
+        for i in self.block_sections:
+            if self.held_train[i] >= 0:
+                self.held_total[i] += t_end - self.hold_since[i]
+
+    # ------------------------------------------------------------------ summary
+    def summary(self, t_end: float, riders: list[int]) -> dict:
+        """``summary.json``'s ``operation``: laps, dispatches, holds, throughput."""
+        trains = {}
+        for k, name in enumerate(self.train_names):
+            laps = self.laps[k]
+            trains[name] = {"laps": len(laps), "mean_lap_time": (sum(laps) / len(laps)) if laps else None,
+                            "riders": int(riders[k])}
+        stations = {}
+        for i, times in self.dispatches.items():
+            iv = np.diff(times)
+            stations[self.section_name(i)] = {"dispatches": len(times),
+                                              "mean_dispatch_interval": float(iv.mean()) if iv.size else None}
+        blocks = {self.section_name(i): {"held_s": float(self.held_total[i]), "type": self.sections[i]["kind"]}
+                  for i in self.block_sections}
+        firsts = {}
+        for tt, k in self.dispatch_train:
+            firsts.setdefault(k, tt)
+        throughput = riders_per_hour = None
+        if firsts and len(firsts) == len(self.train_names) and t_end > max(firsts.values()):
+            t0 = max(firsts.values())
+            after = [k for tt, k in self.dispatch_train if tt > t0]
+            throughput = 3600.0 * len(after) / (t_end - t0)
+            riders_per_hour = 3600.0 * sum(int(riders[k]) for k in after) / (t_end - t0)
+        return {"trains": trains, "stations": stations, "block_sections": blocks,
+                "throughput_trains_per_hour": throughput,
+                "riders_per_hour": riders_per_hour}
+
+
+def section_kind_name(code: int) -> str:
+    for k, v in ch.SECTION_KINDS.items():
+        if v == code:
+            return k
+    return "?"
