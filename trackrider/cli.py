@@ -251,6 +251,16 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
         f"status: {summary.get('status', '?')}    events: {len(events)} ({ev_text})",
         f"simulated {sim_s:.2f} s in {wall:.2f} s wall time ({speed}), {summary.get('steps', '?')} steps",
     ]
+    op = summary.get("operation")
+    if op:      # a ride with stations / block sections: its capacity and holds
+        tph, rph = op.get("throughput_trains_per_hour"), op.get("riders_per_hour")
+        held = ", ".join(f"{k} {v['held_s']:.0f} s" for k, v in (op.get("block_sections") or {}).items()
+                         if v.get("held_s"))
+        lines.append("operation: " + ("no full dispatch cycle yet" if tph is None
+                                      else f"{tph:.1f} trains/h, {rph:.0f} riders/h")
+                     + (f"; held: {held}" if held else ""))
+    if summary.get("status") == "stalled" and summary.get("message"):
+        lines.append(f"stalled: {summary['message']}")
     if out_dir is not None:
         lines.append(f"outputs: {out_dir / 'timeseries.csv'}, {out_dir / 'summary.json'}")
     return table, lines

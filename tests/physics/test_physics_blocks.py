@@ -122,3 +122,35 @@ def test_scenarios_without_block_sections_have_no_block_column_or_operation(tmp_
     res = simulate(load_scenario(ROOT / "scenarios" / "pendulum.toml"), duration=0.2)
     assert "block" not in res.timeseries and "operation" not in res.summary
     assert "block" not in res.summary["columns"]
+
+
+def test_on_an_open_line_a_train_that_runs_off_the_end_frees_its_block():
+    """A railway-like line: B waits in its block section (a block booster) while A is in the next
+    block, and goes on at the section's speed once A has run off the end of the line; no laps."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import analytic
+    from analytic import run
+    from trackrider.physics import CarSpec, World
+    from trackrider.physics import channels as ch
+
+    w = World(dt=1e-3)
+    k = w.add_track(analytic.straight(700.0))
+    car = CarSpec(mass=500.0, length=2.0, width=1.2, height=1.0)
+    w.add_train("A", k, 2, car, start_s=470.0, start_speed=10.0)
+    w.add_train("B", k, 2, car, start_s=110.0, start_speed=10.0)
+    w.add_section("booster", k, 80.0, 130.0, speed=10.0, max_force=5000.0, block=True, name="signal 1")
+    w.add_section("booster", k, 400.0, 450.0, speed=10.0, max_force=5000.0, block=True, name="signal 2")
+    t, r, st = run(w, 60000, 100)
+    assert st.ok
+    a_off = t[np.argmax(np.isnan(r[:, 1, ch.S]) | ((r[:, 1, ch.FLAGS].astype(int) & ch.RAN_OFF) != 0))]
+    assert 20.0 < a_off < 25.0                       # A's last car leaves the line at s = 700
+    held = (t > 5.0) & (t < a_off - 0.5)
+    assert np.all(r[held, 2, ch.S] <= 130.0 - 0.5)  # B's lead stops short of its section's end ...
+    assert np.all(np.abs(r[held & (t > 15.0), 2, ch.SPEED]) < 0.01)
+    # ... and goes on, driven by the last metres of its booster (a frictionless line: it coasts)
+    assert r[-1, 2, ch.S] > 300.0 and r[-1, 2, ch.SPEED] > 2.0
+    kinds = [e["kind"] for e in w.operation.events]
+    assert "lap" not in kinds and "collision" not in kinds
+    assert [e["kind"] for e in w.operation.events if e["train"] == "B"][:2] == ["block_hold", "block_release"]

@@ -9,8 +9,8 @@ the first station along the track, else from the first block section.
 Rule: a train may leave a block section (its lead car pass ``to``) only when the next block has
 no car of another train. The logic sets each block section's mode (``operation.py``): *hold*
 (stop the train's lead car at ``hold_s``, a little before ``to``) while the next block is not
-clear, else the section's own behaviour (a block brake then drives at ``speed``, like a
-booster). A station holds every arriving train, counts ``dwell`` from its stop, and dispatches
+clear, else the section's own behaviour (a block brake or booster then drives towards +s at
+``speed``). A station holds every arriving train, counts ``dwell`` from its stop, and dispatches
 (mode *drive*) when the dwell is over and the next block is clear.
 
 It runs when the kernel's watch (``operation.watch``) stops a call: a car crossed a block start,
@@ -225,8 +225,8 @@ class Operation:
                 mode = self._station(i, t, train, clear, s, first)
             else:
                 mode = MODE_OWN if clear else MODE_HOLD
-                if clear and sec["kind"] == "brake":
-                    mode = MODE_DRIVE
+                if clear and sec["kind"] in ("brake", "booster"):
+                    mode = MODE_DRIVE   # drive tyres towards +s (a booster's own rule reads the sign of v)
                 lead_inside = train >= 0 and self.in_section(i, float(s[self.train_cars[train][0]]))
                 self._hold_log(i, t, train if (mode == MODE_HOLD and lead_inside) else -1)
             ops.mode[i] = mode
