@@ -183,7 +183,7 @@ def test_timeline_marks_collisions_deadlocks_and_shared_blocks():
     svg = ET.fromstring(svg_text)
     assert len(_shapes(_groups(svg, "blocks-collisions"))) == 2
     text = " ".join(el.text or "" for el in svg.iter(f"{SVG}text"))
-    assert "stalled: red held at lift" in text and "two trains in one block" in text
+    assert "stalled at 9.5 s: red held at lift longer than max_hold" in text and "two trains in one block" in text
     assert "block 2: section[3] (brake)" in text and "block 0: st (station)" in text
     # the open hold runs to the end of the run
     holds = _groups(svg, "blocks-holds-")
@@ -206,3 +206,23 @@ def test_intervals_and_shared_blocks():
               {"train": "a", "track": "x", "k": 1, "i0": 3, "i1": 9},
               {"train": "b", "track": "x", "k": 1, "i0": 9, "i1": 12}]     # one common instant: shared
     assert shared_blocks(visits) == [{"track": "x", "k": 1, "trains": ("a", "b"), "i0": 9, "i1": 9}]
+
+
+def test_deadlocked_ride(tmp_path):
+    """max_hold = 5 s: blue, held on the final brake while red loads in the station, stalls the run at 5 s."""
+    out = tmp_path / "stalled"
+    result = CliRunner().invoke(app, ["run", str(ROOT / "scenarios" / "two_train_coaster.toml"), "--out", str(out),
+                                      "--duration", "60", "--set", "operation.max_hold=5", "-q", "--report"])
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "stalled"
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "the blocks are deadlocked (see the events)" in page
+    assert ("train blue had been held by final brake longer than max_hold: the blocks are deadlocked and the "
+            "run ends.") in page
+    assert "<b>Throughput</b>: not known" in page
+    svg = _timeline_svg(page)
+    text = " ".join(el.text or "" for el in svg.iter(f"{SVG}text"))
+    assert "stalled at 5.0 s: blue held at final brake longer than max_hold" in text
+    # the hold still on at the end is drawn (hatched, on the final brake's lane 3)
+    assert [g.get("id") for g in _groups(svg, "blocks-holds-")] == ["blocks-holds-3"]

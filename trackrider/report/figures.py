@@ -435,10 +435,10 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
                 col_x.append(float(ev["t"]))
                 col_y.append(y)
         elif kind == "stalled" and ev.get("section") and ev.get("t") is not None:
-            ax.axvline(float(ev["t"]), color="#b71c1c", lw=1.2, ls="--", zorder=4)
-            ax.annotate(f"stalled: {ev.get('train')} held at {ev.get('section')}", (float(ev["t"]), 1.0),
-                        xycoords=("data", "axes fraction"), xytext=(-4, -10), textcoords="offset points",
-                        ha="right", fontsize=8, color="#b71c1c")
+            ax.axvline(float(ev["t"]), color="#b71c1c", lw=1.5, ls="--", zorder=4)
+            handles.append(Line2D([], [], color="#b71c1c", lw=1.5, ls="--",
+                                  label=f"stalled at {float(ev['t']):.1f} s: {ev.get('train')} held at "
+                                        f"{ev.get('section')} longer than max_hold"))
     if disp_x:
         pts = ax.scatter(disp_x, disp_y, marker="v", s=30, c=disp_c, edgecolors="0.1", linewidths=0.5, zorder=5)
         pts.set_gid("dispatches")

@@ -222,11 +222,13 @@ def _operation_event(ev: dict, units: Units):
 def operation_table(run) -> str:
     """Capacity (trains and riders an hour), laps per train, dispatches per station, holds per block section."""
     op = run.operation or {}
-    out = [f"<p><b>Throughput</b>: {_num(op.get('throughput_trains_per_hour'), '{:.1f}')} trains an hour, "
-           f"{_num(op.get('riders_per_hour'), '{:.0f}')} riders an hour (dispatches after every train's first "
-           "dispatch, over the time from then to the end of the run"
-           + ("; not known until every train has been dispatched once" if op.get("throughput_trains_per_hour")
-              is None else "") + ").</p>"]
+    if _finite(op.get("throughput_trains_per_hour")):
+        out = [f"<p><b>Throughput</b>: {op['throughput_trains_per_hour']:.1f} trains an hour, "
+               f"{_num(op.get('riders_per_hour'), '{:.0f}')} riders an hour (the dispatches after every train's "
+               "first dispatch, over the time from then to the end of the run).</p>"]
+    else:
+        out = ["<p><b>Throughput</b>: not known — it counts the dispatches after every train's first dispatch, "
+               "and not every train was dispatched before the run ended.</p>"]
     trains = op.get("trains") or {}
     if trains:
         out.append('<table><tr><th class="l">train</th><th>riders</th><th>laps</th><th>mean lap time (s)</th>'
