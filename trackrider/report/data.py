@@ -28,6 +28,7 @@ class Section:
     track: str
     s_from: float
     s_to: float
+    block: bool = False
 
 
 @dataclass
@@ -50,6 +51,7 @@ class TrainData:
     sections: list[Section] = field(default_factory=list)
     car_mass: float | None = None
     gravity: float = G0
+    colour: str = "#1e5adc"
 
     def car_index(self, car: int) -> int:
         return self.cars.index(car)
@@ -72,6 +74,13 @@ class RunData:
     title: str
     description: str
     scenario_note: str = ""
+    block_lanes: dict = field(default_factory=dict)
+
+    @property
+    def operation(self) -> dict | None:
+        """``summary.json``'s ``operation`` (a run with stations or block sections), else None."""
+        op = self.summary.get("operation")
+        return op if isinstance(op, dict) else None
 
     @property
     def name(self) -> str:
@@ -87,7 +96,7 @@ class RunData:
 #: columns a report draws from
 SERIES = ("s", "x", "y", "z", "speed", "accel", "g_vertical_filtered", "g_lateral_filtered",
           "g_longitudinal_filtered", "wheel_load", "wheel_load_inner", "l_over_v", "lateral_load",
-          "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "flags")
+          "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "flags", "block")
 
 
 def load_scenario_of(summary: dict, results_dir):
@@ -134,7 +143,7 @@ def load_run(results_dir) -> RunData:
     scenario, note = load_scenario_of(summary, d)
 
     trains = []
-    for name, tsum in (summary.get("trains") or {}).items():
+    for i, (name, tsum) in enumerate((summary.get("trains") or {}).items()):
         idx = [j for j, (a, _) in enumerate(labels) if a == name]
         if not idx:
             continue
@@ -145,11 +154,13 @@ def load_run(results_dir) -> RunData:
         tr = TrainData(name=name, cars=[labels[j][1] for j in idx], wheels=str(tsum.get("wheels", "coaster")),
                        series=series, summary=tsum)
         _attach_track(tr, scenario)
+        tr.colour = train_colour(scenario, name, i)
         trains.append(tr)
     title = summary.get("title") or (scenario.title if scenario is not None else "") or d.name
     description = scenario.description if scenario is not None else ""
     return RunData(path=d, summary=summary, t=t, trains=trains, title=str(title),
-                   description=str(description or ""), scenario_note=note)
+                   description=str(description or ""), scenario_note=note,
+                   block_lanes=block_lanes(scenario) if isinstance(summary.get("operation"), dict) else {})
 
 
 def track_profile(scenario, train_name: str):
@@ -167,7 +178,7 @@ def track_profile(scenario, train_name: str):
     s = np.linspace(0.0, length, n)
     xyz = np.asarray(tc.track.frames(s).position, dtype=float)
     sections = [Section(label=getattr(sec, "name", "") or f"section[{i}]", type=sec.type, track=sec.track,
-                        s_from=float(sec.s_from), s_to=float(sec.s_to))
+                        s_from=float(sec.s_from), s_to=float(sec.s_to), block=bool(getattr(sec, "block", False)))
                 for i, sec in enumerate(scenario.sections) if sec.track_index == config.track_index]
     return config, tc.name, s, xyz, sections
 
@@ -224,3 +235,125 @@ def sections_of(tr: TrainData, s: float | None) -> str | None:
         if sec.s_from <= s <= sec.s_to:
             return sec.label
     return None
+
+
+# --------------------------------------------------------------------------- operation
+
+
+def train_colour(scenario, name: str, index: int) -> str:
+    """``#rrggbb`` of a train as the rendered video draws it (``render.spec``): ``train.color``, else its
+    name when that names a colour ("red"), else the index-th of the video's train colours."""
+    from trackrider.colours import parse_colour
+    from trackrider.render.spec import TRAIN_COLOURS
+
+    config = next((c for c in scenario.trains if c.name == name), None) if scenario is not None else None
+    rgb = tuple(config.color) if config is not None and getattr(config, "color", None) else None
+    if rgb is None and not name.startswith("#"):
+        rgb = parse_colour(name)
+    if rgb is None:
+        rgb = TRAIN_COLOURS[index % len(TRAIN_COLOURS)]
+    return "#{:02x}{:02x}{:02x}".format(*(int(c) for c in rgb))
+
+
+@dataclass
+class BlockLane:
+    """Block ``k`` of track ``track``: it starts at the block section ``label`` (``type``, from ``s_from`` m)."""
+
+    track: str
+    k: int
+    label: str
+    type: str
+    s_from: float
+
+
+def block_lanes(scenario) -> dict:
+    """``{(track name, k): BlockLane}``: the blocks of each track as ``physics.blocks`` numbers them.
+
+    The block sections (stations, and lifts, brakes and boosters with ``block = true``) of a
+    track in order of ``from`` each start a block; on a closed track they are counted from the
+    first station. Empty without the scenario.
+    """
+    if scenario is None:
+        return {}
+    lanes = {}
+    for tk, tc in enumerate(scenario.tracks):
+        secs = sorted(((float(sec.s_from), i, sec) for i, sec in enumerate(scenario.sections)
+                       if sec.track_index == tk and getattr(sec, "block", False)), key=lambda x: x[0])
+        if not secs:
+            continue
+        closed = bool(getattr(tc.track, "closed", False) if tc.track is not None else tc.closed)
+        if closed:
+            first = next((j for j, (_, _, sec) in enumerate(secs) if sec.type == "station"), 0)
+            secs = secs[first:] + secs[:first]
+        for k, (s_from, i, sec) in enumerate(secs):
+            lanes[(tc.name, k)] = BlockLane(track=tc.name, k=k, label=getattr(sec, "name", "") or f"section[{i}]",
+                                            type=sec.type, s_from=s_from)
+    return lanes
+
+
+def intervals(mask: np.ndarray) -> list[tuple[int, int]]:
+    """Maximal runs of True in a boolean series: ``[(first index, last index), ...]``."""
+    m = np.asarray(mask, dtype=bool)
+    if not m.any():
+        return []
+    d = np.diff(np.concatenate(([0], m.astype(np.int8), [0])))
+    starts = np.flatnonzero(d == 1)
+    ends = np.flatnonzero(d == -1) - 1
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def block_visits(run: RunData) -> list[dict]:
+    """Every stay of a train in a block, from the ``block`` column: a dict with ``train``, ``track``,
+    ``k`` and the first and last recorded instants ``i0``, ``i1`` at which any car of the train is
+    in block ``k`` (consecutive samples merged into one stay), in train, block, time order."""
+    out = []
+    for tr in run.trains:
+        blk = tr.series.get("block")
+        if blk is None:
+            continue
+        with np.errstate(invalid="ignore"):
+            ks = np.unique(blk[np.isfinite(blk) & (blk >= 0)]).astype(int)
+        for k in ks.tolist():
+            for i0, i1 in intervals(np.any(blk == k, axis=1)):
+                out.append({"train": tr.name, "track": tr.track_name, "k": k, "i0": i0, "i1": i1})
+    return out
+
+
+def block_holds(run: RunData) -> list[dict]:
+    """Every hold of ``summary.json``'s events: ``block_hold`` paired with the next ``block_release`` of
+    the same train and section. A dict with ``train``, ``section``, ``t0``, ``t1`` (the release, or the
+    end of the run when none came: ``open`` True) and ``held_s``."""
+    events = run.summary.get("events") or []
+    end = float(run.t[-1]) if len(run.t) else 0.0
+    out, open_ = [], {}
+    for ev in events:
+        kind = ev.get("kind")
+        key = (ev.get("train"), ev.get("section"))
+        if kind == "block_hold" and ev.get("t") is not None:
+            open_[key] = {"train": key[0], "section": key[1], "t0": float(ev["t"]), "t1": end, "open": True}
+            out.append(open_[key])
+        elif kind == "block_release" and key in open_:
+            h = open_.pop(key)
+            h["t1"], h["open"] = float(ev["t"]), False
+    for h in out:
+        h["held_s"] = h["t1"] - h["t0"]
+    return out
+
+
+def shared_blocks(visits: list[dict]) -> list[dict]:
+    """Pairs of stays of two different trains in one block at a common recorded instant (the block
+    logic forbids them): dicts with ``track``, ``k``, ``trains`` (two names), ``i0``, ``i1``."""
+    out = []
+    by_lane: dict = {}
+    for v in visits:
+        by_lane.setdefault((v["track"], v["k"]), []).append(v)
+    for (track, k), vs in by_lane.items():
+        vs = sorted(vs, key=lambda v: v["i0"])
+        for a in range(len(vs)):
+            for b in range(a + 1, len(vs)):
+                if vs[b]["i0"] > vs[a]["i1"]:
+                    break
+                if vs[a]["train"] != vs[b]["train"]:
+                    out.append({"track": track, "k": k, "trains": (vs[a]["train"], vs[b]["train"]),
+                                "i0": vs[b]["i0"], "i1": min(vs[a]["i1"], vs[b]["i1"])})
+    return out

@@ -313,3 +313,157 @@ def _along_the_train(runs, name, units):
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, loc="best", framealpha=0.85)
     return to_svg(fig, f"train-{_slug(name)}")
+
+
+# --------------------------------------------------------------------------- operation
+
+#: fill of a hold (a block section stopping a train while the block ahead is occupied)
+HOLD_HATCH = "////"
+
+
+def _lane_keys(run: RunData, visits: list[dict]) -> list[tuple]:
+    """The lanes of the block timeline, (track, k), tracks in scenario order then block number."""
+    keys = list(run.block_lanes)
+    for v in visits:
+        if (v["track"], v["k"]) not in run.block_lanes and (v["track"], v["k"]) not in keys:
+            keys.append((v["track"], v["k"]))
+    tracks = list(dict.fromkeys([k[0] for k in run.block_lanes] + [k[0] for k in keys]))
+    return sorted(keys, key=lambda key: (tracks.index(key[0]), key[1]))
+
+
+def _lane_label(run: RunData, key: tuple, several_tracks: bool) -> str:
+    lane = run.block_lanes.get(key)
+    head = f"{key[0]} · " if several_tracks and key[0] else ""
+    if lane is None:
+        return f"{head}block {key[1]}"
+    kind = f" ({lane.type})" if lane.type != lane.label else ""
+    return f"{head}block {key[1]}: {lane.label}{kind}"
+
+
+def _block_at(run: RunData, train: str, car, t) -> int | None:
+    """The block car ``car`` of ``train`` was in at time ``t`` (the ``block`` column), or None."""
+    tr = run.train(str(train))
+    if tr is None or "block" not in tr.series or t is None or car not in tr.cars:
+        return None
+    i = int(np.argmin(np.abs(run.t - float(t))))
+    b = tr.series["block"][i, tr.car_index(car)]
+    return int(b) if np.isfinite(b) and b >= 0 else None
+
+
+def block_timeline(run: RunData) -> tuple[str | None, dict]:
+    """Block occupancy against time: a lane per block (labelled by the block section that starts it),
+    a bar in the train's colour for each stay of a train in it (any of its cars, from the ``block``
+    column; consecutive samples merged), holds hatched on the block section's lane, dispatches and
+    collisions marked. Returns the SVG (None without a ``block`` column) and what it drew:
+    ``{"bars": n, "holds": n, "dispatches": n, "collisions": n, "shared": [...], "lanes": n}``."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from trackrider.report.data import block_holds, block_visits, shared_blocks
+
+    visits = block_visits(run)
+    if not any("block" in tr.series for tr in run.trains) or len(run.t) == 0:
+        return None, {}
+    keys = _lane_keys(run, visits)
+    several = len({k[0] for k in keys}) > 1
+    row = {key: n for n, key in enumerate(keys)}
+    t = run.t
+    h = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
+    t_lo, t_hi = float(t[0]), float(t[-1])
+    fig = _figure(11, 1.3 + 0.42 * max(len(keys), 1))
+    ax = fig.add_subplot()
+    colour = {tr.name: tr.colour for tr in run.trains}
+    handles = []
+    bars = 0
+    for tr in run.trains:
+        mine = [v for v in visits if v["train"] == tr.name]
+        if not mine:
+            continue
+        lanes: dict = {}
+        for v in mine:
+            x0 = max(t_lo, float(t[v["i0"]]) - 0.5 * h)
+            x1 = min(t_hi, float(t[v["i1"]]) + 0.5 * h)
+            lanes.setdefault(row[(v["track"], v["k"])], []).append((x0, max(x1 - x0, 1e-9)))
+        for y, xr in lanes.items():
+            coll = ax.broken_barh(xr, (y - 0.3, 0.6), facecolors=colour[tr.name], edgecolors="0.2", linewidths=0.4)
+            coll.set_gid(f"visits-{_slug(tr.name)}-{y}")
+            bars += len(xr)
+        handles.append(Patch(facecolor=colour[tr.name], edgecolor="0.2", lw=0.4, label=f"train {tr.name}"))
+
+    def lane_of_section(train, section, t_ev, car=1):
+        tr = run.train(str(train))
+        track = tr.track_name if tr is not None else None
+        for key, lane in run.block_lanes.items():
+            if lane.label == section and (track is None or key[0] == track):
+                return row.get(key)
+        b = _block_at(run, train, car, t_ev)
+        return row.get((track, b)) if b is not None else None
+
+    holds = [hd for hd in block_holds(run) if hd["t1"] >= hd["t0"]]
+    drawn_holds = 0
+    if holds:
+        xr_by_lane: dict = {}
+        for hd in holds:
+            y = lane_of_section(hd["train"], hd["section"], hd["t0"])
+            if y is None:
+                continue
+            xr_by_lane.setdefault(y, []).append((hd["t0"], max(hd["t1"] - hd["t0"], 1e-9)))
+        for y, xr in xr_by_lane.items():
+            coll = ax.broken_barh(xr, (y - 0.3, 0.6), facecolors="none", edgecolors="0.1", linewidths=0.8,
+                                  hatch=HOLD_HATCH)
+            coll.set_gid(f"holds-{y}")
+            drawn_holds += len(xr)
+        if drawn_holds:
+            handles.append(Patch(facecolor="white", edgecolor="0.1", hatch=HOLD_HATCH, lw=0.8,
+                                 label="held: the block ahead is occupied"))
+    events = run.summary.get("events") or []
+    disp_x, disp_y, disp_c = [], [], []
+    col_x, col_y = [], []
+    for ev in events:
+        kind = ev.get("kind")
+        if kind == "dispatch":
+            y = lane_of_section(ev.get("train"), ev.get("section"), ev.get("t"))
+            if y is not None:
+                disp_x.append(float(ev["t"]))
+                disp_y.append(y - 0.38)      # on the top edge of the station's lane, pointing in
+                disp_c.append(colour.get(ev.get("train"), "0.3"))
+        elif kind == "collision":
+            b = _block_at(run, ev.get("train"), ev.get("car"), ev.get("t"))
+            tr = run.train(str(ev.get("train")))
+            y = row.get((tr.track_name if tr is not None else None, b)) if b is not None else None
+            if y is not None:
+                col_x.append(float(ev["t"]))
+                col_y.append(y)
+        elif kind == "stalled" and ev.get("section") and ev.get("t") is not None:
+            ax.axvline(float(ev["t"]), color="#b71c1c", lw=1.5, ls="--", zorder=4)
+            handles.append(Line2D([], [], color="#b71c1c", lw=1.5, ls="--",
+                                  label=f"stalled at {float(ev['t']):.1f} s: {ev.get('train')} held at "
+                                        f"{ev.get('section')} longer than max_hold"))
+    if disp_x:
+        pts = ax.scatter(disp_x, disp_y, marker="v", s=30, c=disp_c, edgecolors="0.1", linewidths=0.5, zorder=5)
+        pts.set_gid("dispatches")
+        handles.append(Line2D([], [], ls="none", marker="v", ms=6, mfc="0.6", mec="0.1", label="dispatch"))
+    if col_x:
+        pts = ax.scatter(col_x, col_y, marker="X", s=70, c="#d50000", edgecolors="k", linewidths=0.6, zorder=6)
+        pts.set_gid("collisions")
+        handles.append(Line2D([], [], ls="none", marker="X", ms=8, mfc="#d50000", mec="k", label="collision"))
+    shared = shared_blocks(visits)
+    for sh in shared:
+        y = row[(sh["track"], sh["k"])]
+        x0, x1 = float(t[sh["i0"]]) - 0.5 * h, float(t[sh["i1"]]) + 0.5 * h
+        ax.broken_barh([(x0, x1 - x0)], (y - 0.45, 0.9), facecolors="none", edgecolors="#d50000", linewidths=1.5,
+                       zorder=6)
+    if shared:
+        handles.append(Patch(facecolor="none", edgecolor="#d50000", lw=1.5, label="two trains in one block"))
+    ax.set_yticks(range(len(keys)), [_lane_label(run, k, several) for k in keys], fontsize=8)
+    ax.set_ylim(len(keys) - 0.5, -0.5)
+    ax.set_xlim(t_lo, t_hi)
+    ax.set_xlabel("time (s)")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.tick_params(axis="y", length=0)
+    if handles:
+        ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=min(len(handles), 6),
+                  fontsize=8, frameon=False, borderaxespad=0.2)
+    facts = {"bars": bars, "holds": drawn_holds, "dispatches": len(disp_x), "collisions": len(col_x),
+             "shared": shared, "lanes": len(keys)}
+    return to_svg(fig, "blocks"), facts

@@ -57,6 +57,8 @@ td.l,th.l{text-align:left}figure{margin:.8em 0}figcaption{color:#555;font-size:.
 svg{max-width:100%;height:auto}.note{color:#7a4b00;background:#fff4e0;padding:4px 8px}
 .scroll{overflow-x:auto}.pair{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
 .pair figure{flex:1 1 420px;min-width:0}
+.swatch{display:inline-block;width:.9em;height:.9em;border:1px solid #333;border-radius:2px;margin-right:.4em;
+vertical-align:-.1em}
 """
 
 
@@ -168,7 +170,13 @@ def events_in_words(run, units: Units) -> str:
                 sec = sections_of(tr, s)
                 where = f" at s = {units.length(s):.1f} {units.length_unit}" + (f", in {sec}" if sec else "")
         words = EVENT_WORDS.get(kind, f"had the event '{kind}'")
-        items.append(f"<li>At {_num(ev.get('t'))} s, {_e(who)} {_e(words)}{_e(where)}.</li>")
+        after = ""
+        said = _operation_event(ev, units)
+        if said is not None:
+            who, words, after = said
+            if kind != "collision":
+                where = ""          # the event names its section
+        items.append(f"<li>At {_num(ev.get('t'))} s, {_e(who)} {_e(words)}{_e(where)}{_e(after)}.</li>")
     more = len(events) - MAX_LISTED_EVENTS
     tail = ""
     if more > 0 or dropped:
@@ -179,6 +187,110 @@ def events_in_words(run, units: Units) -> str:
         tail = f"<p>… and {max(more, 0) + dropped} more events ({_e(text)}" + (
             f"; {dropped} not recorded" if dropped else "") + ").</p>"
     return "<ul>" + "\n".join(items) + "</ul>" + tail
+
+
+def _operation_event(ev: dict, units: Units):
+    """(who, words, words after the place) of an event of the block logic, with its own keys; None for
+    the other kinds."""
+    kind = ev.get("kind")
+    train = ev.get("train")
+    section = ev.get("section")
+    if kind == "dispatch":
+        return f"train {train}", f"was dispatched from {section}", ""
+    if kind == "block_hold":
+        return f"train {train}", f"was held by {section}: the block ahead was occupied", ""
+    if kind == "block_release":
+        held = ev.get("held_s")
+        return f"train {train}", f"was released by {section}" + (
+            f" after {held:.1f} s held" if _finite(held) else ""), ""
+    if kind == "lap":
+        lap = ev.get("lap_time")
+        return f"train {train}", "completed a lap" + (f" in {lap:.1f} s" if _finite(lap) else ""), ""
+    if kind == "collision":
+        v = ev.get("closing_speed")
+        return (f"car {ev.get('car')} of {train}", f"collided with car {ev.get('other_car')} of "
+                f"{ev.get('other_train')}", f", closing at {_speed(v, units)}" if _finite(v) else "")
+    if kind == "stalled" and section:
+        return (f"train {train}", f"had been held by {section} longer than max_hold: the blocks are "
+                "deadlocked and the run ends", "")
+    return None
+
+
+# --------------------------------------------------------------------------- operation
+
+
+def operation_table(run) -> str:
+    """Capacity (trains and riders an hour), laps per train, dispatches per station, holds per block section."""
+    op = run.operation or {}
+    if _finite(op.get("throughput_trains_per_hour")):
+        out = [f"<p><b>Throughput</b>: {op['throughput_trains_per_hour']:.1f} trains an hour, "
+               f"{_num(op.get('riders_per_hour'), '{:.0f}')} riders an hour (the dispatches after every train's "
+               "first dispatch, over the time from then to the end of the run).</p>"]
+    else:
+        out = ["<p><b>Throughput</b>: not known — it counts the dispatches after every train's first dispatch, "
+               "and not every train was dispatched before the run ended.</p>"]
+    trains = op.get("trains") or {}
+    if trains:
+        out.append('<table><tr><th class="l">train</th><th>riders</th><th>laps</th><th>mean lap time (s)</th>'
+                   "</tr>")
+        for name, tr in trains.items():
+            data = run.train(name)
+            swatch = _swatch(data.colour) if data is not None else ""
+            out.append(f'<tr><td class="l">{swatch}{_e(name)}</td><td>{_e(tr.get("riders", "—"))}</td>'
+                       f'<td>{_e(tr.get("laps", "—"))}</td><td>{_num(tr.get("mean_lap_time"), "{:.1f}")}</td></tr>')
+        out.append("</table>")
+    stations = op.get("stations") or {}
+    if stations:
+        out.append('<table><tr><th class="l">station</th><th>dispatches</th><th>mean dispatch interval (s)</th>'
+                   "</tr>")
+        for name, st in stations.items():
+            out.append(f'<tr><td class="l">{_e(name)}</td><td>{_e(st.get("dispatches", "—"))}</td>'
+                       f'<td>{_num(st.get("mean_dispatch_interval"), "{:.1f}")}</td></tr>')
+        out.append("</table>")
+    blocks = op.get("block_sections") or {}
+    if blocks:
+        from trackrider.report.data import block_holds
+
+        holds: dict = {}
+        for hd in block_holds(run):
+            holds.setdefault(hd["section"], []).append(hd["held_s"])
+        starts = {lane.label: key for key, lane in run.block_lanes.items()}
+        out.append('<table><tr><th class="l">block section</th><th class="l">type</th><th>starts block</th>'
+                   "<th>time held (s)</th><th>holds</th><th>longest hold (s)</th></tr>")
+        for name, bs in blocks.items():
+            hs = holds.get(name, [])
+            key = starts.get(name)
+            out.append(f'<tr><td class="l">{_e(name)}</td><td class="l">{_e(bs.get("type", "—"))}</td>'
+                       f'<td>{_e(key[1]) if key is not None else "—"}</td><td>{_num(bs.get("held_s"), "{:.1f}")}</td>'
+                       f'<td>{len(hs)}</td><td>{_num(max(hs) if hs else None, "{:.1f}")}</td></tr>')
+        out.append("</table>")
+    return "\n".join(out)
+
+
+def _swatch(colour: str) -> str:
+    return (f'<span class="swatch" style="background:{_e(colour)}"></span>')
+
+
+def operation_html(run) -> str:
+    """The page's Operation section: the table and the block-occupancy timeline."""
+    from trackrider.report import figures
+
+    body = ['<h2 id="operation">Operation: stations and blocks</h2>', operation_table(run)]
+    svg, facts = figures.block_timeline(run)
+    if svg:
+        shared = facts.get("shared") or []
+        check = ("No two trains were ever recorded in one block at once."
+                 if not shared else f"{len(shared)} times two trains were recorded in one block at once "
+                 "(outlined in red).")
+        dropped = int(run.summary.get("events_dropped") or 0)
+        body.append("<h3>Block occupancy</h3>")
+        body.append(_figure_html(
+            svg, "Each lane is a block, named by the block section that starts it; a bar in a train's colour "
+            "spans the time any car of that train is in the block. Hatched: a block section holding a train "
+            "because the block ahead is occupied; triangles: dispatches; crosses: collisions. " + check
+            + (f" {dropped} events were not recorded: holds and dispatches after them are missing."
+               if dropped else "")))
+    return "\n".join(body)
 
 
 # --------------------------------------------------------------------------- pages
@@ -198,6 +310,14 @@ def _figure_html(svg: str | None, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
 
 
+def _status_words(summary: dict, status: str) -> str:
+    if status == "stalled" and any(ev.get("kind") == "stalled" and ev.get("section")
+                                   for ev in summary.get("events") or []):
+        return ("Stalled: a block section held a train longer than max_hold; the blocks are deadlocked "
+                "(see the events).")
+    return STATUS_WORDS.get(status, "")
+
+
 def run_page(runs, units: Units) -> str:
     """The HTML of a run (``runs[0]``), compared with ``runs[1]`` when given."""
     from trackrider.report import figures
@@ -210,7 +330,7 @@ def run_page(runs, units: Units) -> str:
             f'<p class="meta">results: {_e(run.path.name)} · scenario: {_e(Path(str(s.get("scenario") or "?")).name)}'
             f" · simulated {_num(s.get('simulated_s'))} s (time step {_num(s.get('dt'), '{:g}')} s, "
             f"recorded at {_num(s.get('record_hz'), '{:g}')} Hz) · units: {_e(units.system)}</p>",
-            f'<p><span class="status {_e(status)}">{_e(status)}</span> {_e(STATUS_WORDS.get(status, ""))}</p>']
+            f'<p><span class="status {_e(status)}">{_e(status)}</span> {_e(_status_words(s, status))}</p>']
     if s.get("message"):
         body.append(f'<p class="note">{_e(s["message"])}</p>')
     if other is not None:
@@ -228,12 +348,15 @@ def run_page(runs, units: Units) -> str:
                 "the rider's left, longitudinal + forwards (speeding up).</p>")
     body.append("<h2>Events</h2>")
     body.append(events_in_words(run, units))
+    if run.operation is not None:
+        body.append(operation_html(run))
     if not run.trains:
         body.append("<p>No trains in this run: only free bodies (below).</p>")
     for tr in run.trains:
         otr = other.train(tr.name) if other is not None else None
         railway = tr.wheels == "railway"
-        body.append(f'<h2 id="train-{_e(figures._slug(tr.name))}">Train {_e(tr.name)}: {len(tr.cars)} car'
+        swatch = _swatch(tr.colour) if run.operation is not None else ""
+        body.append(f'<h2 id="train-{_e(figures._slug(tr.name))}">{swatch}Train {_e(tr.name)}: {len(tr.cars)} car'
                     f'{"s" if len(tr.cars) != 1 else ""}, {_e(tr.wheels)} wheels</h2>')
         body.append("<h3>Extremes</h3>")
         body.append(extremes_table(tr.summary, units, railway, otr.summary if otr is not None else None,
