@@ -36,6 +36,17 @@ HOLD_DECEL = 1.5
 MODE_OWN, MODE_HOLD, MODE_DRIVE = 0, 1, 2
 
 
+def block_order(starts, kinds, closed: bool) -> list[int]:
+    """The numbering of a track's blocks: the indices of its block sections (``starts``: their
+    ``from``, ``kinds``: their types) in block order — along +s, and on a closed track counted
+    from the first station. The scenario loader, the block logic and the report share it."""
+    order = sorted(range(len(starts)), key=lambda i: (starts[i], i))
+    if closed:
+        first = next((k for k, i in enumerate(order) if kinds[i] == "station"), 0)
+        order = order[first:] + order[:first]
+    return order
+
+
 class Operation:
     """Block sections, stations and laps of one world; updates ``ops`` and logs events.
 
@@ -66,10 +77,9 @@ class Operation:
         self.loop = {tk: (world._tracks[tk].length if world._tracks[tk].closed else 0.0)
                      for tk in range(len(world._tracks))}
         for tk, lst in self.track_blocks.items():
-            lst.sort(key=lambda i: self.sections[i]["from"])
-            if self.loop[tk] > 0.0:     # a circuit: numbered from its first station
-                first = next((k for k, i in enumerate(lst) if self.sections[i]["kind"] == "station"), 0)
-                lst[:] = lst[first:] + lst[:first]
+            order = block_order([self.sections[i]["from"] for i in lst], [self.sections[i]["kind"] for i in lst],
+                                self.loop[tk] > 0.0)
+            lst[:] = [lst[j] for j in order]
             for k, i in enumerate(lst):
                 self.block_of_section[i] = (tk, k)
         self.length = {tk: world._tracks[tk].length for tk in range(len(world._tracks))}

@@ -275,16 +275,16 @@ def block_lanes(scenario) -> dict:
     """
     if scenario is None:
         return {}
+    from trackrider.physics.blocks import block_order
+
     lanes = {}
     for tk, tc in enumerate(scenario.tracks):
-        secs = sorted(((float(sec.s_from), i, sec) for i, sec in enumerate(scenario.sections)
-                       if sec.track_index == tk and getattr(sec, "block", False)), key=lambda x: x[0])
+        secs = [(float(sec.s_from), i, sec) for i, sec in enumerate(scenario.sections)
+                if sec.track_index == tk and getattr(sec, "block", False)]
         if not secs:
             continue
         closed = bool(getattr(tc.track, "closed", False) if tc.track is not None else tc.closed)
-        if closed:
-            first = next((j for j, (_, _, sec) in enumerate(secs) if sec.type == "station"), 0)
-            secs = secs[first:] + secs[:first]
+        secs = [secs[j] for j in block_order([x[0] for x in secs], [x[2].type for x in secs], closed)]
         for k, (s_from, i, sec) in enumerate(secs):
             lanes[(tc.name, k)] = BlockLane(track=tc.name, k=k, label=getattr(sec, "name", "") or f"section[{i}]",
                                             type=sec.type, s_from=s_from)

@@ -707,6 +707,8 @@ def _operation(ctx: _Ctx, doc: dict) -> OperationConfig:
 def _check_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list) -> None:
     """Block sections hold whole trains, there are more blocks than trains, and trains start
     in different blocks (``trackrider.physics.blocks``)."""
+    from trackrider.physics.blocks import block_order
+
     for tk, track in enumerate(tracks):
         blocks = sorted((sec.s_from, i) for i, sec in enumerate(sections) if sec.block and sec.track_index == tk)
         if not blocks:
@@ -723,9 +725,11 @@ def _check_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list) -> None
             raise ctx.error(f"train[{j}]", f"{len(on)} trains on track {track.name!r} need more than "
                             f"{len(blocks)} blocks (one block must stay free): add block sections or remove "
                             f"train {tr.name!r}")
-        starts = [s for s, _ in blocks]
         closed = bool(track.track.closed) if track.track is not None else bool(track.closed)
         L = track.length
+        order = block_order([s for s, _ in blocks], [sections[i].type for _, i in blocks], closed)
+        blocks = [blocks[j] for j in order]
+        starts = [s for s, _ in blocks]
 
         def block_of(s):
             if closed and L:
