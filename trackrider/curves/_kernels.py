@@ -178,3 +178,20 @@ def rmf_double_reflection(P, T, n0, out):
         out[i + 1, 0] = rx * nn
         out[i + 1, 1] = ry * nn
         out[i + 1, 2] = rz * nn
+
+
+@njit(cache=True)
+def solve_tridiagonal(sub, diag, sup, rhs, out):
+    """Solve a tridiagonal system by the Thomas algorithm (no pivoting: for the diagonally
+    dominant spline systems of ``interp.py``). Row ``i`` is ``sub[i] x[i-1] + diag[i] x[i]
+    + sup[i] x[i+1] = rhs[i]`` (``sub[0]`` and ``sup[n-1]`` unused); writes ``x`` into ``out``."""
+    n = diag.shape[0]
+    cp = np.empty(n)
+    out[0] = rhs[0] / diag[0]
+    cp[0] = sup[0] / diag[0] if n > 1 else 0.0
+    for i in range(1, n):
+        den = diag[i] - sub[i] * cp[i - 1]
+        cp[i] = sup[i] / den if i < n - 1 else 0.0
+        out[i] = (rhs[i] - sub[i] * out[i - 1]) / den
+    for i in range(n - 2, -1, -1):
+        out[i] -= cp[i] * out[i + 1]

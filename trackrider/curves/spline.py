@@ -10,7 +10,6 @@ to 1e-11 m.
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import BSpline, PPoly, make_interp_spline
 
 from ..errors import InputError
 from . import _kernels as K
@@ -27,6 +26,8 @@ MAX_NODES = 4_000_000
 
 def _to_ppoly(spl: BSpline, lo: float, hi: float):
     """Breaks (m+1,) and coefficients (m, deg+1, 3) of ``spl`` restricted to [lo, hi]."""
+    from scipy.interpolate import BSpline, PPoly
+
     coefs = []
     x = None
     for d in range(3):
@@ -70,6 +71,8 @@ class SplineCurve:
         self._fit(u, y)
 
     def _fit(self, u: np.ndarray, y: np.ndarray):
+        from scipy.interpolate import make_interp_spline
+
         bc = "periodic" if self.closed else None
         spl = make_interp_spline(u, y, k=DEGREE, bc_type=bc)
         self.u_end = float(u[-1])
