@@ -111,3 +111,83 @@ def test_track_building_imports_no_scipy_interpolate():
             "print('scipy.interpolate' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ----------------------------------------------------------------------------- the quintic point-curve fit
+
+def _scipy_quintic(u, y, periodic):
+    """Breaks and coefficients of scipy's make_interp_spline(k=5) on [u0, u_end] (PPoly.from_spline)."""
+    from scipy.interpolate import BSpline, PPoly, make_interp_spline
+
+    spl = make_interp_spline(u, y, k=5, bc_type="periodic" if periodic else None)
+    cs = []
+    for d in range(y.shape[1]):
+        pp = PPoly.from_spline(BSpline(spl.t, spl.c[:, d], spl.k))
+        cs.append(pp.c)
+    x = pp.x
+    c = np.stack(cs, axis=-1)
+    idx = np.nonzero((x[1:] > x[:-1]) & (x[:-1] >= u[0]) & (x[1:] <= u[-1]))[0]
+    return np.append(x[idx], x[idx[-1] + 1]), np.transpose(c[:, idx], (1, 0, 2))
+
+
+@pytest.mark.parametrize("periodic", [False, True])
+@pytest.mark.parametrize("n", [6, 7, 9, 13, 400])
+def test_quintic_interpolant_matches_scipy(n, periodic):
+    from trackrider.curves.interp import quintic_interpolant
+
+    rng = np.random.default_rng(n + 31 * periodic)
+    for spread in (0.0, 0.9):   # equal spacing, and spacings varying 10:1
+        u = np.concatenate([[0.0], np.cumsum(1.0 + spread * rng.uniform(-1, 1, n - 1))])
+        y = rng.normal(0, 3, (n, 3))
+        if periodic:
+            y[-1] = y[0]
+        b, c = quintic_interpolant(u, y, periodic)
+        br, cr = _scipy_quintic(u, y, periodic)
+        np.testing.assert_array_equal(b, br)
+        assert c.shape == cr.shape
+        _close(c, cr, float(np.max(np.abs(cr))))
+        # and, without scipy: it interpolates, and is C4 at interior breaks (C4 across the period if periodic)
+        h = np.diff(b)
+        i = np.clip(np.searchsorted(b, u, side="right") - 1, 0, len(h) - 1)
+        vals = np.array([[np.polyval(c[i[j], :, d], u[j] - b[i[j]]) for d in range(3)] for j in range(n)])
+        np.testing.assert_allclose(vals, y, atol=1e-9 * float(np.max(np.abs(y))))
+        pairs = [(j, j + 1) for j in range(len(h) - 1)] + ([(len(h) - 1, 0)] if periodic else [])
+        for a, z in pairs:
+            for m in range(5):
+                left = np.array([np.polyval(np.polyder(c[a, :, d], m), h[a]) for d in range(3)])
+                right = np.array([np.polyval(np.polyder(c[z, :, d], m), 0.0) for d in range(3)])
+                np.testing.assert_allclose(left, right, atol=1e-7 * max(1.0, float(np.max(np.abs(left)))))
+
+
+@pytest.mark.parametrize("closed", [False, True])
+def test_point_curve_fit_is_scipys(monkeypatch, closed):
+    """The fitted point-curve track is the one scipy's fit gives: length, point arc lengths, nodes."""
+    from trackrider.curves import spline as S
+
+    th = np.linspace(0, 2 * np.pi, 40, endpoint=not closed)
+    pts = np.column_stack([30 * np.cos(th) + 3 * np.sin(3 * th), 20 * np.sin(th), 5 + 4 * np.sin(2 * th)])
+    ours = S.SplineCurve(pts, closed)
+    monkeypatch.setattr(S, "quintic_interpolant", lambda u, y, periodic: _scipy_quintic(u, y, periodic))
+    ref = S.SplineCurve(pts, closed)
+    assert ours.length == pytest.approx(ref.length, rel=1e-12)
+    np.testing.assert_allclose(ours.point_s, ref.point_s, rtol=0, atol=1e-10)
+    assert len(ours.node_s) == len(ref.node_s)
+    P1 = ours.eval(ours.node_s, nodes=True)
+    P2 = ref.eval(ref.node_s, nodes=True)
+    for a, b in zip(P1, P2):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-9 * max(1.0, float(np.max(np.abs(b)))))
+
+
+def test_quintic_interpolant_many_points():
+    """200 000 points (a 20 km curve every 0.1 m): the banded solve stays accurate."""
+    from trackrider.curves.interp import quintic_interpolant
+
+    n = 200_000
+    rng = np.random.default_rng(5)
+    u = np.concatenate([[0.0], np.cumsum(rng.uniform(0.08, 0.12, n - 1))])
+    y = np.column_stack([np.sin(u / 50), np.cos(u / 70), u / 100])
+    b, c = quintic_interpolant(u, y, False)
+    assert len(b) == n - 4
+    j = np.arange(0, n - 5, 997)
+    np.testing.assert_allclose(c[j, -1, 0], np.sin(b[j] / 50), atol=1e-12)   # value at each piece's start
+    np.testing.assert_allclose(c[j, -2, 1], -np.sin(b[j] / 70) / 70, atol=1e-9)   # slope: the curve's, closely
