@@ -51,7 +51,7 @@ def _time(args, env, cwd) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per warm command (median)")
-    parser.add_argument("--cold", type=int, default=3, help="cold runs (each compiles from empty)")
+    parser.add_argument("--cold", type=int, default=3, help="cold runs (each compiles from empty; 0: none)")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="trackrider-startup-") as tmp:
         tmp = Path(tmp)
@@ -69,7 +69,8 @@ def main() -> None:
         cold = []
         for i in range(opts.cold):
             cold.append(_time(run, _env(tmp / f"cold-cache-{i}"), tmp))
-        rows.append(("trackrider run classic_coaster (cold)", cold))
+        if cold:
+            rows.append(("trackrider run classic_coaster (cold)", cold))
     print(f"{'command':40s} {'median s':>9s} {'min s':>7s} {'max s':>7s}  runs")
     for label, times in rows:
         print(f"{label:40s} {statistics.median(times):9.2f} {min(times):7.2f} {max(times):7.2f}  {len(times)}")
