@@ -102,12 +102,17 @@ def test_quintic_hermite_reproduces_a_quintic():
 
 
 def test_track_building_imports_no_scipy_interpolate():
-    """Building a segment track with roll knots and the up frame needs no scipy.interpolate (startup time)."""
+    """Building tracks (segments, points open and closed, roll knots, the up frame) imports no scipy.interpolate."""
     code = ("import sys\n"
             "from trackrider.curves import Track, start, straight, arc, loop\n"
             "segs = [start([0, 0, 1], 0, 0), straight(10), arc(15, 90, 'yaw'), straight(5), loop(8), straight(10)]\n"
             "t = Track.from_segments(segs, roll=[[0, 0], [12, 20], [30, 0]])\n"
             "t.compact()\n"
+            "import numpy as np\n"
+            "th = np.linspace(0, 6.283185307179586, 30, endpoint=False)\n"
+            "pts = np.column_stack([20 * np.cos(th), 20 * np.sin(th), 3 + np.sin(2 * th)])\n"
+            "Track.from_points(pts, closed=True).compact()\n"
+            "Track.from_points(pts[:20], roll=[[0, 0], [10, 15], [30, 0]]).compact()\n"
             "print('scipy.interpolate' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
