@@ -178,3 +178,134 @@ def rmf_double_reflection(P, T, n0, out):
         out[i + 1, 0] = rx * nn
         out[i + 1, 1] = ry * nn
         out[i + 1, 2] = rz * nn
+
+
+@njit(cache=True)
+def solve_tridiagonal(sub, diag, sup, rhs, out):
+    """Solve a tridiagonal system by the Thomas algorithm (no pivoting: for the diagonally
+    dominant spline systems of ``interp.py``). Row ``i`` is ``sub[i] x[i-1] + diag[i] x[i]
+    + sup[i] x[i+1] = rhs[i]`` (``sub[0]`` and ``sup[n-1]`` unused); writes ``x`` into ``out``."""
+    n = diag.shape[0]
+    cp = np.empty(n)
+    out[0] = rhs[0] / diag[0]
+    cp[0] = sup[0] / diag[0] if n > 1 else 0.0
+    for i in range(1, n):
+        den = diag[i] - sub[i] * cp[i - 1]
+        cp[i] = sup[i] / den if i < n - 1 else 0.0
+        out[i] = (rhs[i] - sub[i] * out[i - 1]) / den
+    for i in range(n - 2, -1, -1):
+        out[i] -= cp[i] * out[i + 1]
+
+
+@njit(cache=True)
+def solve_banded(ab, kl, ku, b):
+    """Solve ``A x = b`` in place for a band matrix by Gaussian elimination with partial pivoting.
+
+    ``ab`` (n, 2 kl + ku + 1) holds row ``i`` of ``A`` from column ``i - kl``:
+    ``ab[i, j - i + kl] = A[i, j]`` for ``-kl <= j - i <= ku``; the last ``kl`` columns
+    are room for the fill-in row swaps make (zero on entry). ``ab`` is overwritten
+    with U; ``b`` (n, m) with the solution. Returns 0, or ``i + 1`` if pivot ``i`` is zero.
+    """
+    n = ab.shape[0]
+    w = ab.shape[1]
+    m = b.shape[1]
+    for p in range(n):
+        # pivot: the largest |A[r, p]| among rows p .. p + kl
+        best = p
+        big = abs(ab[p, kl])
+        for r in range(p + 1, min(p + kl + 1, n)):
+            v = abs(ab[r, p - r + kl])
+            if v > big:
+                big = v
+                best = r
+        if big == 0.0:
+            return p + 1
+        if best != p:
+            for c in range(p, min(p + w - kl, n)):
+                t = ab[p, c - p + kl]
+                ab[p, c - p + kl] = ab[best, c - best + kl]
+                ab[best, c - best + kl] = t
+            for q in range(m):
+                t = b[p, q]
+                b[p, q] = b[best, q]
+                b[best, q] = t
+        piv = ab[p, kl]
+        for r in range(p + 1, min(p + kl + 1, n)):
+            f = ab[r, p - r + kl] / piv
+            if f == 0.0:
+                continue
+            ab[r, p - r + kl] = 0.0
+            for c in range(p + 1, min(p + w - kl, n)):
+                ab[r, c - r + kl] -= f * ab[p, c - p + kl]
+            for q in range(m):
+                b[r, q] -= f * b[p, q]
+    for p in range(n - 1, -1, -1):
+        for q in range(m):
+            acc = b[p, q]
+            for c in range(p + 1, min(p + w - kl, n)):
+                acc -= ab[p, c - p + kl] * b[c, q]
+            b[p, q] = acc / ab[p, kl]
+    return 0
+
+
+@njit(cache=True)
+def _bsplvb(t, deg, l, x, B):
+    """B[0 .. deg] = the degree-``deg`` B-splines ``B_{l-deg} .. B_l`` at ``x`` (``t[l] <= x <= t[l+1]``):
+    de Boor's recursion (*A Practical Guide to Splines*, ``bsplvb``)."""
+    B[0] = 1.0
+    for j in range(1, deg + 1):
+        saved = 0.0
+        for r in range(j):
+            right = t[l + r + 1] - x
+            left = x - t[l + 1 - j + r]
+            den = right + left
+            temp = B[r] / den if den != 0.0 else 0.0
+            B[r] = saved + right * temp
+            saved = left * temp
+        B[j] = saved
+
+
+@njit(cache=True)
+def bspline_basis(t, k, span, x, out):
+    """``out[i, q]`` = B_{span[i]-k+q}(x[i]), q = 0..k: the nonzero degree-``k`` B-splines at each ``x``."""
+    B = np.empty(k + 1)
+    for i in range(x.shape[0]):
+        _bsplvb(t, k, span[i], x[i], B)
+        for q in range(k + 1):
+            out[i, q] = B[q]
+
+
+@njit(cache=True)
+def bspline_pieces(t, c, k, span, left, coef):
+    """Power-basis pieces of the spline ``Σ c_j B_j`` (knots ``t``, degree ``k``, ``c`` (nc, d)).
+
+    For piece ``p`` (knot span ``span[p]``, left end ``left[p]``):
+    ``coef[p, k - m, :] = s^(m)(left[p]) / m!``, m = 0..k, from the span's k + 1 coefficients
+    differenced m times (``deg (c_j - c_{j-1}) / (t_{j+deg} - t_j)``, de Boor ch. X).
+    """
+    dim = c.shape[1]
+    B = np.empty(k + 1)
+    d = np.empty((k + 1, dim))
+    for p in range(span.shape[0]):
+        l = span[p]
+        x = left[p]
+        for q in range(k + 1):
+            for e in range(dim):
+                d[q, e] = c[l - k + q, e]
+        fact = 1.0
+        for m in range(k + 1):
+            deg = k - m
+            # valid coefficients: d[m .. k] for B_{l-deg} .. B_l of degree deg
+            _bsplvb(t, deg, l, x, B)
+            for e in range(dim):
+                acc = 0.0
+                for q in range(deg + 1):
+                    acc += B[q] * d[m + q, e]
+                coef[p, k - m, e] = acc / fact
+            if m < k:
+                for q in range(k, m, -1):
+                    j = l - k + q
+                    den = t[j + deg] - t[j]
+                    for e in range(dim):
+                        d[q, e] = deg * (d[q, e] - d[q - 1, e]) / den if den > 0.0 else 0.0
+                fact *= m + 1

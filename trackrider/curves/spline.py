@@ -1,7 +1,7 @@
 """A smooth interpolating quintic spline through points, re-parametrised by arc length.
 
 The spline is a degree-5 B-spline (C4: position, tangent, curvature and torsion
-are continuous) through the points at parameters ``u`` equal to the arc length
+are continuous; not-a-knot ends, or periodic; ``interp.quintic_interpolant``) through the points at parameters ``u`` equal to the arc length
 of the previous fit (two refits starting from chord length), so ``|P_u|`` is
 close to 1. Arc length ``s(u)`` is tabulated by 8-point Gauss–Legendre on
 sub-intervals no longer than 0.25 m and turning by at most 0.02 rad; ``u(s)`` is found by Newton on that table
@@ -10,10 +10,10 @@ to 1e-11 m.
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import BSpline, PPoly, make_interp_spline
 
 from ..errors import InputError
 from . import _kernels as K
+from .interp import quintic_interpolant
 
 SUB_SPACING = 0.25  # m, longest sub-interval of the arc-length table and frame nodes
 MAX_TURN = 0.02  # rad, largest turn of the tangent across one sub-interval
@@ -23,24 +23,6 @@ MIN_POINTS = DEGREE + 1
 REFIT_MAX_GROWTH = 1.5
 #: most frame nodes of one curve (~0.4 GB of node tables; docs/scenarios.md, "Limits")
 MAX_NODES = 4_000_000
-
-
-def _to_ppoly(spl: BSpline, lo: float, hi: float):
-    """Breaks (m+1,) and coefficients (m, deg+1, 3) of ``spl`` restricted to [lo, hi]."""
-    coefs = []
-    x = None
-    for d in range(3):
-        pp = PPoly.from_spline(BSpline(spl.t, spl.c[:, d], spl.k))
-        x = pp.x
-        coefs.append(pp.c)
-    c = np.stack(coefs, axis=-1)  # (deg+1, m, 3)
-    keep = (x[1:] > x[:-1]) & (x[1:] > lo + 1e-12 * max(1.0, abs(hi))) & (x[:-1] < hi - 1e-12 * max(1.0, abs(hi)))
-    idx = np.nonzero(keep)[0]
-    breaks = np.append(x[idx], x[idx[-1] + 1])
-    breaks[0] = min(breaks[0], lo)
-    breaks[-1] = max(breaks[-1], hi)
-    coef = np.ascontiguousarray(np.transpose(c[:, idx, :], (1, 0, 2)))
-    return np.ascontiguousarray(breaks, dtype=np.float64), coef
 
 
 class SplineCurve:
@@ -70,10 +52,8 @@ class SplineCurve:
         self._fit(u, y)
 
     def _fit(self, u: np.ndarray, y: np.ndarray):
-        bc = "periodic" if self.closed else None
-        spl = make_interp_spline(u, y, k=DEGREE, bc_type=bc)
         self.u_end = float(u[-1])
-        self.breaks, self.coef = _to_ppoly(spl, 0.0, self.u_end)
+        self.breaks, self.coef = quintic_interpolant(u, y, periodic=self.closed)
         base = np.union1d(u, self.breaks[(self.breaks > 0.0) & (self.breaks < self.u_end)])
         # sub-divide so no sub-interval is longer than SUB_SPACING (|P_u| ~ 1 after refit)
         lens = np.empty(len(base) - 1)

@@ -29,11 +29,11 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 from ..errors import InputError
 from . import _kernels as K
 from .compact import CompactTrack, build_table
+from .interp import CubicSpline, QuinticHermite, pchip_slopes
 from .spline import MIN_POINTS, SplineCurve
 
 FRAME_KINDS = ("up", "minimal", "frenet")
@@ -156,15 +156,13 @@ def _roll_curve(x, y, closed, length):
     Slopes are PCHIP's (Fritsch–Carlson: zero at flats and extremes), second
     derivatives the central difference of the slopes (zero where the slope is);
     an open track's end knots get zero slope and curvature (the roll holds
-    beyond them). Returns a scipy ``BPoly``.
+    beyond them). Returns a :class:`~trackrider.curves.interp.QuinticHermite`.
     """
-    from scipy.interpolate import BPoly, PchipInterpolator
-
     n = len(x)
     if closed:
         xe = np.concatenate([x - length, x, x + length])
         ye = np.concatenate([y, y, y])
-        m = PchipInterpolator(xe, ye).derivative()(xe)
+        m = pchip_slopes(xe, ye)
         c = np.gradient(m, xe)
         c = np.where(m == 0, 0.0, c)
         xs = np.append(x, x[0] + length)
@@ -173,12 +171,12 @@ def _roll_curve(x, y, closed, length):
         ys = np.append(y, y[0])
     else:
         xs, ys = x, y
-        m = PchipInterpolator(x, y).derivative()(x) if n > 2 else np.zeros(n)
+        m = pchip_slopes(x, y) if n > 2 else np.zeros(n)
         m[0] = m[-1] = 0.0
         c = np.gradient(m, x) if n > 2 else np.zeros(n)
         c = np.where(m == 0, 0.0, c)
         c[0] = c[-1] = 0.0
-    return BPoly.from_derivatives(xs, np.column_stack([ys, m, c]), orders=5)
+    return QuinticHermite(xs, ys, m, c)
 
 
 def _angle_about(T, a, b):
@@ -811,9 +809,9 @@ class Track:
         bp, x0, x1 = r[1], r[2], r[3]
         if self.closed:
             x = (s - x0) % self.length + x0
-            return bp(x), bp.derivative()(x)
+            return bp(x), bp(x, 1)
         x = np.clip(s, x0, x1)
-        return bp(x), bp.derivative()(x)
+        return bp(x), bp(x, 1)
 
     # ------------------------------------------------------------------ evaluation
     def wrap(self, s):
