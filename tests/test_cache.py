@@ -123,3 +123,27 @@ def test_help_imports_no_numeric_library(tmp_path):
 def test_validate_and_curve_import_no_plotting_rendering_or_filtering(args, tmp_path):
     mods = _imported_by(args, tmp_path)
     assert not mods & {"matplotlib", "vtk", "vtkmodules", "pyvista", "scipy.signal"}
+
+
+def test_validate_in_its_own_process_loads_no_compiled_kernel_and_answers_alike(tmp_path):
+    """``trackrider validate`` in a process of its own runs the kernels' Python originals (no
+    numba registry refresh, no BLAS check): same answers as a compiled build, in a test runner's
+    process too (where the switch is off)."""
+    from typer.testing import CliRunner
+
+    from trackrider.cli import app
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text((ROOT / "scenarios" / "two_train_coaster.toml").read_text().replace(
+        "start_s = 27.0", "start_s = 640.0"))
+    for path, rc in ((ROOT / "scenarios" / "two_train_coaster.toml", 0), (bad, 2)):
+        code = ("import sys; sys.argv = ['trackrider', 'validate', %r]; from trackrider.cli import app\n"
+                "try:\n    app()\nfinally:\n    import numba, numba.core.registry as r\n"
+                "    from numba.core import config\n    print('DISABLE_JIT', config.DISABLE_JIT, file=sys.stderr)\n"
+                % str(path))
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert proc.returncode == rc, proc.stderr
+        assert "DISABLE_JIT 1" in proc.stderr or "DISABLE_JIT True" in proc.stderr
+        inproc = CliRunner().invoke(app, ["validate", str(path)])
+        assert inproc.exit_code == rc
+        assert proc.stdout.strip() == inproc.output.strip() or proc.stderr.splitlines()[0] == inproc.output.strip()

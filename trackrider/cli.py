@@ -388,12 +388,24 @@ def validate(
     Example:
       trackrider validate scenarios/funicular.toml
     """
+    _python_kernels_for_validate()
     with _guard():
         from trackrider.scenario import build_world, load_scenario
 
         # building the world (without running it) also catches what the physics refuses
         build_world(load_scenario(scenario, _parse_sets(sets)))
         typer.echo("ok")
+
+
+def _python_kernels_for_validate():
+    """``validate`` builds the world once and never steps it, so in a process of its own it runs
+    the kernels' Python originals (numba's ``NUMBA_DISABLE_JIT``) rather than loading compiled
+    ones: loading costs a process 0.3–0.5 s once (numba's registries and BLAS check), more than
+    the whole check of a ride; a 20 km track validates no slower (bench/startup.py). Only when
+    this process was started as ``trackrider validate`` and has not loaded numba yet (never in
+    a test runner or a program that imports trackrider)."""
+    if "numba" not in sys.modules and sys.argv[1:2] == ["validate"]:
+        os.environ["NUMBA_DISABLE_JIT"] = "1"
 
 
 @app.command()
