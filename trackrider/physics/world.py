@@ -18,78 +18,9 @@ from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics.joints import KINDS
 from trackrider.physics.joints import common as jc
+from trackrider.settings import CarSpec, CouplingSpec, check
 
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
-
-
-@dataclass
-class CarSpec:
-    """One car of a train.
-
-    Parameters
-    ----------
-    mass : float
-        kg, with riders (> 0).
-    length, width, height : float
-        m, the solid box that gives the inertia (and the coupler positions: ``length``).
-    cg_height : float, default 0.0
-        m, centre of mass above the track curve along the car's up axis.
-    rider_height : float, default 1.1
-        m, rider point above the track curve, where G-forces are measured.
-    inertia : (Ixx, Iyy, Izz) or None
-        kg·m² about the centre of mass in car axes (forward, left, up); default: the box.
-    suspended : bool, default False
-        a suspended car: a trolley of ``trolley_mass`` rides the track (its anchor on the curve,
-        ``cg_height`` ignored) and the car body (``mass``, the box, ``inertia``) hangs below it on
-        a hinge along the direction of travel, pivot on the track curve, its centre of mass
-        ``hang`` below the pivot; it swings outward in curves. The car's G-forces are those of
-        the swinging body at ``rider_height`` along its up axis from the pivot (negative: below
-        the rail), in the body's axes. The body is also recorded as a free-body entity
-        ``("<train>.body", car_no)``.
-    hang : float, default 1.5
-        m, pivot to the hanging body's centre of mass (> 0; suspended cars only).
-    trolley_mass : float or None
-        kg, the trolley of a suspended car; default 0.1 × ``mass``.
-    swing_damping : float, default 0.0
-        N·m·s/rad, a rotary damper on the swing hinge (0: free swing).
-    """
-
-    mass: float
-    length: float
-    width: float
-    height: float
-    cg_height: float = 0.0
-    rider_height: float = 1.1
-    inertia: tuple | None = None
-    suspended: bool = False
-    hang: float = 1.5
-    trolley_mass: float | None = None
-    swing_damping: float = 0.0
-
-
-@dataclass
-class CouplingSpec:
-    """How consecutive cars of a train are joined.
-
-    Parameters
-    ----------
-    type : {"distance", "ball"}, default "distance"
-        ``distance``: a rigid bar of length ``gap`` between the cars' ends (on the track
-        curve); ``ball``: a ball joint in the middle of the gap.
-    gap : float, default 0.5
-        m between consecutive cars (> 0 for ``distance``).
-    stiffness, damping : float or None
-        N/m and N·s/m: a soft coupler (soft-constraint form); None: rigid.
-    slack : float or None
-        m of free play: the bar length may vary in ``[gap − slack/2, gap + slack/2]``
-        (one-sided rows, solved by PGS rather than the exact chain solve).
-    """
-
-    type: str = "distance"
-    gap: float = 0.5
-    stiffness: float | None = None
-    damping: float | None = None
-    slack: float | None = None
 
 
 @dataclass
@@ -228,7 +159,7 @@ class World:
         ``start_speed`` (m/s) is along the track tangent.
         """
         self._check_open()
-        car = car or CarSpec(mass=600.0, length=2.0, width=1.2, height=1.0)
+        car = car or CarSpec(mass=600.0)
         coupling = coupling or CouplingSpec()
         if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
             raise InputError(f"no track with index {track!r}", where="track")
@@ -238,37 +169,26 @@ class World:
             raise InputError(f"must be an integer, got {cars!r}", where="cars") from None
         if n < 1:
             raise InputError(f"must be >= 1, got {cars!r}", where="cars")
-        mass = _num(car.mass, "car.mass", lo=0.0, lo_open=True)
-        length = _num(car.length, "car.length", lo=0.0, lo_open=True)
-        width = _num(car.width, "car.width", lo=0.0, lo_open=True)
-        height = _num(car.height, "car.height", lo=0.0, lo_open=True)
-        cg = _num(car.cg_height, "car.cg_height")
-        rider = _num(car.rider_height, "car.rider_height")
+        car = check(car, "car")
+        coupling = check(coupling, "coupling")
+        mass, length, width, height = car.mass, car.length, car.width, car.height
+        cg, rider = car.cg_height, car.rider_height
         if car.inertia is not None:
-            inertia = _vec(car.inertia, 3, "car.inertia")
-            if np.any(inertia <= 0):
-                raise InputError("must be three positive numbers", where="car.inertia")
+            inertia = np.array(car.inertia)
         else:
             inertia = mass / 12.0 * np.array([width**2 + height**2, length**2 + height**2, length**2 + width**2])
-        susp = bool(car.suspended)
-        hang = _num(car.hang, "car.hang", lo=0.0, lo_open=True) if susp else 0.0
-        tmass = mass * 0.1 if car.trolley_mass is None else _num(car.trolley_mass, "car.trolley_mass", lo=0.0,
-                                                                  lo_open=True)
-        swing_c = _num(car.swing_damping, "car.swing_damping", lo=0.0)
+        susp = car.suspended
+        hang = car.hang if susp else 0.0
+        tmass = mass * 0.1 if car.trolley_mass is None else car.trolley_mass
+        swing_c = car.swing_damping
         if susp:
             cg = 0.0
         if wheels not in ("coaster", "railway"):
             raise InputError(f"must be 'coaster' or 'railway', got {wheels!r}", where="wheels")
-        ctype = coupling.type
-        if ctype not in ("distance", "ball"):
-            raise InputError(f"must be 'distance' or 'ball', got {ctype!r}", where="coupling.type")
-        gap = _num(coupling.gap, "coupling.gap", lo=0.0)
+        ctype, gap = coupling.type, coupling.gap
         if ctype == "distance" and gap <= 0.0 and n > 1:
             raise InputError("must be > 0 for a distance coupling (the bar length)", where="coupling.gap")
-        stiff = None if coupling.stiffness is None else _num(coupling.stiffness, "coupling.stiffness", lo=0.0,
-                                                              lo_open=True)
-        damp = None if coupling.damping is None else _num(coupling.damping, "coupling.damping", lo=0.0)
-        slack = None if coupling.slack is None else _num(coupling.slack, "coupling.slack", lo=0.0)
+        stiff, damp, slack = coupling.stiffness, coupling.damping, coupling.slack
         s0 = _num(start_s, "start_s")
         v0 = _num(start_speed, "start_speed")
         ct = self._tracks[track]

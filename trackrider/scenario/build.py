@@ -34,7 +34,7 @@ def build_world(scenario: Scenario):
     InputError
         A scenario feature the physics cannot build (named by its key).
     """
-    from trackrider.physics import CarSpec, CouplingSpec, World
+    from trackrider.physics import World
 
     sim = scenario.simulation
     path = scenario.path
@@ -64,17 +64,9 @@ def build_world(scenario: Scenario):
 
     train_index = []
     for i, tr in enumerate(scenario.trains):
-        car = CarSpec(mass=tr.car.mass, length=tr.car.length, width=tr.car.width, height=tr.car.height,
-                      cg_height=tr.car.cg_height, rider_height=tr.car.rider_height,
-                      inertia=None if tr.car.inertia is None else tuple(tr.car.inertia),
-                      suspended=tr.suspended, hang=tr.car.hang, trolley_mass=tr.car.trolley_mass,
-                      swing_damping=tr.car.swing_damping)
-        cp = tr.coupling
-        coupling = CouplingSpec(type=cp.type, gap=cp.gap, stiffness=cp.stiffness, damping=cp.damping,
-                                slack=cp.slack)
         train_index.append(guarded(
-            f"train[{i}]", world.add_train, tr.name, track=track_index[tr.track_index], cars=tr.cars, car=car,
-            coupling=coupling, wheels=tr.wheels, start_s=tr.start_s, start_speed=tr.start_speed))
+            f"train[{i}]", world.add_train, tr.name, track=track_index[tr.track_index], cars=tr.cars, car=tr.car,
+            coupling=tr.coupling, wheels=tr.wheels, start_s=tr.start_s, start_speed=tr.start_speed))
 
     for i, sec in enumerate(scenario.sections):
         guarded(f"section[{i}]", world.add_section, kind=sec.type, track=track_index[sec.track_index],

@@ -18,10 +18,30 @@ from pathlib import Path
 from typing import Any
 
 from trackrider.errors import InputError
+from trackrider.settings import (
+    BOOLEAN,
+    INTEGER,
+    MAX_FORCE,
+    MAX_LENGTH,
+    MAX_MASS,
+    MAX_SPEED,
+    NUMBER,
+    REQUIRED,
+    STRING,
+    VECTOR,
+    Setting,
+    check,
+    check_value,
+    default_of,
+    describe,
+    file_keys,
+    is_real,
+    settings_of,
+)
 from trackrider.scenario.model import (
     BodyConfig,
-    CarConfig,
-    CouplingConfig,
+    CarSpec,
+    CouplingSpec,
     JointConfig,
     ResistanceConfig,
     Scenario,
@@ -33,11 +53,6 @@ from trackrider.scenario.model import (
 
 #: refuse scenarios whose step count exceeds this
 MAX_STEPS = 1_000_000_000
-#: largest magnitude accepted for any length/position, m (the solar system is not a ride)
-MAX_LENGTH = 1.0e6
-MAX_MASS = 1.0e9
-MAX_FORCE = 1.0e12
-MAX_SPEED = 1.0e4
 #: longest track built from segments, m (memory: the track is tabulated every few cm)
 MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
@@ -50,10 +65,6 @@ TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car"
               "color")
 #: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
 ROLES = ("riders", "counterweight")
-CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia", "hang", "trolley_mass",
-            "swing_damping", "rows", "seats_per_row")
-SUSPENDED_CAR_KEYS = ("hang", "trolley_mass", "swing_damping")
-COUPLING_KEYS = ("type", "gap", "stiffness", "damping", "slack")
 SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force", "name")
 BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
@@ -69,7 +80,6 @@ FORMATS = ("auto", "points", "nl2", "json")
 FRAMES = ("up", "minimal", "frenet", "file")
 WHEELS = ("coaster", "railway")
 TRACK_STYLES = ("steel", "railway")
-COUPLINGS = ("distance", "ball")
 SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster")
 RESISTANCE_MODES = ("physical", "nl2")
 
@@ -108,13 +118,7 @@ def _did_you_mean(word: str, choices) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _describe(value: Any) -> str:
-    text = repr(value)
-    if len(text) > 40:
-        text = text[:37] + "..."
-    kind = {bool: "a boolean", str: "a string", int: "an integer", float: "a number",
-            list: "an array", dict: "a table"}.get(type(value), type(value).__name__)
-    return f"{kind} {text}" if not isinstance(value, (list, dict)) else kind
+_describe = describe
 
 
 def _check_keys(ctx: _Ctx, table: dict, where: str, allowed) -> None:
@@ -143,8 +147,7 @@ def _array_of_tables(ctx: _Ctx, doc: dict, key: str) -> list[dict]:
     return value
 
 
-def _is_real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+_is_real = is_real
 
 
 def _get(ctx: _Ctx, table: dict, key: str, where: str, default) -> tuple[str, Any]:
@@ -163,50 +166,21 @@ def _number(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, *, 
     loc, value = _get(ctx, table, key, where, default)
     if value is _ABSENT:
         return default
-    if integer:
-        if not (_is_real(value) and float(value).is_integer() and not isinstance(value, float)):
-            raise ctx.error(loc, f"must be an integer, got {_describe(value)}")
-        value = int(value)
-    else:
-        if not _is_real(value):
-            raise ctx.error(loc, f"must be a number{(' (' + unit + ')') if unit else ''}, got {_describe(value)}")
-        value = float(value)
-        if not math.isfinite(value):
-            raise ctx.error(loc, f"must be finite, got {value}")
-    u = f" {unit}" if unit else ""
-    if gt is not None and not value > gt:
-        raise ctx.error(loc, f"must be > {gt:g}{u}, got {value:g}")
-    if ge is not None and not value >= ge:
-        raise ctx.error(loc, f"must be ≥ {ge:g}{u}, got {value:g}")
-    if lt is not None and not value < lt:
-        raise ctx.error(loc, f"must be < {lt:g}{u}, got {value:g}")
-    if le is not None and not value <= le:
-        raise ctx.error(loc, f"must be ≤ {le:g}{u}, got {value:g}")
-    if maximum is not None and abs(value) > maximum:
-        raise ctx.error(loc, f"magnitude {value:g}{u} is absurd (limit {maximum:g})")
-    return value
+    return check_value(Setting(INTEGER if integer else NUMBER, unit, gt, ge, lt, le, maximum), value, loc, ctx.path)
 
 
 def _string(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, choices=None) -> Any:
     loc, value = _get(ctx, table, key, where, default)
     if value is _ABSENT:
         return default
-    if not isinstance(value, str):
-        raise ctx.error(loc, f"must be a string, got {_describe(value)}")
-    if choices is not None and value not in choices:
-        raise ctx.error(loc, f"must be one of {', '.join(choices)}, got {value!r}{_did_you_mean(value, choices)}")
-    if choices is None and not value.strip():
-        raise ctx.error(loc, "must not be empty")
-    return value
+    return check_value(Setting(STRING, choices=None if choices is None else tuple(choices)), value, loc, ctx.path)
 
 
 def _boolean(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED) -> Any:
     loc, value = _get(ctx, table, key, where, default)
     if value is _ABSENT:
         return default
-    if not isinstance(value, bool):
-        raise ctx.error(loc, f"must be true or false, got {_describe(value)}")
-    return value
+    return check_value(Setting(BOOLEAN), value, loc, ctx.path)
 
 
 def _vector(ctx: _Ctx, table: dict, key: str, where: str, n: int, default=_REQUIRED, *, positive=False,
@@ -214,20 +188,32 @@ def _vector(ctx: _Ctx, table: dict, key: str, where: str, n: int, default=_REQUI
     loc, value = _get(ctx, table, key, where, default)
     if value is _ABSENT:
         return default
-    if not isinstance(value, list) or len(value) != n or not all(_is_real(v) for v in value):
+    if not isinstance(value, list):   # a file's array (a string is not one)
         raise ctx.error(loc, f"must be an array of {n} numbers{(' (' + unit + ')') if unit else ''}, "
-                        f"got {_describe(value)}" + (f" of length {len(value)}" if isinstance(value, list) else ""))
-    out = tuple(float(v) for v in value)
-    for i, v in enumerate(out):
-        if not math.isfinite(v):
-            raise ctx.error(loc, f"element {i + 1} must be finite, got {v}")
-        if positive and not v > 0:
-            raise ctx.error(loc, f"element {i + 1} must be > 0, got {v:g}")
-        if nonnegative and not v >= 0:
-            raise ctx.error(loc, f"element {i + 1} must be ≥ 0, got {v:g}")
-        if maximum is not None and abs(v) > maximum:
-            raise ctx.error(loc, f"element {i + 1} = {v:g} is absurd (limit {maximum:g})")
-    return out
+                        f"got {_describe(value)}")
+    return check_value(Setting(VECTOR, unit, maximum=maximum, n=n, positive=positive, nonnegative=nonnegative),
+                       value, loc, ctx.path)
+
+
+def _settings(ctx: _Ctx, cls, table: dict, where: str, **given):
+    """The settings object ``cls`` from a file's ``table`` at ``where``: its keys are the
+    class's settings (``trackrider.settings``), each checked against its definition;
+    ``given``: fields the table does not hold (resolved names, a parent table's key)."""
+    keys = file_keys(cls)
+    _check_keys(ctx, table, where, tuple(keys))
+    specs = settings_of(cls)
+    values = {}
+    for key, name in keys.items():
+        if key in table:
+            if specs[name].kind == VECTOR and not isinstance(table[key], list):
+                raise ctx.error(f"{where}.{key}", f"must be an array of {specs[name].n} numbers"
+                                f"{(' (' + specs[name].unit + ')') if specs[name].unit else ''}, "
+                                f"got {_describe(table[key])}")
+            values[name] = table[key]
+        elif default_of(cls, name) is REQUIRED and name not in given:
+            raise ctx.error(f"{where}.{key}", "missing (required)")
+    values.update(given)
+    return check(cls(**values), where, ctx.path)
 
 
 def _name(ctx: _Ctx, table: dict, where: str, default: str, seen: dict, what: str) -> str:
@@ -593,51 +579,22 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         raise ctx.error(f"{where}.car", "missing: a [train.car] table with at least mass is required")
     c = _table(ctx, t["car"], f"{where}.car")
     cw = f"{where}.car"
-    _check_keys(ctx, c, cw, CAR_KEYS)
-    car = CarConfig(
-        mass=_number(ctx, c, "mass", cw, gt=0, maximum=MAX_MASS, unit="kg"),
-        length=_number(ctx, c, "length", cw, 2.0, gt=0, le=1000, unit="m"),
-        width=_number(ctx, c, "width", cw, 1.2, gt=0, le=100, unit="m"),
-        height=_number(ctx, c, "height", cw, 1.0, gt=0, le=100, unit="m"),
-        cg_height=_number(ctx, c, "cg_height", cw, 0.0, maximum=100, unit="m"),
-        rider_height=_number(ctx, c, "rider_height", cw, 1.1, maximum=100, unit="m"),
-        inertia=_vector(ctx, c, "inertia", cw, 3, None, positive=True, maximum=1e12, unit="kg·m²"),
-        hang=_number(ctx, c, "hang", cw, 1.5, gt=0, le=100, unit="m"),
-        trolley_mass=_number(ctx, c, "trolley_mass", cw, None, gt=0, maximum=MAX_MASS, unit="kg"),
-        swing_damping=_number(ctx, c, "swing_damping", cw, 0.0, ge=0, maximum=1e15, unit="N·m·s/rad"),
-        rows=_number(ctx, c, "rows", cw, None, integer=True, ge=1, le=100),
-        seats_per_row=_number(ctx, c, "seats_per_row", cw, None, integer=True, ge=1, le=100),
-    )
     suspended = _boolean(ctx, t, "suspended", where, False)
+    car = _settings(ctx, CarSpec, c, cw, suspended=suspended)
     if not suspended:
-        for key in SUSPENDED_CAR_KEYS:
+        for key in CarSpec.SUSPENDED_ONLY:
             if key in c:
                 raise ctx.error(f"{cw}.{key}", "applies to suspended trains only: add suspended = true to the "
                                 "[[train]]")
-    if car.inertia is not None:
-        a, b, cc = car.inertia
-        if a + b < cc or b + cc < a or a + cc < b:
-            raise ctx.error(f"{cw}.inertia", f"{list(car.inertia)} breaks the triangle inequality "
-                            "(no rigid body has these principal moments)")
-    cp = _table(ctx, t.get("coupling", {}), f"{where}.coupling")
-    pw = f"{where}.coupling"
-    _check_keys(ctx, cp, pw, COUPLING_KEYS)
-    coupling = CouplingConfig(
-        type=_string(ctx, cp, "type", pw, "distance", choices=COUPLINGS),
-        gap=_number(ctx, cp, "gap", pw, 0.5, ge=0, le=1000, unit="m"),
-        stiffness=_number(ctx, cp, "stiffness", pw, None, gt=0, maximum=1e15, unit="N/m"),
-        damping=_number(ctx, cp, "damping", pw, None, ge=0, maximum=1e15, unit="N·s/m"),
-        slack=_number(ctx, cp, "slack", pw, None, ge=0, le=100, unit="m"),
-    )
-    if coupling.damping is not None and coupling.stiffness is None:
-        raise ctx.error(f"{pw}.damping", "needs stiffness too (a soft coupler is a spring and a damper)")
+    coupling = _settings(ctx, CouplingSpec, _table(ctx, t.get("coupling", {}), f"{where}.coupling"),
+                         f"{where}.coupling")
     return TrainConfig(
         name=name, track=track, track_index=track_names.index(track),
         cars=_number(ctx, t, "cars", where, 1, integer=True, ge=1, le=10_000),
         wheels=_string(ctx, t, "wheels", where, "coaster", choices=WHEELS),
         start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
         start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
-        car=car, coupling=coupling, suspended=suspended, color=_colour(ctx, t, "color", where),
+        car=car, coupling=coupling, color=_colour(ctx, t, "color", where),
         role=_string(ctx, t, "role", where, "riders", choices=ROLES),
     )
 

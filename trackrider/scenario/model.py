@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trackrider.settings import CarSpec, CouplingSpec
+
 #: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
 JointEnd = Any
 
@@ -68,48 +70,9 @@ class TrackConfig:
     style: str | None = None  # drawing only: "steel" | "railway" (None: from the trains' wheels)
 
 
-@dataclass
-class CarConfig:
-    """``[train.car]``: one car (all cars of a train are alike).
-
-    mass kg (required, with riders); length, width, height m (a solid box,
-    defaults 2.0, 1.2, 1.0); cg_height m above the track curve (default 0);
-    rider_height m above the track curve (default 1.1); inertia kg·m² about
-    (forward, left, up), overriding the box when given. Suspended trains only:
-    hang m from the pivot (on the track curve) down to the hanging body's centre
-    of mass (default 1.5); trolley_mass kg (default 0.1 × mass); swing_damping
-    N·m·s/rad (default 0); rider_height is then measured along the swinging
-    body's up axis from the pivot (negative: below the rail).
-    """
-
-    mass: float
-    length: float = 2.0
-    width: float = 1.2
-    height: float = 1.0
-    cg_height: float = 0.0
-    rider_height: float = 1.1
-    inertia: tuple[float, float, float] | None = None
-    hang: float = 1.5
-    trolley_mass: float | None = None
-    swing_damping: float = 0.0
-    rows: int | None = None  # drawing only: rows of seats (None: from the length)
-    seats_per_row: int | None = None  # drawing only: seats in a row (None: from the width)
-
-
-@dataclass
-class CouplingConfig:
-    """``[train.coupling]``: the coupler between consecutive cars.
-
-    type ``distance | ball`` (default distance); gap m between car ends
-    (default 0.5); stiffness N/m, damping N·s/m, slack m: optional soft or
-    slack coupler (None: rigid).
-    """
-
-    type: str = "distance"
-    gap: float = 0.5
-    stiffness: float | None = None
-    damping: float | None = None
-    slack: float | None = None
+#: ``[train.car]`` and ``[train.coupling]``: the physics' own settings (trackrider.settings)
+CarConfig = CarSpec
+CouplingConfig = CouplingSpec
 
 
 @dataclass
@@ -118,8 +81,9 @@ class TrainConfig:
 
     start_s m is the arc length of the lead car's anchor; start_speed m/s
     along the track (signed); wheels ``coaster`` (support both ways) or
-    ``railway`` (support one way); suspended: each car body hangs below its
-    track trolley on a hinge along the direction of travel (default False).
+    ``railway`` (support one way); ``suspended`` (the file's ``train.suspended``, kept
+    as ``car.suspended``): each car body hangs below its track trolley on a hinge along
+    the direction of travel.
     """
 
     name: str
@@ -129,12 +93,16 @@ class TrainConfig:
     wheels: str
     start_s: float
     start_speed: float
-    car: CarConfig
-    coupling: CouplingConfig
-    suspended: bool = False
+    car: CarSpec
+    coupling: CouplingSpec
     #: ``riders`` (default) or ``counterweight``: a weight with no riders (no G at a rider, no airtime)
     role: str = "riders"
     color: tuple[int, int, int] | None = None  # drawing only: RGB 0..255 (None: a colour per train)
+
+    @property
+    def suspended(self) -> bool:
+        """The cars hang below their trolleys (``car.suspended``)."""
+        return self.car.suspended
 
     @property
     def pitch(self) -> float:

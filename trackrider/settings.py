@@ -1,0 +1,312 @@
+"""The settings users give, each defined once: its default, unit and bounds.
+
+A setting is a dataclass field made by ``setting(...)``; its metadata says what
+kind of value it takes (number, integer, boolean, string, vector), its unit and
+its bounds. One checker, ``check``, reads that metadata, so the scenario loader
+(``trackrider.scenario``), the physics ``World``'s Python API and the renderer
+share one definition of every default and every bound (Box2D's
+``b2DefaultXDef()`` functions play this part there). ``check`` takes the place
+the settings sit in (``where``: ``train[0].car`` in a file, ``car`` in a call),
+so an error names the key the user wrote the first time it is raised.
+
+Adding a setting: one ``setting(...)`` line in its class here (and its use in the
+physics or the outputs); the loader reads it from the file's table of the same
+name (``key=`` when the file's word differs from the field's name).
+
+The module imports nothing heavy: ``trackrider.physics``, ``trackrider.scenario``
+and ``trackrider.render`` all import it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any
+
+from trackrider.errors import InputError
+
+#: largest magnitude accepted for a length or position, m (the solar system is not a ride)
+MAX_LENGTH = 1.0e6
+MAX_MASS = 1.0e9
+MAX_FORCE = 1.0e12
+MAX_SPEED = 1.0e4
+#: spring and damper coefficients (N/m, N·s/m, N·m·s/rad)
+MAX_COEFF = 1.0e15
+
+#: the value of a required setting that was not given
+REQUIRED = dataclasses.MISSING
+
+NUMBER, INTEGER, BOOLEAN, STRING, VECTOR = "number", "integer", "boolean", "string", "vector"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What one field accepts. ``kind``: number | integer | boolean | string | vector;
+    ``unit`` (shown in messages); bounds ``gt``, ``ge``, ``lt``, ``le``; ``maximum``: the
+    largest magnitude that is not absurd; ``choices`` of a string; ``n`` elements of a
+    vector, each ``> 0`` when ``positive``, ``≥ 0`` when ``nonnegative``; ``key``: the
+    file's word when it differs from the field's name; ``file``: read from scenario files."""
+
+    kind: str = NUMBER
+    unit: str = ""
+    gt: float | None = None
+    ge: float | None = None
+    lt: float | None = None
+    le: float | None = None
+    maximum: float | None = None
+    choices: tuple | None = None
+    n: int = 3
+    positive: bool = False
+    nonnegative: bool = False
+    key: str | None = None
+    file: bool = True
+
+
+def setting(default: Any = REQUIRED, *, kind: str = NUMBER, unit: str = "", gt=None, ge=None, lt=None, le=None,
+            maximum=None, choices=None, n: int = 3, positive: bool = False, nonnegative: bool = False,
+            key: str | None = None, file: bool = True) -> Any:
+    """A dataclass field carrying its ``Setting``; ``default`` ``REQUIRED`` (the default) makes it required.
+
+    A vector's default, a tuple, is kept as it is (tuples are immutable)."""
+    meta = Setting(kind, unit, gt, ge, lt, le, maximum, None if choices is None else tuple(choices), n, positive,
+                   nonnegative, key, file)
+    if kind == VECTOR and maximum is None:
+        meta = dataclasses.replace(meta, maximum=MAX_LENGTH)
+    if default is REQUIRED:
+        return field(metadata={"setting": meta})
+    return field(default=default, metadata={"setting": meta})
+
+
+def settings_of(cls) -> dict:
+    """``{field name: Setting}`` of a settings class (or instance), in field order."""
+    return {f.name: f.metadata["setting"] for f in dataclasses.fields(cls) if "setting" in f.metadata}
+
+
+def file_keys(cls) -> dict:
+    """``{file key: field name}`` of the settings a scenario file may give, in field order."""
+    return {(s.key or name): name for name, s in settings_of(cls).items() if s.file}
+
+
+def default_of(cls, name: str) -> Any:
+    """The default of setting ``name`` of ``cls`` (``REQUIRED`` when it has none)."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            return f.default
+    raise KeyError(name)
+
+
+# --------------------------------------------------------------------------- checking
+
+
+def is_real(value: Any) -> bool:
+    """A real number, not a boolean (numpy's included)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+
+
+def describe(value: Any) -> str:
+    """A value as an error message shows it: ``a string 'x'``, ``an array``."""
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    kind = {bool: "a boolean", str: "a string", int: "an integer", float: "a number",
+            list: "an array", dict: "a table", tuple: "an array"}.get(type(value), type(value).__name__)
+    return f"{kind} {text}" if not isinstance(value, (list, dict, tuple)) else kind
+
+
+def _did_you_mean(word: str, choices) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_value(s: Setting, value: Any, where: str = "", path=None) -> Any:
+    """``value`` checked against ``s`` and normalised (float, int, tuple of floats);
+    an ``InputError`` at ``where`` (and ``path``) when it does not fit."""
+
+    def error(message):
+        return InputError(message, path=path, where=where or None)
+
+    u = f" {s.unit}" if s.unit else ""
+    if s.kind == BOOLEAN:
+        if not isinstance(value, bool) and type(value).__name__ != "bool_":
+            raise error(f"must be true or false, got {describe(value)}")
+        return bool(value)
+    if s.kind == STRING:
+        if not isinstance(value, str):
+            raise error(f"must be a string, got {describe(value)}")
+        if s.choices is not None and value not in s.choices:
+            raise error(f"must be one of {', '.join(s.choices)}, got {value!r}{_did_you_mean(value, s.choices)}")
+        if s.choices is None and not value.strip():
+            raise error("must not be empty")
+        return value
+    if s.kind == VECTOR:
+        try:
+            items = list(value) if not isinstance(value, (str, bytes, dict)) else None
+        except TypeError:
+            items = None
+        if items is None or len(items) != s.n or not all(is_real(v) for v in items):
+            raise error(f"must be an array of {s.n} numbers{(' (' + s.unit + ')') if s.unit else ''}, "
+                        f"got {describe(value)}" + (f" of length {len(items)}" if items is not None else ""))
+        out = tuple(float(v) for v in items)
+        for i, v in enumerate(out):
+            if not math.isfinite(v):
+                raise error(f"element {i + 1} must be finite, got {v}")
+            if s.positive and not v > 0:
+                raise error(f"element {i + 1} must be > 0, got {v:g}")
+            if s.nonnegative and not v >= 0:
+                raise error(f"element {i + 1} must be ≥ 0, got {v:g}")
+            if s.maximum is not None and abs(v) > s.maximum:
+                raise error(f"element {i + 1} = {v:g} is absurd (limit {s.maximum:g})")
+        return out
+    if s.kind == INTEGER:
+        if not (is_real(value) and float(value).is_integer() and not isinstance(value, float)):
+            raise error(f"must be an integer, got {describe(value)}")
+        value = int(value)
+    else:
+        if not is_real(value):
+            raise error(f"must be a number{(' (' + s.unit + ')') if s.unit else ''}, got {describe(value)}")
+        value = float(value)
+        if not math.isfinite(value):
+            raise error(f"must be finite, got {value}")
+    if s.gt is not None and not value > s.gt:
+        raise error(f"must be > {s.gt:g}{u}, got {value:g}")
+    if s.ge is not None and not value >= s.ge:
+        raise error(f"must be ≥ {s.ge:g}{u}, got {value:g}")
+    if s.lt is not None and not value < s.lt:
+        raise error(f"must be < {s.lt:g}{u}, got {value:g}")
+    if s.le is not None and not value <= s.le:
+        raise error(f"must be ≤ {s.le:g}{u}, got {value:g}")
+    if s.maximum is not None and abs(value) > s.maximum:
+        raise error(f"magnitude {value:g}{u} is absurd (limit {s.maximum:g})")
+    return value
+
+
+def _at(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def check(obj, where: str = "", path=None):
+    """A checked copy of the settings object ``obj``: every setting checked against its
+    definition and normalised, then the class's own rules (``_rules``, settings that
+    depend on each other). Errors name ``where.<key>`` (and the file ``path``).
+
+    Settings left at ``None`` (optional ones) are not checked."""
+    specs = settings_of(obj)
+    values = {}
+    for name, s in specs.items():
+        value = getattr(obj, name)
+        if value is REQUIRED:
+            raise InputError("missing (required)", path=path, where=_at(where, s.key or name))
+        if value is None:
+            continue
+        values[name] = check_value(s, value, _at(where, s.key or name), path)
+    out = dataclasses.replace(obj, **values)
+    rules = getattr(out, "_rules", None)
+    if rules is not None:
+        def error(name: str | None, message: str) -> InputError:
+            key = None if name is None else (specs[name].key or name) if name in specs else name
+            return InputError(message, path=path, where=(_at(where, key) if key else where) or None)
+
+        rules(error)
+    return out
+
+
+def check_named(cls, values: dict, where: str = "", path=None) -> dict:
+    """``values`` (``{field name: value}``), each checked against setting ``name`` of ``cls``."""
+    specs = settings_of(cls)
+    return {name: check_value(specs[name], v, _at(where, specs[name].key or name), path)
+            for name, v in values.items()}
+
+
+# --------------------------------------------------------------------------- the settings
+
+
+@dataclass
+class CarSpec:
+    """One car of a train (all cars of a train are alike); file table ``[train.car]``.
+
+    Parameters
+    ----------
+    mass : float
+        kg, with riders (> 0; required).
+    length, width, height : float, default 2.0, 1.2, 1.0
+        m, the solid box that gives the inertia (and the coupler positions: ``length``).
+    cg_height : float, default 0.0
+        m, centre of mass above the track curve along the car's up axis.
+    rider_height : float, default 1.1
+        m, rider point above the track curve, where G-forces are measured.
+    inertia : (Ixx, Iyy, Izz) or None
+        kg·m² about the centre of mass in car axes (forward, left, up); default: the box.
+    suspended : bool, default False
+        a suspended car (in a file: the train's ``suspended`` key): a trolley of
+        ``trolley_mass`` rides the track (its anchor on the curve, ``cg_height`` ignored) and
+        the car body (``mass``, the box, ``inertia``) hangs below it on a hinge along the
+        direction of travel, pivot on the track curve, its centre of mass ``hang`` below the
+        pivot; it swings outward in curves. The car's G-forces are those of the swinging body
+        at ``rider_height`` along its up axis from the pivot (negative: below the rail), in the
+        body's axes. The body is also recorded as a free-body entity ``("<train>.body", car_no)``.
+    hang : float, default 1.5
+        m, pivot to the hanging body's centre of mass (> 0; suspended cars only).
+    trolley_mass : float or None
+        kg, the trolley of a suspended car; default 0.1 × ``mass``.
+    swing_damping : float, default 0.0
+        N·m·s/rad, a rotary damper on the swing hinge (0: free swing).
+    rows, seats_per_row : int or None
+        drawing only: rows of seats and seats in a row (None: from the length and width).
+    """
+
+    mass: float = setting(unit="kg", gt=0, maximum=MAX_MASS)
+    length: float = setting(2.0, unit="m", gt=0, le=1000)
+    width: float = setting(1.2, unit="m", gt=0, le=100)
+    height: float = setting(1.0, unit="m", gt=0, le=100)
+    cg_height: float = setting(0.0, unit="m", maximum=100)
+    rider_height: float = setting(1.1, unit="m", maximum=100)
+    inertia: tuple | None = setting(None, kind=VECTOR, unit="kg·m²", positive=True, maximum=1e12)
+    suspended: bool = setting(False, kind=BOOLEAN, file=False)
+    hang: float = setting(1.5, unit="m", gt=0, le=100)
+    trolley_mass: float | None = setting(None, unit="kg", gt=0, maximum=MAX_MASS)
+    swing_damping: float = setting(0.0, unit="N·m·s/rad", ge=0, maximum=MAX_COEFF)
+    rows: int | None = setting(None, kind=INTEGER, ge=1, le=100)
+    seats_per_row: int | None = setting(None, kind=INTEGER, ge=1, le=100)
+
+    #: settings of a suspended car only
+    SUSPENDED_ONLY = ("hang", "trolley_mass", "swing_damping")
+
+    def _rules(self, error):
+        if self.inertia is not None:
+            a, b, c = self.inertia
+            if a + b < c or b + c < a or a + c < b:
+                raise error("inertia", f"{list(self.inertia)} breaks the triangle inequality "
+                            "(no rigid body has these principal moments)")
+
+
+@dataclass
+class CouplingSpec:
+    """How consecutive cars of a train are joined; file table ``[train.coupling]``.
+
+    Parameters
+    ----------
+    type : {"distance", "ball"}, default "distance"
+        ``distance``: a rigid bar of length ``gap`` between the cars' ends (on the track
+        curve); ``ball``: a ball joint in the middle of the gap.
+    gap : float, default 0.5
+        m between consecutive cars (> 0 for ``distance`` with more than one car).
+    stiffness, damping : float or None
+        N/m and N·s/m: a soft coupler (soft-constraint form); None: rigid. ``damping``
+        needs ``stiffness``.
+    slack : float or None
+        m of free play: the bar length may vary in ``[gap − slack/2, gap + slack/2]``
+        (one-sided rows, solved by PGS rather than the exact chain solve).
+    """
+
+    type: str = setting("distance", kind=STRING, choices=("distance", "ball"))
+    gap: float = setting(0.5, unit="m", ge=0, le=1000)
+    stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
+    damping: float | None = setting(None, unit="N·s/m", ge=0, maximum=MAX_COEFF)
+    slack: float | None = setting(None, unit="m", ge=0, le=100)
+
+    def _rules(self, error):
+        if self.damping is not None and self.stiffness is None:
+            raise error("damping", "needs stiffness too (a soft coupler is a spring and a damper)")
