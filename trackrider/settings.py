@@ -33,6 +33,8 @@ MAX_FORCE = 1.0e12
 MAX_SPEED = 1.0e4
 #: spring and damper coefficients (N/m, N·s/m, N·m·s/rad)
 MAX_COEFF = 1.0e15
+#: most steps a run may take
+MAX_STEPS = 1_000_000_000
 
 #: the value of a required setting that was not given
 REQUIRED = dataclasses.MISSING
@@ -221,6 +223,60 @@ def check_named(cls, values: dict, where: str = "", path=None) -> dict:
 
 
 # --------------------------------------------------------------------------- the settings
+
+
+@dataclass
+class SimulationConfig:
+    """Time stepping, solver and recording; file table ``[simulation]``.
+
+    Parameters
+    ----------
+    duration : float
+        s, simulated time (> 0; required in a file).
+    dt : float, default 0.001
+        s, time step (0 < dt ≤ 0.1).
+    record_hz : float, default 100.0
+        samples per second recorded (at most one per step).
+    iterations : int, default 20
+        PGS sweeps per step (used only when bounded rows exist: motors, friction, slack
+        couplers, joints outside a train chain).
+    erp : float, default 0.2
+        fraction of the position and orientation error corrected per step, in (0, 1].
+    gravity : float, default 9.81
+        m/s², along −z (> 0: G-forces are in units of it).
+    filter_hz : float, default 5.0
+        Hz, cut-off of the low-pass filter of the reported G figures.
+    warm_start : float, default 1.0
+        factor on the previous step's impulses of bounded rows (Python API only).
+    """
+
+    duration: float = setting(unit="s", gt=0)
+    dt: float = setting(0.001, unit="s", gt=0, le=0.1)
+    record_hz: float = setting(100.0, unit="Hz", gt=0, le=1e6)
+    iterations: int = setting(20, kind=INTEGER, ge=1, le=100_000)
+    erp: float = setting(0.2, gt=0, le=1)
+    gravity: float = setting(9.81, unit="m/s²", gt=0, le=1000)
+    filter_hz: float = setting(5.0, unit="Hz", gt=0, le=1e5)
+    warm_start: float = setting(1.0, ge=0, le=1, file=False)
+
+    @property
+    def n_steps(self) -> int:
+        """Steps of ``duration`` (rounded to the nearest step)."""
+        return max(1, int(round(self.duration / self.dt)))
+
+    @property
+    def record_every(self) -> int:
+        """Steps between two recorded samples (≥ 1)."""
+        return max(1, int(round(1.0 / (self.record_hz * self.dt))))
+
+    def _rules(self, error):
+        steps = self.duration / self.dt
+        if steps > MAX_STEPS:
+            raise error("duration", f"{self.duration:g} s at dt = {self.dt:g} s would take {steps:.3g} steps "
+                        f"(more than {MAX_STEPS:.0e}); shorten the run or raise dt")
+        if self.record_hz * self.dt > 1.0 + 1e-9:
+            raise error("record_hz", f"{self.record_hz:g} Hz is faster than one sample per step "
+                        f"(dt = {self.dt:g} s allows at most {1.0 / self.dt:g} Hz)")
 
 
 @dataclass

@@ -18,7 +18,7 @@ from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics.joints import KINDS
 from trackrider.physics.joints import common as jc
-from trackrider.settings import CarSpec, CouplingSpec, check
+from trackrider.settings import CarSpec, CouplingSpec, SimulationConfig, check, check_named
 
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
 
@@ -85,17 +85,9 @@ class World:
 
     Parameters
     ----------
-    gravity : float, default 9.81
-        m/s², acts along −z.
-    dt : float, default 1e-3
-        s, time step.
-    iterations : int, default 20
-        solver iterations per step (used only when bounded rows exist: motors, friction,
-        slack couplers, joints outside a train chain).
-    erp : float, default 0.2
-        fraction of the position/orientation error corrected per step (0..1).
-    warm_start : float, default 1.0
-        factor on the previous step's impulses of bounded rows.
+    gravity, dt, iterations, erp, warm_start
+        as ``trackrider.settings.SimulationConfig`` defines them: default, unit (gravity
+        m/s² along −z, dt s) and bounds.
 
     Examples
     --------
@@ -105,18 +97,13 @@ class World:
     0.001
     """
 
-    def __init__(self, gravity: float = 9.81, dt: float = 1e-3, iterations: int = 20, erp: float = 0.2,
-                 warm_start: float = 1.0):
-        self.gravity = _num(gravity, "simulation.gravity", lo=0.0)
-        self.dt = _num(dt, "simulation.dt", lo=0.0, lo_open=True, hi=0.1)
-        try:
-            self.iterations = int(iterations)
-        except (TypeError, ValueError):
-            raise InputError(f"must be an integer, got {iterations!r}", where="simulation.iterations") from None
-        if self.iterations < 1:
-            raise InputError(f"must be >= 1, got {iterations!r}", where="simulation.iterations")
-        self.erp = _num(erp, "simulation.erp", lo=0.0, hi=1.0)
-        self.warm_start = _num(warm_start, "warm_start", lo=0.0, hi=1.0)
+    def __init__(self, gravity: float = SimulationConfig.gravity, dt: float = SimulationConfig.dt,
+                 iterations: int = SimulationConfig.iterations, erp: float = SimulationConfig.erp,
+                 warm_start: float = SimulationConfig.warm_start):
+        v = check_named(SimulationConfig, dict(gravity=gravity, dt=dt, iterations=iterations, erp=erp,
+                                               warm_start=warm_start))
+        self.gravity, self.dt, self.iterations, self.erp = v["gravity"], v["dt"], v["iterations"], v["erp"]
+        self.warm_start = v["warm_start"]
         self._tracks: list[CompactTrack] = []
         self._gauges: list[float] = []
         self._trains: list[dict] = []

@@ -25,6 +25,7 @@ from trackrider.settings import (
     MAX_LENGTH,
     MAX_MASS,
     MAX_SPEED,
+    MAX_STEPS,
     NUMBER,
     REQUIRED,
     STRING,
@@ -51,15 +52,12 @@ from trackrider.scenario.model import (
     TrainConfig,
 )
 
-#: refuse scenarios whose step count exceeds this
-MAX_STEPS = 1_000_000_000
 #: longest track built from segments, m (memory: the track is tabulated every few cm)
 MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
 _ABSENT = object()
 
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
-SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
 TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll", "style")
 TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended", "role",
               "color")
@@ -321,26 +319,7 @@ def apply_overrides(document: dict, overrides: dict | None, path: Path) -> dict:
 def _simulation(ctx: _Ctx, doc: dict) -> SimulationConfig:
     if "simulation" not in doc:
         raise ctx.error("simulation", "missing: a [simulation] table with at least duration is required")
-    t = _table(ctx, doc["simulation"], "simulation")
-    _check_keys(ctx, t, "simulation", SIMULATION_KEYS)
-    w = "simulation"
-    sim = SimulationConfig(
-        duration=_number(ctx, t, "duration", w, gt=0, unit="s"),
-        dt=_number(ctx, t, "dt", w, 0.001, gt=0, le=0.1, unit="s"),
-        record_hz=_number(ctx, t, "record_hz", w, 100.0, gt=0, le=1e6, unit="Hz"),
-        iterations=_number(ctx, t, "iterations", w, 20, integer=True, ge=1, le=100_000),
-        erp=_number(ctx, t, "erp", w, 0.2, gt=0, le=1),
-        gravity=_number(ctx, t, "gravity", w, 9.81, gt=0, le=1000, unit="m/s²"),
-        filter_hz=_number(ctx, t, "filter_hz", w, 5.0, gt=0, le=1e5, unit="Hz"),
-    )
-    steps = sim.duration / sim.dt
-    if steps > MAX_STEPS:
-        raise ctx.error("simulation.duration", f"{sim.duration:g} s at dt = {sim.dt:g} s would take "
-                        f"{steps:.3g} steps (more than {MAX_STEPS:.0e}); shorten the run or raise dt")
-    if sim.record_hz * sim.dt > 1.0 + 1e-9:
-        raise ctx.error("simulation.record_hz", f"{sim.record_hz:g} Hz is faster than one sample per step "
-                        f"(dt = {sim.dt:g} s allows at most {1.0 / sim.dt:g} Hz)")
-    return sim
+    return _settings(ctx, SimulationConfig, _table(ctx, doc["simulation"], "simulation"), "simulation")
 
 
 def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:

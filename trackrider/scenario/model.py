@@ -11,40 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trackrider.settings import CarSpec, CouplingSpec
+from trackrider.settings import CarSpec, CouplingSpec, SimulationConfig  # noqa: F401 (the model's tables)
 
 #: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
 JointEnd = Any
-
-
-@dataclass
-class SimulationConfig:
-    """``[simulation]``: time stepping and recording.
-
-    duration : s, required.  dt : s, default 0.001.  record_hz : samples per
-    second, default 100.  iterations : PGS sweeps per step, default 20.
-    erp : drift correction per step in (0, 1], default 0.2.  gravity : m/s²
-    along −z, default 9.81.  filter_hz : cut-off of the low-pass filter of the
-    reported G figures, Hz, default 5.0.
-    """
-
-    duration: float
-    dt: float = 0.001
-    record_hz: float = 100.0
-    iterations: int = 20
-    erp: float = 0.2
-    gravity: float = 9.81
-    filter_hz: float = 5.0
-
-    @property
-    def n_steps(self) -> int:
-        """Steps of ``duration`` (rounded to the nearest step)."""
-        return max(1, int(round(self.duration / self.dt)))
-
-    @property
-    def record_every(self) -> int:
-        """Steps between two recorded samples (≥ 1)."""
-        return max(1, int(round(1.0 / (self.record_hz * self.dt))))
 
 
 @dataclass
