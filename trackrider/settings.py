@@ -366,3 +366,34 @@ class CouplingSpec:
     def _rules(self, error):
         if self.damping is not None and self.stiffness is None:
             raise error("damping", "needs stiffness too (a soft coupler is a spring and a damper)")
+
+
+@dataclass
+class ResistanceConfig:
+    """What slows the cars on a track; file table ``[resistance]``.
+
+    Parameters
+    ----------
+    rolling : float, default 0.0
+        ``physical``: rolling-resistance coefficient × wheel force (a bounded friction row
+        along the track); ``nl2``: a friction deceleration ``rolling`` × g.
+    drag_area : float, default 0.0
+        m², Cd·A per car: aerodynamic drag ½ ``air_density`` ``drag_area`` v|v|.
+    air_density : float, default 1.2
+        kg/m³.
+    mode : {"physical", "nl2"}, default "physical"
+        ``nl2``: NoLimits-style resistance, friction ``rolling`` × g and drag ``nl2_drag`` × v²
+        per unit mass (as NoLimits and force-vector designs do).
+    davis : (A, B, C) or None
+        Davis coefficients per car, ``physical`` mode: A N (a friction row), B N·s/m and
+        C N·s²/m² explicit.
+    nl2_drag : float, default 0.0
+        1/m, ``nl2`` mode's drag per unit mass.
+    """
+
+    rolling: float = setting(0.0, ge=0, le=10)
+    drag_area: float = setting(0.0, unit="m²", ge=0, le=1e4)
+    air_density: float = setting(1.2, unit="kg/m³", gt=0, le=1e4)
+    mode: str = setting("physical", kind=STRING, choices=("physical", "nl2"))
+    davis: tuple | None = setting(None, kind=VECTOR, nonnegative=True, maximum=1e9)
+    nl2_drag: float = setting(0.0, unit="1/m", ge=0, le=1e3)

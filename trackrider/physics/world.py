@@ -18,7 +18,7 @@ from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics.joints import KINDS
 from trackrider.physics.joints import common as jc
-from trackrider.settings import CarSpec, CouplingSpec, SimulationConfig, check, check_named
+from trackrider.settings import CarSpec, CouplingSpec, ResistanceConfig, SimulationConfig, check, check_named
 
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
 
@@ -110,7 +110,7 @@ class World:
         self._sections: list[tuple] = []
         self._bodies: list[dict] = []
         self._joints: list[dict] = []
-        self._res = dict(rolling=0.0, drag_area=0.0, air_density=1.2, davis=None, mode="physical", nl2_drag=0.0)
+        self._res = ResistanceConfig()
         self._built = False
         self.step_count = 0
 
@@ -241,9 +241,10 @@ class World:
         self._sections.append((ch.SECTION_KINDS[kind], track, a, b, v, f))
         return len(self._sections) - 1
 
-    def set_resistance(self, rolling: float = 0.0, drag_area: float = 0.0, air_density: float = 1.2,
-                       davis=None, mode: str = "physical", nl2_drag: float = 0.0) -> None:
-        """Resistance to motion of every car on a track.
+    def set_resistance(self, rolling: float = ResistanceConfig.rolling, drag_area: float = ResistanceConfig.drag_area,
+                       air_density: float = ResistanceConfig.air_density, davis=ResistanceConfig.davis,
+                       mode: str = ResistanceConfig.mode, nl2_drag: float = ResistanceConfig.nl2_drag) -> None:
+        """Resistance to motion of every car on a track (``trackrider.settings.ResistanceConfig``).
 
         ``mode="physical"``: rolling-resistance coefficient ``rolling`` × wheel force (a
         bounded friction row along T), aerodynamic drag ½ ``air_density`` ``drag_area`` v|v|
@@ -252,17 +253,8 @@ class World:
         ``nl2_drag``·v² per unit mass (``nl2_drag`` in 1/m), as NoLimits/FVD do.
         """
         self._check_open()
-        if mode not in ("physical", "nl2"):
-            raise InputError(f"must be 'physical' or 'nl2', got {mode!r}", where="resistance.mode")
-        d = None
-        if davis is not None:
-            d = _vec(davis, 3, "resistance.davis")
-            if np.any(d < 0):
-                raise InputError("coefficients must be >= 0", where="resistance.davis")
-        self._res = dict(rolling=_num(rolling, "resistance.rolling", lo=0.0),
-                         drag_area=_num(drag_area, "resistance.drag_area", lo=0.0),
-                         air_density=_num(air_density, "resistance.air_density", lo=0.0), davis=d, mode=mode,
-                         nl2_drag=_num(nl2_drag, "resistance.nl2_drag", lo=0.0))
+        self._res = check(ResistanceConfig(rolling=rolling, drag_area=drag_area, air_density=air_density,
+                                           davis=davis, mode=mode, nl2_drag=nl2_drag))
 
     def add_body(self, name: str, mass: float, size=None, inertia=None, position=(0.0, 0.0, 0.0),
                  orientation=(1.0, 0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),
@@ -386,7 +378,7 @@ class World:
         car_frame = cars.frame
         labels, etrain = [], []
         self._car0 = []
-        davis = self._res["davis"]
+        davis = None if self._res.davis is None else np.array(self._res.davis)
         b = 0
         for ti, t in enumerate(self._trains):
             self._car0.append(b)
@@ -421,7 +413,7 @@ class World:
                 cars.rider[b] = t["rider"]
                 cars.gauge[b] = self._gauges[t["track"]]
                 cars.speed0[b] = v0
-                if davis is not None and self._res["mode"] == "physical":
+                if davis is not None and self._res.mode == "physical":
                     cars.davis[b] = davis
                 cars.track[b] = t["track"]
                 cars.one_sided[b] = 1 if t["railway"] else 0
@@ -546,8 +538,7 @@ class World:
         self.sections = st.Sections(sec[:, 0].astype(np.int64), sec[:, 1].astype(np.int64), sec[:, 2].copy(),
                                     sec[:, 3].copy(), sec[:, 4].copy(), sec[:, 5].copy())
         r = self._res
-        res = st.Resistance(float(r["rolling"]), float(r["drag_area"]), float(r["air_density"]), r["mode"] == "nl2",
-                            float(r["nl2_drag"]))
+        res = st.Resistance(r.rolling, r.drag_area, r.air_density, r.mode == "nl2", r.nl2_drag)
         ji = self.ji
         self.joint_state = st.Joints(ji[:, jc.JI_KIND].copy(), ji[:, jc.JI_A].copy(), ji[:, jc.JI_B].copy(),
                                      ji[:, jc.JI_SLACK].copy(), ji[:, jc.JI_CHAIN].copy(), self.jf, self.jlam)

@@ -6,18 +6,8 @@ order, lead car first, then every free body) follows the file.
 """
 from __future__ import annotations
 
-import inspect
-
 from trackrider.errors import InputError
 from trackrider.scenario.model import Scenario
-
-
-def _accepts(func, name: str) -> bool:
-    try:
-        params = inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return True
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def build_world(scenario: Scenario):
@@ -73,14 +63,8 @@ def build_world(scenario: Scenario):
                 s_from=sec.s_from, s_to=sec.s_to, speed=sec.speed, max_force=sec.max_force)
 
     r = scenario.resistance
-    kwargs = dict(rolling=r.rolling, drag_area=r.drag_area, air_density=r.air_density,
-                  davis=None if r.davis is None else tuple(r.davis), mode=r.mode)
-    if r.nl2_drag:
-        if not _accepts(world.set_resistance, "nl2_drag"):
-            raise InputError("nl2_drag is not supported by this physics build", path=path,
-                             where="resistance.nl2_drag")
-        kwargs["nl2_drag"] = r.nl2_drag
-    guarded("resistance", world.set_resistance, **kwargs)
+    guarded("resistance", world.set_resistance, rolling=r.rolling, drag_area=r.drag_area, air_density=r.air_density,
+            davis=r.davis, mode=r.mode, nl2_drag=r.nl2_drag)
 
     body_index = []
     for i, b in enumerate(scenario.bodies):

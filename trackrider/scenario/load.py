@@ -73,13 +73,11 @@ JOINT_KEYS = {
     "hinge": ("axis", "min_angle", "max_angle", "motor_speed", "max_torque", "damping"),
     "prismatic": ("axis", "min_travel", "max_travel", "stiffness", "damping", "rest"),
 }
-RESISTANCE_KEYS = ("rolling", "drag_area", "air_density", "mode", "davis", "nl2_drag")
 FORMATS = ("auto", "points", "nl2", "json")
 FRAMES = ("up", "minimal", "frenet", "file")
 WHEELS = ("coaster", "railway")
 TRACK_STYLES = ("steel", "railway")
 SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster")
-RESISTANCE_MODES = ("physical", "nl2")
 
 #: track segment types → (required keys, optional keys)
 SEGMENT_KEYS = {
@@ -754,17 +752,7 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
 
 
 def _resistance(ctx: _Ctx, doc: dict) -> ResistanceConfig:
-    t = _table(ctx, doc.get("resistance", {}), "resistance")
-    w = "resistance"
-    _check_keys(ctx, t, w, RESISTANCE_KEYS)
-    return ResistanceConfig(
-        rolling=_number(ctx, t, "rolling", w, 0.0, ge=0, le=10),
-        drag_area=_number(ctx, t, "drag_area", w, 0.0, ge=0, le=1e4, unit="m²"),
-        air_density=_number(ctx, t, "air_density", w, 1.2, gt=0, le=1e4, unit="kg/m³"),
-        mode=_string(ctx, t, "mode", w, "physical", choices=RESISTANCE_MODES),
-        davis=_vector(ctx, t, "davis", w, 3, None, nonnegative=True, maximum=1e9),
-        nl2_drag=_number(ctx, t, "nl2_drag", w, 0.0, ge=0, le=1e3, unit="1/m"),
-    )
+    return _settings(ctx, ResistanceConfig, _table(ctx, doc.get("resistance", {}), "resistance"), "resistance")
 
 
 # --------------------------------------------------------------------------- entry point

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trackrider.settings import CarSpec, CouplingSpec, SimulationConfig  # noqa: F401 (the model's tables)
+from trackrider.settings import CarSpec, CouplingSpec, ResistanceConfig, SimulationConfig  # noqa: F401 (the model's tables)
 
 #: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
 JointEnd = Any
@@ -137,25 +137,6 @@ class JointConfig:
     anchor_a: tuple[float, float, float] | None = None
     anchor_b: tuple[float, float, float] | None = None
     params: dict = field(default_factory=dict)
-
-
-@dataclass
-class ResistanceConfig:
-    """``[resistance]``: what slows the cars.
-
-    mode ``physical`` (default: rolling coefficient × wheel load + ½ ρ CdA v²)
-    or ``nl2`` (NoLimits-style: friction ``rolling`` × g per kg, drag
-    ``nl2_drag`` × v² per kg). rolling: coefficient (default 0); drag_area m²
-    Cd·A per car (default 0); air_density kg/m³ (default 1.2); davis
-    ``[A N, B N·s/m, C N·s²/m²]`` per car (optional); nl2_drag 1/m (default 0).
-    """
-
-    rolling: float = 0.0
-    drag_area: float = 0.0
-    air_density: float = 1.2
-    mode: str = "physical"
-    davis: tuple[float, float, float] | None = None
-    nl2_drag: float = 0.0
 
 
 @dataclass
