@@ -48,7 +48,9 @@ class Setting:
     ``unit`` (shown in messages); bounds ``gt``, ``ge``, ``lt``, ``le``; ``maximum``: the
     largest magnitude that is not absurd; ``choices`` of a string; ``n`` elements of a
     vector, each ``> 0`` when ``positive``, ``≥ 0`` when ``nonnegative``; ``key``: the
-    file's word when it differs from the field's name; ``file``: read from scenario files."""
+    file's word when it differs from the field's name; ``file``: read from scenario files;
+    ``degrees``: an angle (or a rate) the field holds in radians, files give in degrees,
+    its unit and bounds in degrees."""
 
     kind: str = NUMBER
     unit: str = ""
@@ -63,16 +65,17 @@ class Setting:
     nonnegative: bool = False
     key: str | None = None
     file: bool = True
+    degrees: bool = False
 
 
 def setting(default: Any = REQUIRED, *, kind: str = NUMBER, unit: str = "", gt=None, ge=None, lt=None, le=None,
             maximum=None, choices=None, n: int = 3, positive: bool = False, nonnegative: bool = False,
-            key: str | None = None, file: bool = True) -> Any:
+            key: str | None = None, file: bool = True, degrees: bool = False) -> Any:
     """A dataclass field carrying its ``Setting``; ``default`` ``REQUIRED`` (the default) makes it required.
 
     A vector's default, a tuple, is kept as it is (tuples are immutable)."""
     meta = Setting(kind, unit, gt, ge, lt, le, maximum, None if choices is None else tuple(choices), n, positive,
-                   nonnegative, key, file)
+                   nonnegative, key, file, degrees)
     if kind == VECTOR and maximum is None:
         meta = dataclasses.replace(meta, maximum=MAX_LENGTH)
     if default is REQUIRED:
@@ -130,6 +133,10 @@ def check_value(s: Setting, value: Any, where: str = "", path=None) -> Any:
     def error(message):
         return InputError(message, path=path, where=where or None)
 
+    if s.degrees:   # the value in radians: the bounds too
+        rad = [None if b is None else math.radians(b) for b in (s.gt, s.ge, s.lt, s.le, s.maximum)]
+        s = dataclasses.replace(s, gt=rad[0], ge=rad[1], lt=rad[2], le=rad[3], maximum=rad[4],
+                                unit=s.unit.replace("°", "rad"), degrees=False)
     u = f" {s.unit}" if s.unit else ""
     if s.kind == BOOLEAN:
         if not isinstance(value, bool) and type(value).__name__ != "bool_":
@@ -189,27 +196,31 @@ def _at(where: str, name: str) -> str:
     return f"{where}.{name}" if where else name
 
 
-def check(obj, where: str = "", path=None):
+def check(obj, where: str = "", path=None, *, from_file: bool = False):
     """A checked copy of the settings object ``obj``: every setting checked against its
     definition and normalised, then the class's own rules (``_rules``, settings that
-    depend on each other). Errors name ``where.<key>`` (and the file ``path``).
+    depend on each other). Errors name ``where.<name>`` (and the file ``path``): the
+    file's key when ``from_file``, else the field's name.
 
     Settings left at ``None`` (optional ones) are not checked."""
     specs = settings_of(obj)
+
+    def key(name):
+        return (specs[name].key or name) if from_file and name in specs else name
+
     values = {}
     for name, s in specs.items():
         value = getattr(obj, name)
         if value is REQUIRED:
-            raise InputError("missing (required)", path=path, where=_at(where, s.key or name))
+            raise InputError("missing (required)", path=path, where=_at(where, key(name)))
         if value is None:
             continue
-        values[name] = check_value(s, value, _at(where, s.key or name), path)
+        values[name] = check_value(s, value, _at(where, key(name)), path)
     out = dataclasses.replace(obj, **values)
     rules = getattr(out, "_rules", None)
     if rules is not None:
         def error(name: str | None, message: str) -> InputError:
-            key = None if name is None else (specs[name].key or name) if name in specs else name
-            return InputError(message, path=path, where=(_at(where, key) if key else where) or None)
+            return InputError(message, path=path, where=(_at(where, key(name)) if name else where) or None)
 
         rules(error)
     return out
@@ -218,8 +229,32 @@ def check(obj, where: str = "", path=None):
 def check_named(cls, values: dict, where: str = "", path=None) -> dict:
     """``values`` (``{field name: value}``), each checked against setting ``name`` of ``cls``."""
     specs = settings_of(cls)
-    return {name: check_value(specs[name], v, _at(where, specs[name].key or name), path)
-            for name, v in values.items()}
+    return {name: check_value(specs[name], v, _at(where, name), path) for name, v in values.items()}
+
+
+def build(cls, values: dict, where: str = "", path=None, *, from_file: bool = False, **given):
+    """A checked settings object ``cls`` from ``values`` (``{key: value}``): the file's keys
+    and its units (degrees) when ``from_file``, else the fields' names. An unknown key, a
+    missing required one or a bad value is an ``InputError`` at ``where.<key>``. ``given``:
+    fields set by the caller, not by ``values`` (names resolved elsewhere)."""
+    specs = settings_of(cls)
+    keys = file_keys(cls) if from_file else {name: name for name in specs}
+    for k in values:
+        if k not in keys:
+            raise InputError(f"unknown key{_did_you_mean(k, keys)}; allowed here: {', '.join(keys) or 'none'}",
+                             path=path, where=_at(where, k))
+    kw = {}
+    for k, name in keys.items():
+        if k in values:
+            value = values[k]
+            s = specs[name]
+            if from_file and s.degrees and value is not None:
+                value = math.radians(check_value(dataclasses.replace(s, degrees=False), value, _at(where, k), path))
+            kw[name] = value
+        elif name not in given and default_of(cls, name) is REQUIRED:
+            kw[name] = REQUIRED
+    kw.update(given)
+    return check(cls(**kw), where, path, from_file=from_file)
 
 
 # --------------------------------------------------------------------------- the settings
@@ -243,7 +278,8 @@ class SimulationConfig:
     erp : float, default 0.2
         fraction of the position and orientation error corrected per step, in (0, 1].
     gravity : float, default 9.81
-        m/s², along −z (> 0: G-forces are in units of it).
+        m/s², along −z (0: weightless, the physics alone; a scenario needs > 0, as its
+        G-forces are in units of it).
     filter_hz : float, default 5.0
         Hz, cut-off of the low-pass filter of the reported G figures.
     warm_start : float, default 1.0
@@ -255,7 +291,7 @@ class SimulationConfig:
     record_hz: float = setting(100.0, unit="Hz", gt=0, le=1e6)
     iterations: int = setting(20, kind=INTEGER, ge=1, le=100_000)
     erp: float = setting(0.2, gt=0, le=1)
-    gravity: float = setting(9.81, unit="m/s²", gt=0, le=1000)
+    gravity: float = setting(9.81, unit="m/s²", ge=0, le=1000)
     filter_hz: float = setting(5.0, unit="Hz", gt=0, le=1e5)
     warm_start: float = setting(1.0, ge=0, le=1, file=False)
 
@@ -270,6 +306,8 @@ class SimulationConfig:
         return max(1, int(round(1.0 / (self.record_hz * self.dt))))
 
     def _rules(self, error):
+        if not self.gravity > 0:
+            raise error("gravity", f"must be > 0 m/s², got {self.gravity:g} (G-forces are in units of it)")
         steps = self.duration / self.dt
         if steps > MAX_STEPS:
             raise error("duration", f"{self.duration:g} s at dt = {self.dt:g} s would take {steps:.3g} steps "
@@ -397,3 +435,98 @@ class ResistanceConfig:
     mode: str = setting("physical", kind=STRING, choices=("physical", "nl2"))
     davis: tuple | None = setting(None, kind=VECTOR, nonnegative=True, maximum=1e9)
     nl2_drag: float = setting(0.0, unit="1/m", ge=0, le=1e3)
+
+
+# --------------------------------------------------------------------------- joints: one class per kind
+
+
+def _ordered(error, lo_name: str, hi_name: str, lo, hi) -> None:
+    if lo is not None and hi is not None and lo > hi:
+        raise error(hi_name, f"must be ≥ {lo_name}")
+
+
+def _nonzero(error, axis) -> None:
+    if math.sqrt(sum(v * v for v in axis)) < 1e-9:
+        raise error("axis", "must not be the zero vector")
+
+
+@dataclass
+class PulleyJoint:
+    """``pulley``: C = l_a + ``ratio`` l_b, l the distance from an end's anchor to its fixed
+    ground point ``ground_a``/``ground_b`` (m, world); ``slack``: a rope that only pulls
+    (default true); joins two cars or bodies, not the world."""
+
+    ground_a: tuple = setting(kind=VECTOR, unit="m")
+    ground_b: tuple = setting(kind=VECTOR, unit="m")
+    ratio: float = setting(1.0, gt=0, le=1000)
+    slack: bool = setting(True, kind=BOOLEAN)
+
+
+@dataclass
+class DistanceJoint:
+    """``distance``: a bar of ``length`` m (default: the distance at the start), or a spring
+    of ``stiffness`` N/m and ``damping`` N·s/m; ``min_length``/``max_length`` m: a slack range."""
+
+    length: float | None = setting(None, unit="m", ge=0, maximum=MAX_LENGTH)
+    stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
+    damping: float | None = setting(None, unit="N·s/m", ge=0, maximum=MAX_COEFF)
+    min_length: float | None = setting(None, unit="m", ge=0, maximum=MAX_LENGTH)
+    max_length: float | None = setting(None, unit="m", ge=0, maximum=MAX_LENGTH)
+
+    def _rules(self, error):
+        _ordered(error, "min_length", "max_length", self.min_length, self.max_length)
+
+
+@dataclass
+class BallJoint:
+    """``ball``: the anchors meet; b turns freely about it."""
+
+
+@dataclass
+class HingeJoint:
+    """``hinge``: a ball joint that also keeps ``axis`` (in a's axes; the world's when a is
+    the world; any length ≠ 0): b turns relative to a only about it. ``min_angle``,
+    ``max_angle``: the angle b has turned since the start (radians; degrees in files,
+    −360 … 360); ``motor_speed`` (rad/s; °/s in files) with ``max_torque`` N·m (default
+    unbounded); ``damping`` N·m·s/rad."""
+
+    axis: tuple = setting(kind=VECTOR)
+    min_angle: float | None = setting(None, unit="°", ge=-360, le=360, degrees=True)
+    max_angle: float | None = setting(None, unit="°", ge=-360, le=360, degrees=True)
+    motor_speed: float | None = setting(None, unit="°/s", ge=-1e6, le=1e6, degrees=True)
+    max_torque: float | None = setting(None, unit="N·m", gt=0, maximum=MAX_COEFF)
+    damping: float | None = setting(None, unit="N·m·s/rad", ge=0, maximum=MAX_COEFF)
+
+    def _rules(self, error):
+        _nonzero(error, self.axis)
+        if self.max_torque is not None and self.motor_speed is None:
+            raise error("max_torque", "needs motor_speed (the motor's target speed)")
+        _ordered(error, "min_angle", "max_angle", self.min_angle, self.max_angle)
+
+
+@dataclass
+class PrismaticJoint:
+    """``prismatic``: b slides along ``axis`` (as for hinge) and may not turn relative to a;
+    ``min_travel``/``max_travel`` m from the start (end stops); a spring ``stiffness`` N/m,
+    ``damping`` N·s/m along the axis, at rest at travel ``rest`` m (default 0: the start)."""
+
+    axis: tuple = setting(kind=VECTOR)
+    min_travel: float | None = setting(None, unit="m", maximum=MAX_LENGTH)
+    max_travel: float | None = setting(None, unit="m", maximum=MAX_LENGTH)
+    stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
+    damping: float | None = setting(None, unit="N·s/m", ge=0, maximum=MAX_COEFF)
+    rest: float = setting(0.0, unit="m", maximum=MAX_LENGTH)
+
+    def _rules(self, error):
+        _nonzero(error, self.axis)
+        _ordered(error, "min_travel", "max_travel", self.min_travel, self.max_travel)
+
+
+#: the settings of each joint kind (a new kind: its class above and one line here)
+JOINTS = {"pulley": PulleyJoint, "distance": DistanceJoint, "ball": BallJoint, "hinge": HingeJoint,
+          "prismatic": PrismaticJoint}
+
+
+def joint_params(spec) -> dict:
+    """``{name: value}`` of a joint's settings that are set (not None)."""
+    return {name: getattr(spec, name) for name in settings_of(spec) if getattr(spec, name) is not None}

@@ -18,7 +18,17 @@ from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics.joints import KINDS
 from trackrider.physics.joints import common as jc
-from trackrider.settings import CarSpec, CouplingSpec, ResistanceConfig, SimulationConfig, check, check_named
+from trackrider.settings import (
+    JOINTS,
+    CarSpec,
+    CouplingSpec,
+    ResistanceConfig,
+    SimulationConfig,
+    build,
+    check,
+    check_named,
+    joint_params,
+)
 
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
 
@@ -283,11 +293,12 @@ class World:
     def add_joint(self, kind: str, a, b, anchor_a=None, anchor_b=None, **params) -> int:
         """Add a joint between ``a`` and ``b``: ``("car", train, car_0_based)``, ``("body", i)`` or ``"world"``.
 
-        Kinds: ``pulley`` (``ground_a``, ``ground_b`` m, ``ratio`` default 1, ``slack`` default
-        False: a rope that only pulls), ``distance`` (``length`` m default: the current
+        Kinds and their ``params`` (``trackrider.settings.JOINTS``: default, unit and bounds of
+        each): ``pulley`` (``ground_a``, ``ground_b`` m, ``ratio`` default 1, ``slack`` default
+        True: a rope that only pulls), ``distance`` (``length`` m default: the current
         distance, ``stiffness``, ``damping``, ``min_length``/``max_length`` for a slack
         range), ``ball``, ``hinge`` (``axis`` in a's axes — world axes if a is the world —
-        default (0, 1, 0); ``min_angle``/``max_angle`` rad, the angle of b relative to a about
+        required; ``min_angle``/``max_angle`` rad, the angle of b relative to a about
         the axis from its start (0); ``motor_speed`` rad/s with ``max_torque`` N·m (default
         unbounded); ``damping`` N·m·s/rad), ``prismatic`` (``axis`` as for hinge; b slides
         along it and may not turn relative to a; ``min_travel``/``max_travel`` m from the start;
@@ -298,45 +309,15 @@ class World:
         joint index.
         """
         self._check_open()
-        if kind not in ("pulley", "distance", "ball", "hinge", "prismatic"):
-            raise InputError(f"must be pulley, distance, ball, hinge or prismatic, got {kind!r}", where="type")
+        if kind not in JOINTS:
+            raise InputError(f"must be one of {', '.join(JOINTS)}, got {kind!r}", where="type")
         for end, key in ((a, "a"), (b, "b")):
             self._check_end(end, key)
         if a == "world" and b == "world":
             raise InputError("a joint needs at least one body or car", where="a")
-        p = dict(params)
-        known = {"pulley": {"ground_a", "ground_b", "ratio", "slack"},
-                 "distance": {"length", "stiffness", "damping", "min_length", "max_length"},
-                 "ball": set(),
-                 "hinge": {"axis", "min_angle", "max_angle", "motor_speed", "max_torque", "damping"},
-                 "prismatic": {"axis", "min_travel", "max_travel", "stiffness", "damping", "rest"}}[kind]
-        for k in p:
-            if k not in known:
-                raise InputError(f"unknown parameter {k!r} for a {kind} joint", where=k)
-        if kind == "pulley":
-            for k in ("ground_a", "ground_b"):
-                if k not in p:
-                    raise InputError("required for a pulley", where=k)
-                p[k] = _vec(p[k], 3, k)
-            p["ratio"] = _num(p.get("ratio", 1.0), "ratio", lo=0.0, lo_open=True)
-            p["slack"] = bool(p.get("slack", False))
-        for k in ("length", "stiffness", "damping", "min_length", "max_length", "max_torque"):
-            if p.get(k) is not None:
-                p[k] = _num(p[k], k, lo=0.0)
-        if kind in ("hinge", "prismatic"):
-            ax = _vec(p.get("axis", (0.0, 1.0, 0.0)), 3, "axis")
-            n = float(np.linalg.norm(ax))
-            if n < 1e-9:
-                raise InputError("must not be the zero vector", where="axis")
-            p["axis"] = ax / n
-            lo_k, hi_k = ("min_angle", "max_angle") if kind == "hinge" else ("min_travel", "max_travel")
-            for k in (lo_k, hi_k, "motor_speed", "rest"):
-                if p.get(k) is not None:
-                    p[k] = _num(p[k], k)
-            if p.get(lo_k) is not None and p.get(hi_k) is not None and p[lo_k] > p[hi_k]:
-                raise InputError(f"must be >= {lo_k} ({p[lo_k]:g}), got {p[hi_k]:g}", where=hi_k)
-            if kind == "hinge" and ("max_torque" in p) and p.get("motor_speed") is None:
-                raise InputError("a hinge motor needs motor_speed", where="max_torque")
+        p = joint_params(build(JOINTS[kind], params))
+        if "axis" in p:   # hinge, prismatic: a unit axis
+            p["axis"] = np.array(p["axis"]) / float(np.linalg.norm(p["axis"]))
         self._joints.append(dict(kind=kind, a=a, b=b,
                                  anchor_a=None if anchor_a is None else _vec(anchor_a, 3, "anchor_a"),
                                  anchor_b=None if anchor_b is None else _vec(anchor_b, 3, "anchor_b"), p=p))

@@ -25,19 +25,17 @@ from trackrider.settings import (
     MAX_LENGTH,
     MAX_MASS,
     MAX_SPEED,
-    MAX_STEPS,
     NUMBER,
-    REQUIRED,
     STRING,
     VECTOR,
+    JOINTS,
     Setting,
-    check,
+    build,
     check_value,
-    default_of,
     describe,
     file_keys,
     is_real,
-    settings_of,
+    joint_params,
 )
 from trackrider.scenario.model import (
     BodyConfig,
@@ -66,13 +64,6 @@ ROLES = ("riders", "counterweight")
 SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force", "name")
 BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
-JOINT_KEYS = {
-    "pulley": ("ground_a", "ground_b", "ratio", "slack"),
-    "distance": ("length", "stiffness", "damping", "min_length", "max_length"),
-    "ball": (),
-    "hinge": ("axis", "min_angle", "max_angle", "motor_speed", "max_torque", "damping"),
-    "prismatic": ("axis", "min_travel", "max_travel", "stiffness", "damping", "rest"),
-}
 FORMATS = ("auto", "points", "nl2", "json")
 FRAMES = ("up", "minimal", "frenet", "file")
 WHEELS = ("coaster", "railway")
@@ -192,24 +183,9 @@ def _vector(ctx: _Ctx, table: dict, key: str, where: str, n: int, default=_REQUI
 
 
 def _settings(ctx: _Ctx, cls, table: dict, where: str, **given):
-    """The settings object ``cls`` from a file's ``table`` at ``where``: its keys are the
-    class's settings (``trackrider.settings``), each checked against its definition;
-    ``given``: fields the table does not hold (resolved names, a parent table's key)."""
-    keys = file_keys(cls)
-    _check_keys(ctx, table, where, tuple(keys))
-    specs = settings_of(cls)
-    values = {}
-    for key, name in keys.items():
-        if key in table:
-            if specs[name].kind == VECTOR and not isinstance(table[key], list):
-                raise ctx.error(f"{where}.{key}", f"must be an array of {specs[name].n} numbers"
-                                f"{(' (' + specs[name].unit + ')') if specs[name].unit else ''}, "
-                                f"got {_describe(table[key])}")
-            values[name] = table[key]
-        elif default_of(cls, name) is REQUIRED and name not in given:
-            raise ctx.error(f"{where}.{key}", "missing (required)")
-    values.update(given)
-    return check(cls(**values), where, ctx.path)
+    """The settings object ``cls`` (``trackrider.settings``) from a file's ``table`` at ``where``:
+    its keys, units and bounds are the class's; ``given``: fields the table does not hold."""
+    return build(cls, table, where, ctx.path, from_file=True, **given)
 
 
 def _name(ctx: _Ctx, table: dict, where: str, default: str, seen: dict, what: str) -> str:
@@ -684,8 +660,8 @@ def _joint_end(ctx: _Ctx, word: str, loc: str, trains: list[TrainConfig], bodies
 
 def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[BodyConfig]) -> JointConfig:
     where = f"joint[{i}]"
-    kind = _string(ctx, t, "type", where, choices=tuple(JOINT_KEYS))
-    _check_keys(ctx, t, where, JOINT_COMMON + JOINT_KEYS[kind])
+    kind = _string(ctx, t, "type", where, choices=tuple(JOINTS))
+    _check_keys(ctx, t, where, JOINT_COMMON + tuple(file_keys(JOINTS[kind])))
     a = _string(ctx, t, "a", where)
     b = _string(ctx, t, "b", where)
     end_a = _joint_end(ctx, a, f"{where}.a", trains, bodies)
@@ -694,55 +670,10 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
         raise ctx.error(f"{where}.b", f"joins {a!r} to itself")
     if end_a == "world" and end_b == "world":
         raise ctx.error(f"{where}.b", "joins the world to the world")
-    params: dict = {}
-    if kind == "pulley":
-        params["ground_a"] = _vector(ctx, t, "ground_a", where, 3, unit="m")
-        params["ground_b"] = _vector(ctx, t, "ground_b", where, 3, unit="m")
-        params["ratio"] = _number(ctx, t, "ratio", where, 1.0, gt=0, le=1000)
-        params["slack"] = _boolean(ctx, t, "slack", where, True)
-        if "world" in (end_a, end_b):
-            raise ctx.error(where, "a pulley joins two cars or bodies, not the world (its ground anchors are fixed)")
-    elif kind == "distance":
-        for key in ("length", "min_length", "max_length"):
-            if key in t:
-                params[key] = _number(ctx, t, key, where, ge=0, maximum=MAX_LENGTH, unit="m")
-        if "stiffness" in t:
-            params["stiffness"] = _number(ctx, t, "stiffness", where, gt=0, maximum=1e15, unit="N/m")
-        if "damping" in t:
-            params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·s/m")
-        if "min_length" in params and "max_length" in params and params["min_length"] > params["max_length"]:
-            raise ctx.error(f"{where}.max_length", f"must be ≥ min_length ({params['min_length']:g} m), "
-                            f"got {params['max_length']:g} m")
-    elif kind in ("hinge", "prismatic"):
-        axis = _vector(ctx, t, "axis", where, 3, unit="")
-        if math.sqrt(sum(v * v for v in axis)) < 1e-9:
-            raise ctx.error(f"{where}.axis", "must not be the zero vector")
-        params["axis"] = axis
-        if kind == "hinge":   # degrees in the file, radians for the World
-            lo_k, hi_k = "min_angle", "max_angle"
-            for key in (lo_k, hi_k):
-                if key in t:
-                    params[key] = math.radians(_number(ctx, t, key, where, ge=-360, le=360, unit="°"))
-            if "motor_speed" in t:
-                params["motor_speed"] = math.radians(_number(ctx, t, "motor_speed", where, ge=-1e6, le=1e6,
-                                                             unit="°/s"))
-            if "max_torque" in t:
-                if "motor_speed" not in t:
-                    raise ctx.error(f"{where}.max_torque", "needs motor_speed (the motor's target speed)")
-                params["max_torque"] = _number(ctx, t, "max_torque", where, gt=0, maximum=1e15, unit="N·m")
-            if "damping" in t:
-                params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·m·s/rad")
-        else:
-            lo_k, hi_k = "min_travel", "max_travel"
-            for key in (lo_k, hi_k, "rest"):
-                if key in t:
-                    params[key] = _number(ctx, t, key, where, maximum=MAX_LENGTH, unit="m")
-            if "stiffness" in t:
-                params["stiffness"] = _number(ctx, t, "stiffness", where, gt=0, maximum=1e15, unit="N/m")
-            if "damping" in t:
-                params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·s/m")
-        if lo_k in params and hi_k in params and params[lo_k] > params[hi_k]:
-            raise ctx.error(f"{where}.{hi_k}", f"must be ≥ {lo_k} ({t[lo_k]:g}), got {t[hi_k]:g}")
+    spec = _settings(ctx, JOINTS[kind], {k: v for k, v in t.items() if k not in JOINT_COMMON}, where)
+    if kind == "pulley" and "world" in (end_a, end_b):
+        raise ctx.error(where, "a pulley joins two cars or bodies, not the world (its ground anchors are fixed)")
+    params = joint_params(spec)
     return JointConfig(
         type=kind, a=a, b=b, end_a=end_a, end_b=end_b,
         anchor_a=_vector(ctx, t, "anchor_a", where, 3, None, unit="m"),
