@@ -13,23 +13,31 @@ from trackrider.settings import (
     CouplingSpec,
     PulleyJoint,
     ResistanceConfig,
+    SectionConfig,
     SimulationConfig,
     build,
     check,
     settings_of,
 )
 
-SETTINGS_CLASSES = [CarSpec, CouplingSpec, SimulationConfig, ResistanceConfig, *JOINTS.values()]
+SETTINGS_CLASSES = [CarSpec, CouplingSpec, SimulationConfig, ResistanceConfig, SectionConfig, *JOINTS.values()]
 
 
 @pytest.mark.parametrize("cls", SETTINGS_CLASSES, ids=lambda c: c.__name__)
 def test_every_field_is_a_setting_and_its_default_passes_its_own_bounds(cls):
     fields = [f.name for f in dataclasses.fields(cls)]
-    assert list(settings_of(cls)) == fields
+    assert [f for f in fields if f not in settings_of(cls)] == (["track_index"] if cls is SectionConfig else [])
     values = {"mass": 600.0, "duration": 1.0, "ground_a": (0.0, 0.0, 1.0), "ground_b": (1.0, 0.0, 1.0),
               "axis": (0.0, 1.0, 0.0)}
+    values.update({"type": "brake", "s_from": 0.0, "s_to": 1.0, "max_force": 1.0} if cls is SectionConfig else {})
     obj = cls(**{k: v for k, v in values.items() if k in fields})
-    assert check(obj) == obj
+    assert check(obj) == dataclasses.replace(obj, speed=0.0) if cls is SectionConfig else check(obj) == obj
+
+
+def test_section_kinds_are_the_physics_kinds():
+    from trackrider.physics.channels import SECTION_KINDS
+
+    assert settings_of(SectionConfig)["type"].choices == tuple(SECTION_KINDS)
 
 
 def test_the_public_names_are_one_class():

@@ -199,7 +199,7 @@ def _at(where: str, name: str) -> str:
 def check(obj, where: str = "", path=None, *, from_file: bool = False):
     """A checked copy of the settings object ``obj``: every setting checked against its
     definition and normalised, then the class's own rules (``_rules``, settings that
-    depend on each other). Errors name ``where.<name>`` (and the file ``path``): the
+    depend on each other; they may fill a default that depends on another setting). Errors name ``where.<name>`` (and the file ``path``): the
     file's key when ``from_file``, else the field's name.
 
     Settings left at ``None`` (optional ones) are not checked."""
@@ -248,6 +248,8 @@ def build(cls, values: dict, where: str = "", path=None, *, from_file: bool = Fa
         if k in values:
             value = values[k]
             s = specs[name]
+            if value is None and default_of(cls, name) is REQUIRED:
+                value = REQUIRED
             if from_file and s.degrees and value is not None:
                 value = math.radians(check_value(dataclasses.replace(s, degrees=False), value, _at(where, k), path))
             kw[name] = value
@@ -435,6 +437,47 @@ class ResistanceConfig:
     mode: str = setting("physical", kind=STRING, choices=("physical", "nl2"))
     davis: tuple | None = setting(None, kind=VECTOR, nonnegative=True, maximum=1e9)
     nl2_drag: float = setting(0.0, unit="1/m", ge=0, le=1e3)
+
+
+@dataclass
+class SectionConfig:
+    """A motor on a stretch ``[s_from, s_to]`` m of one track; file table ``[[section]]``.
+
+    Parameters
+    ----------
+    type : {"lift", "launch", "brake", "trim", "booster"}
+        lift: drives to ``speed``, pulls only, anti-rollback; launch: thrust up to
+        ``max_force`` towards ``speed``; brake: stops and holds (``speed`` 0) or slows to
+        ``speed``, ±``max_force``; trim: brakes only above ``speed``; booster: drives and
+        brakes towards ``speed``.
+    s_from, s_to : float
+        m of arc length (files: ``from``, ``to``); ``s_to > s_from``.
+    max_force : float
+        N per car (> 0).
+    speed : float
+        m/s target (required, but for a brake: default 0, a stop brake).
+    name : str or None
+        unique among the sections (reports say ``section[i]`` when it has none).
+    track, track_index
+        the track's name (files; default the only track) and index, resolved by the loader.
+    """
+
+    type: str = setting(kind=STRING, choices=("lift", "launch", "brake", "trim", "booster"))
+    s_from: float = setting(unit="m", maximum=MAX_LENGTH, key="from")
+    s_to: float = setting(unit="m", maximum=MAX_LENGTH, key="to")
+    max_force: float = setting(unit="N", gt=0, le=MAX_FORCE)
+    speed: float | None = setting(None, unit="m/s", ge=0, le=MAX_SPEED)
+    name: str | None = setting(None, kind=STRING)
+    track: str | None = setting(None, kind=STRING)
+    track_index: int = 0
+
+    def _rules(self, error):
+        if not self.s_from < self.s_to:
+            raise error("s_to", f"must be greater than from ({self.s_from:g} m), got {self.s_to:g} m")
+        if self.speed is None:
+            if self.type != "brake":
+                raise error("speed", "missing (required)")
+            self.speed = 0.0   # a stop brake
 
 
 # --------------------------------------------------------------------------- joints: one class per kind

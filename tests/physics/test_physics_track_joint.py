@@ -225,7 +225,9 @@ def test_bad_input_raises_input_error_naming_the_key():
     with pytest.raises(InputError, match="type"):
         w.add_section("catapult", 0, 1.0, 2.0)
     with pytest.raises(InputError, match="to"):
-        w.add_section("lift", 0, 5.0, 2.0)
+        w.add_section("lift", 0, 5.0, 2.0, speed=1.0, max_force=1e3)
+    with pytest.raises(InputError, match=r"^max_force: missing \(required\)$"):
+        w.add_section("lift", 0, 2.0, 5.0, speed=1.0)
     with pytest.raises(InputError, match=r"^dt: must be > 0 s, got 0$"):   # the parameter's name, not a file key
         World(dt=0.0)
 

@@ -23,6 +23,7 @@ from trackrider.settings import (
     CarSpec,
     CouplingSpec,
     ResistanceConfig,
+    SectionConfig,
     SimulationConfig,
     build,
     check,
@@ -229,26 +230,21 @@ class World:
             s += sep - target
         return s
 
-    def add_section(self, kind: str, track: int, s_from: float, s_to: float, speed: float = 0.0,
-                    max_force: float = 0.0) -> int:
+    def add_section(self, kind: str, track: int, s_from: float, s_to: float, speed: float | None = None,
+                    max_force: float | None = None) -> int:
         """Add a motor section on ``[s_from, s_to]`` (m) of ``track``; returns its index.
 
         ``kind``: lift (drives to ``speed`` m/s, pulls only, anti-rollback), launch (thrust up
         to ``max_force`` N towards ``speed``), brake (stops/holds, ±max_force), trim (brakes
         only above ``speed``), booster (drives and brakes towards ``speed``). Force per car.
+        ``max_force`` is required, ``speed`` too but for a brake (default 0: a stop brake);
+        ``trackrider.settings.SectionConfig`` defines them.
         """
         self._check_open()
-        if kind not in ch.SECTION_KINDS:
-            raise InputError(f"must be one of {', '.join(ch.SECTION_KINDS)}, got {kind!r}", where="type")
         if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
             raise InputError(f"no track with index {track!r}", where="track")
-        a = _num(s_from, "from")
-        b = _num(s_to, "to")
-        if b <= a:
-            raise InputError(f"must be greater than from ({a:g}), got {b:g}", where="to")
-        v = _num(speed, "speed", lo=0.0)
-        f = _num(max_force, "max_force", lo=0.0)
-        self._sections.append((ch.SECTION_KINDS[kind], track, a, b, v, f))
+        sec = build(SectionConfig, dict(type=kind, s_from=s_from, s_to=s_to, speed=speed, max_force=max_force))
+        self._sections.append((ch.SECTION_KINDS[sec.type], track, sec.s_from, sec.s_to, sec.speed, sec.max_force))
         return len(self._sections) - 1
 
     def set_resistance(self, rolling: float = ResistanceConfig.rolling, drag_area: float = ResistanceConfig.drag_area,

@@ -61,14 +61,12 @@ TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car"
               "color")
 #: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
 ROLES = ("riders", "counterweight")
-SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force", "name")
 BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
 FORMATS = ("auto", "points", "nl2", "json")
 FRAMES = ("up", "minimal", "frenet", "file")
 WHEELS = ("coaster", "railway")
 TRACK_STYLES = ("steel", "railway")
-SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster")
 
 #: track segment types → (required keys, optional keys)
 SEGMENT_KEYS = {
@@ -574,23 +572,14 @@ def _check_train_geometry(ctx: _Ctx, train: TrainConfig, i: int, track: TrackCon
 
 def _section(ctx: _Ctx, t: dict, i: int, tracks: list[TrackConfig]) -> SectionConfig:
     where = f"section[{i}]"
-    _check_keys(ctx, t, where, SECTION_KEYS)
-    kind = _string(ctx, t, "type", where, choices=SECTION_TYPES)
+    _check_keys(ctx, t, where, tuple(file_keys(SectionConfig)))
     track_names = [tr.name for tr in tracks]
     track = _string(ctx, t, "track", where, track_names[0] if len(track_names) == 1 else _REQUIRED)
     if track not in track_names:
         raise ctx.error(f"{where}.track", f"no track named {track!r}{_did_you_mean(track, track_names)} "
                         f"(tracks: {', '.join(track_names) or 'none'})")
-    s_from = _number(ctx, t, "from", where, maximum=MAX_LENGTH, unit="m")
-    s_to = _number(ctx, t, "to", where, maximum=MAX_LENGTH, unit="m")
-    if not s_from < s_to:
-        raise ctx.error(f"{where}.to", f"must be greater than from ({s_from:g} m), got {s_to:g} m")
-    return SectionConfig(
-        type=kind, track=track, track_index=track_names.index(track), s_from=s_from, s_to=s_to,
-        speed=_number(ctx, t, "speed", where, 0.0 if kind == "brake" else _REQUIRED, ge=0, le=MAX_SPEED, unit="m/s"),
-        max_force=_number(ctx, t, "max_force", where, gt=0, le=MAX_FORCE, unit="N"),
-        name=_string(ctx, t, "name", where, ""),
-    )
+    return _settings(ctx, SectionConfig, {k: v for k, v in t.items() if k != "track"}, where, track=track,
+                     track_index=track_names.index(track))
 
 
 def _check_section_overlaps(ctx: _Ctx, sections: list[SectionConfig]) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trackrider.settings import CarSpec, CouplingSpec, ResistanceConfig, SimulationConfig  # noqa: F401 (the model's tables)
+from trackrider.settings import CarSpec, CouplingSpec, ResistanceConfig, SectionConfig, SimulationConfig  # noqa: F401 (the model's tables)
 
 #: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
 JointEnd = Any
@@ -82,24 +82,6 @@ class TrainConfig:
     def car_s(self) -> list[float]:
         """Arc length of every car's anchor at the start, lead car first, m."""
         return [self.start_s - i * self.pitch for i in range(self.cars)]
-
-
-@dataclass
-class SectionConfig:
-    """``[[section]]``: a motor (lift, launch, brake, trim, booster) on ``[s_from, s_to]`` m.
-
-    speed m/s target (0: a stop brake); max_force N per car; name: optional,
-    unique among the sections (reports say ``section[i]`` when empty).
-    """
-
-    type: str
-    track: str
-    track_index: int
-    s_from: float
-    s_to: float
-    speed: float
-    max_force: float
-    name: str = ""
 
 
 @dataclass
