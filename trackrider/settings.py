@@ -480,6 +480,53 @@ class SectionConfig:
             self.speed = 0.0   # a stop brake
 
 
+@dataclass
+class BodyConfig:
+    """A free rigid body on no track; file table ``[[body]]``.
+
+    Parameters
+    ----------
+    mass : float
+        kg (> 0).
+    position : (x, y, z)
+        m, its centre of mass at the start.
+    size : (l, w, h) or None
+        m, a solid box that gives the inertia ...
+    inertia : (Ixx, Iyy, Izz) or None
+        ... or kg·m² about the centre of mass in body axes (exactly one of the two).
+    orientation : (w, x, y, z), default identity
+        a unit quaternion, body to world (normalised).
+    velocity : (vx, vy, vz), default 0
+        m/s.
+    angular_velocity : (wx, wy, wz), default 0
+        rad/s, in world axes.
+    name : str
+        the body's name (a file's ``name``; ``World.add_body``'s first argument).
+    """
+
+    mass: float = setting(unit="kg", gt=0, maximum=MAX_MASS)
+    position: tuple = setting(kind=VECTOR, unit="m")
+    size: tuple | None = setting(None, kind=VECTOR, unit="m", positive=True, maximum=1e4)
+    inertia: tuple | None = setting(None, kind=VECTOR, unit="kg·m²", positive=True, maximum=1e15)
+    orientation: tuple = setting((1.0, 0.0, 0.0, 0.0), kind=VECTOR, n=4, maximum=1e6)
+    velocity: tuple = setting((0.0, 0.0, 0.0), kind=VECTOR, unit="m/s", maximum=MAX_SPEED)
+    angular_velocity: tuple = setting((0.0, 0.0, 0.0), kind=VECTOR, unit="rad/s", maximum=1e5)
+    name: str = ""
+
+    def _rules(self, error):
+        if self.size is None and self.inertia is None:
+            raise error(None, "needs 'size' (a solid box, m) or 'inertia' ([Ixx, Iyy, Izz], kg·m²)")
+        if self.size is not None and self.inertia is not None:
+            raise error("inertia", "give either size or inertia, not both")
+        q = self.orientation
+        norm = math.sqrt(sum(v * v for v in q))
+        if norm < 1e-9:
+            raise error("orientation", "must be a unit quaternion [w, x, y, z], got a zero vector")
+        if abs(norm - 1.0) > 1e-3:
+            raise error("orientation", f"must be a unit quaternion [w, x, y, z], got norm {norm:.6g}")
+        self.orientation = tuple(v / norm for v in q)
+
+
 # --------------------------------------------------------------------------- joints: one class per kind
 
 

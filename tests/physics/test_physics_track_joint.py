@@ -205,7 +205,7 @@ def test_non_finite_state_stops_the_run_with_time_and_entity():
     w = World(dt=1e-3)
     w.add_track(analytic.straight(100.0))
     w.add_train("a", 0, 2, box_car(), start_s=50.0)
-    w.add_body("ball", 1.0, position=(0, 0, 5))
+    w.add_body("ball", 1.0, size=(0.1, 0.1, 0.1), position=(0, 0, 5))
     w._build()
     w.vel[2] = [np.inf, 0, 0]
     st = w.run(100, 1)

@@ -20,6 +20,7 @@ from trackrider.physics.joints import KINDS
 from trackrider.physics.joints import common as jc
 from trackrider.settings import (
     JOINTS,
+    BodyConfig,
     CarSpec,
     CouplingSpec,
     ResistanceConfig,
@@ -262,28 +263,25 @@ class World:
         self._res = check(ResistanceConfig(rolling=rolling, drag_area=drag_area, air_density=air_density,
                                            davis=davis, mode=mode, nl2_drag=nl2_drag))
 
-    def add_body(self, name: str, mass: float, size=None, inertia=None, position=(0.0, 0.0, 0.0),
-                 orientation=(1.0, 0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),
-                 angular_velocity=(0.0, 0.0, 0.0)) -> int:
-        """Add a free rigid body (kg; ``size`` m box or ``inertia`` kg·m² in body axes); returns its index."""
+    def add_body(self, name: str, mass: float, size=None, inertia=None, position=None,
+                 orientation=BodyConfig.orientation, velocity=BodyConfig.velocity,
+                 angular_velocity=BodyConfig.angular_velocity) -> int:
+        """Add a free rigid body; returns its index. ``mass`` kg, ``position`` m (required),
+        ``size`` m (a solid box) or ``inertia`` kg·m² (body axes), ``orientation`` a unit
+        quaternion (w, x, y, z), ``velocity`` m/s, ``angular_velocity`` rad/s
+        (``trackrider.settings.BodyConfig``)."""
         self._check_open()
-        m = _num(mass, "mass", lo=0.0, lo_open=True)
-        if inertia is not None:
-            I = _vec(inertia, 3, "inertia")
-            if np.any(I <= 0):
-                raise InputError("must be three positive numbers", where="inertia")
+        bd = build(BodyConfig, dict(mass=mass, size=size, inertia=inertia, position=position, orientation=orientation,
+                                    velocity=velocity, angular_velocity=angular_velocity), name=str(name))
+        m = bd.mass
+        if bd.inertia is not None:
+            I = np.array(bd.inertia)
         else:
-            sz = _vec(size if size is not None else (0.1, 0.1, 0.1), 3, "size")
-            if np.any(sz <= 0):
-                raise InputError("must be three positive numbers", where="size")
+            sz = np.array(bd.size)
             I = m / 12.0 * np.array([sz[1]**2 + sz[2]**2, sz[0]**2 + sz[2]**2, sz[0]**2 + sz[1]**2])
-        q = _vec(orientation, 4, "orientation")
-        nq = np.linalg.norm(q)
-        if nq < 1e-9:
-            raise InputError("must be a unit quaternion (w, x, y, z)", where="orientation")
-        self._bodies.append(dict(name=str(name), mass=m, inertia=I, pos=_vec(position, 3, "position"),
-                                 q=q / nq, v=_vec(velocity, 3, "velocity"),
-                                 w=_vec(angular_velocity, 3, "angular_velocity")))
+        q = np.array(bd.orientation)
+        self._bodies.append(dict(name=bd.name, mass=m, inertia=I, pos=np.array(bd.position),
+                                 q=q / np.linalg.norm(q), v=np.array(bd.velocity), w=np.array(bd.angular_velocity)))
         return len(self._bodies) - 1
 
     def add_joint(self, kind: str, a, b, anchor_a=None, anchor_b=None, **params) -> int:

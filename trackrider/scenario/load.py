@@ -61,7 +61,6 @@ TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car"
               "color")
 #: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
 ROLES = ("riders", "counterweight")
-BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
 FORMATS = ("auto", "points", "nl2", "json")
 FRAMES = ("up", "minimal", "frenet", "file")
@@ -600,28 +599,9 @@ def _check_section_overlaps(ctx: _Ctx, sections: list[SectionConfig]) -> None:
 
 def _body(ctx: _Ctx, t: dict, i: int, seen: dict) -> BodyConfig:
     where = f"body[{i}]"
-    _check_keys(ctx, t, where, BODY_KEYS)
+    _check_keys(ctx, t, where, ("name",) + tuple(file_keys(BodyConfig)))
     name = _name(ctx, t, where, _REQUIRED, seen, f"body[{i}]")
-    size = _vector(ctx, t, "size", where, 3, None, positive=True, maximum=1e4, unit="m")
-    inertia = _vector(ctx, t, "inertia", where, 3, None, positive=True, maximum=1e15, unit="kg·m²")
-    if size is None and inertia is None:
-        raise ctx.error(where, "needs 'size' (a solid box, m) or 'inertia' ([Ixx, Iyy, Izz], kg·m²)")
-    if size is not None and inertia is not None:
-        raise ctx.error(f"{where}.inertia", "give either size or inertia, not both")
-    q = _vector(ctx, t, "orientation", where, 4, (1.0, 0.0, 0.0, 0.0), maximum=1e6)
-    norm = math.sqrt(sum(v * v for v in q))
-    if norm < 1e-9:
-        raise ctx.error(f"{where}.orientation", "must be a unit quaternion [w, x, y, z], got a zero vector")
-    if abs(norm - 1.0) > 1e-3:
-        raise ctx.error(f"{where}.orientation", f"must be a unit quaternion [w, x, y, z], got norm {norm:.6g}")
-    return BodyConfig(
-        name=name, mass=_number(ctx, t, "mass", where, gt=0, maximum=MAX_MASS, unit="kg"),
-        size=size, inertia=inertia,
-        position=_vector(ctx, t, "position", where, 3, unit="m"),
-        orientation=tuple(v / norm for v in q),
-        velocity=_vector(ctx, t, "velocity", where, 3, (0.0, 0.0, 0.0), maximum=MAX_SPEED, unit="m/s"),
-        angular_velocity=_vector(ctx, t, "angular_velocity", where, 3, (0.0, 0.0, 0.0), maximum=1e5, unit="rad/s"),
-    )
+    return _settings(ctx, BodyConfig, {k: v for k, v in t.items() if k != "name"}, where, name=name)
 
 
 def _joint_end(ctx: _Ctx, word: str, loc: str, trains: list[TrainConfig], bodies: list[BodyConfig]):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trackrider.settings import CarSpec, CouplingSpec, ResistanceConfig, SectionConfig, SimulationConfig  # noqa: F401 (the model's tables)
+from trackrider.settings import BodyConfig, CarSpec, CouplingSpec, ResistanceConfig, SectionConfig, SimulationConfig  # noqa: F401 (the model's tables)
 
 #: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
 JointEnd = Any
@@ -82,24 +82,6 @@ class TrainConfig:
     def car_s(self) -> list[float]:
         """Arc length of every car's anchor at the start, lead car first, m."""
         return [self.start_s - i * self.pitch for i in range(self.cars)]
-
-
-@dataclass
-class BodyConfig:
-    """``[[body]]``: a free rigid body on no track.
-
-    mass kg; size m (solid box) or inertia kg·m² (body axes); position m;
-    orientation unit quaternion (w, x, y, z); velocity m/s; angular_velocity rad/s.
-    """
-
-    name: str
-    mass: float
-    size: tuple[float, float, float] | None
-    inertia: tuple[float, float, float] | None
-    position: tuple[float, float, float]
-    orientation: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
-    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 @dataclass
