@@ -9,6 +9,9 @@ import pytest
 from trackrider.errors import InputError
 from trackrider.settings import (
     JOINTS,
+    BodyConfig,
+    TrackConfig,
+    TrainConfig,
     CarSpec,
     CouplingSpec,
     PulleyJoint,
@@ -17,21 +20,48 @@ from trackrider.settings import (
     SimulationConfig,
     build,
     check,
+    default_of,
     settings_of,
 )
 
-SETTINGS_CLASSES = [CarSpec, CouplingSpec, SimulationConfig, ResistanceConfig, SectionConfig, *JOINTS.values()]
+SETTINGS_CLASSES = [CarSpec, CouplingSpec, SimulationConfig, ResistanceConfig, SectionConfig, BodyConfig, TrackConfig,
+                    TrainConfig, *JOINTS.values()]
+#: fields that are not settings: names, resolved references, nested tables, loaded data
+NOT_SETTINGS = {SectionConfig: ["track_index"], BodyConfig: ["name"],
+                TrackConfig: ["name", "curve", "segments", "roll", "track", "length"],
+                TrainConfig: ["name", "track", "track_index", "car", "coupling", "color"]}
+SAMPLE = {"mass": 600.0, "duration": 1.0, "ground_a": (0.0, 0.0, 1.0), "ground_b": (1.0, 0.0, 1.0),
+          "axis": (0.0, 1.0, 0.0), "type": "brake", "s_from": 0.0, "s_to": 1.0, "max_force": 1.0,
+          "position": (0.0, 0.0, 0.0), "size": (1.0, 1.0, 1.0), "name": "x", "curve": None, "segments": None,
+          "track": "main", "track_index": 0}
 
 
 @pytest.mark.parametrize("cls", SETTINGS_CLASSES, ids=lambda c: c.__name__)
 def test_every_field_is_a_setting_and_its_default_passes_its_own_bounds(cls):
     fields = [f.name for f in dataclasses.fields(cls)]
-    assert [f for f in fields if f not in settings_of(cls)] == (["track_index"] if cls is SectionConfig else [])
-    values = {"mass": 600.0, "duration": 1.0, "ground_a": (0.0, 0.0, 1.0), "ground_b": (1.0, 0.0, 1.0),
-              "axis": (0.0, 1.0, 0.0)}
-    values.update({"type": "brake", "s_from": 0.0, "s_to": 1.0, "max_force": 1.0} if cls is SectionConfig else {})
-    obj = cls(**{k: v for k, v in values.items() if k in fields})
-    assert check(obj) == dataclasses.replace(obj, speed=0.0) if cls is SectionConfig else check(obj) == obj
+    assert [f for f in fields if f not in settings_of(cls)] == NOT_SETTINGS.get(cls, [])
+    values = dict(SAMPLE, car=CarSpec(mass=600.0))
+    obj = cls(**{k: v for k, v in values.items() if k in fields
+                 and dataclasses.fields(cls)[fields.index(k)].default is dataclasses.MISSING
+                 and dataclasses.fields(cls)[fields.index(k)].default_factory is dataclasses.MISSING})
+    if cls is BodyConfig:
+        obj.size = SAMPLE["size"]
+    expected = dataclasses.replace(obj, speed=0.0) if cls is SectionConfig else obj
+    assert check(obj) == expected
+
+
+def test_world_signature_defaults_are_the_settings_defaults():
+    import inspect
+
+    from trackrider.physics import World
+
+    for method, cls in ((World.__init__, SimulationConfig), (World.add_track, TrackConfig),
+                        (World.add_train, TrainConfig), (World.set_resistance, ResistanceConfig),
+                        (World.add_body, BodyConfig)):
+        specs = settings_of(cls)
+        for name, p in inspect.signature(method).parameters.items():
+            if name in specs and p.default is not inspect.Parameter.empty and p.default is not None:
+                assert p.default == default_of(cls, name), (method.__name__, name)
 
 
 def test_section_kinds_are_the_physics_kinds():

@@ -440,6 +440,81 @@ class ResistanceConfig:
 
 
 @dataclass
+class TrackConfig:
+    """``[[track]]``: one track, from a curve file or from segments.
+
+    ``track`` is the loaded ``trackrider.curves.Track``; ``length`` its arc length in m;
+    ``gauge`` the rail gauge in m; ``roll`` the bank knots ``[(s m, degrees), ...]``;
+    ``frame`` ``up | minimal | frenet | file`` or None (the file's own frame for NL2 files,
+    else ``up``); ``closed`` None: from the curve file; ``style`` drawing only (None: from
+    the trains' wheels). ``curve``, ``segments`` and ``roll`` are read by the loader.
+    """
+
+    name: str
+    curve: Any
+    segments: list | None
+    format: str = setting("auto", kind=STRING, choices=("auto", "points", "nl2", "json"))
+    frame: str | None = setting(None, kind=STRING, choices=("up", "minimal", "frenet", "file"))
+    closed: bool | None = setting(None, kind=BOOLEAN)
+    gauge: float = setting(1.0, unit="m", gt=0, le=100)
+    roll: list | None = None
+    track: Any = None
+    length: float = 0.0
+    style: str | None = setting(None, kind=STRING, choices=("steel", "railway"))
+
+
+@dataclass
+class TrainConfig:
+    """``[[train]]``: a train of ``cars`` alike cars (``car``, joined by ``coupling``).
+
+    Parameters
+    ----------
+    cars : int, default 1
+        how many cars.
+    wheels : {"coaster", "railway"}, default "coaster"
+        ``coaster``: up-stop wheels, support both ways; ``railway``: support one way (the
+        car can lift off).
+    start_s : float, default 0.0
+        m, arc length of the lead car's anchor at the start; the others follow behind it.
+    start_speed : float, default 0.0
+        m/s along the track (signed).
+    role : {"riders", "counterweight"}, default "riders"
+        ``counterweight``: a weight with no riders (no G at a rider, no airtime).
+    name, track, track_index, car, coupling, color
+        the train's name, its track's name and index (resolved by the loader), its
+        ``CarSpec`` and ``CouplingSpec``, and its colour (drawing only: RGB 0..255, None:
+        one per train). ``suspended`` is the file's ``train.suspended``, kept as
+        ``car.suspended``.
+    """
+
+    name: str
+    track: str
+    track_index: int
+    car: CarSpec
+    cars: int = setting(1, kind=INTEGER, ge=1, le=10_000)
+    wheels: str = setting("coaster", kind=STRING, choices=("coaster", "railway"))
+    start_s: float = setting(0.0, unit="m", maximum=MAX_LENGTH)
+    start_speed: float = setting(0.0, unit="m/s", maximum=MAX_SPEED)
+    coupling: CouplingSpec = field(default_factory=CouplingSpec)
+    role: str = setting("riders", kind=STRING, choices=("riders", "counterweight"))
+    color: tuple | None = None
+
+    @property
+    def suspended(self) -> bool:
+        """The cars hang below their trolleys (``car.suspended``)."""
+        return self.car.suspended
+
+    @property
+    def pitch(self) -> float:
+        """Distance between the anchors of consecutive cars, m."""
+        return self.car.length + self.coupling.gap
+
+    def car_s(self) -> list[float]:
+        """Arc length of every car's anchor at the start, lead car first, m."""
+        return [self.start_s - i * self.pitch for i in range(self.cars)]
+
+
+@dataclass
 class SectionConfig:
     """A motor on a stretch ``[s_from, s_to]`` m of one track; file table ``[[section]]``.
 

@@ -26,6 +26,8 @@ from trackrider.settings import (
     ResistanceConfig,
     SectionConfig,
     SimulationConfig,
+    TrackConfig,
+    TrainConfig,
     build,
     check,
     check_named,
@@ -53,20 +55,6 @@ class RunStatus:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
-
-
-def _num(value, where, lo=None, lo_open=False, hi=None):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"must be a number, got {value!r}", where=where) from None
-    if not math.isfinite(x):
-        raise InputError(f"must be finite, got {value!r}", where=where)
-    if lo is not None and (x <= lo if lo_open else x < lo):
-        raise InputError(f"must be {'>' if lo_open else '>='} {lo:g}, got {x:g}", where=where)
-    if hi is not None and x > hi:
-        raise InputError(f"must be <= {hi:g}, got {x:g}", where=where)
-    return x
 
 
 def _vec(value, n, where):
@@ -131,12 +119,13 @@ class World:
         if self._built:
             raise RuntimeError("the world has started running; add everything before run()")
 
-    def add_track(self, track, gauge: float = 1.0) -> int:
+    def add_track(self, track, gauge: float = TrackConfig.gauge) -> int:
         """Add a track (a ``Track``, anything with ``.compact()``, or a ``CompactTrack``); returns its index.
 
-        ``gauge`` (m, default 1.0) is the distance between the rails (wheel-load split).
+        ``gauge`` (m) is the distance between the rails (wheel-load split).
         """
         self._check_open()
+        gauge = check_named(TrackConfig, {"gauge": gauge})["gauge"]
         if isinstance(track, CompactTrack):
             ct = track
         elif hasattr(track, "compact"):
@@ -144,12 +133,12 @@ class World:
         else:
             raise InputError(f"not a track: {type(track).__name__}", where="track")
         self._tracks.append(ct)
-        self._gauges.append(_num(gauge, "gauge", lo=0.0, lo_open=True))
+        self._gauges.append(gauge)
         return len(self._tracks) - 1
 
-    def add_train(self, name: str, track: int = 0, cars: int = 1, car: CarSpec | None = None,
-                  coupling: CouplingSpec | None = None, wheels: str = "coaster", start_s: float = 0.0,
-                  start_speed: float = 0.0) -> int:
+    def add_train(self, name: str, track: int = 0, cars: int = TrainConfig.cars, car: CarSpec | None = None,
+                  coupling: CouplingSpec | None = None, wheels: str = TrainConfig.wheels,
+                  start_s: float = TrainConfig.start_s, start_speed: float = TrainConfig.start_speed) -> int:
         """Add a train of ``cars`` identical cars on track ``track``; returns its index.
 
         The lead car's anchor starts at ``start_s`` (m); the others follow behind it
@@ -162,12 +151,8 @@ class World:
         coupling = coupling or CouplingSpec()
         if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
             raise InputError(f"no track with index {track!r}", where="track")
-        try:
-            n = int(cars)
-        except (TypeError, ValueError):
-            raise InputError(f"must be an integer, got {cars!r}", where="cars") from None
-        if n < 1:
-            raise InputError(f"must be >= 1, got {cars!r}", where="cars")
+        v = check_named(TrainConfig, dict(cars=cars, wheels=wheels, start_s=start_s, start_speed=start_speed))
+        n = v["cars"]
         car = check(car, "car")
         coupling = check(coupling, "coupling")
         mass, length, width, height = car.mass, car.length, car.width, car.height
@@ -182,14 +167,11 @@ class World:
         swing_c = car.swing_damping
         if susp:
             cg = 0.0
-        if wheels not in ("coaster", "railway"):
-            raise InputError(f"must be 'coaster' or 'railway', got {wheels!r}", where="wheels")
         ctype, gap = coupling.type, coupling.gap
         if ctype == "distance" and gap <= 0.0 and n > 1:
             raise InputError("must be > 0 for a distance coupling (the bar length)", where="coupling.gap")
         stiff, damp, slack = coupling.stiffness, coupling.damping, coupling.slack
-        s0 = _num(start_s, "start_s")
-        v0 = _num(start_speed, "start_speed")
+        s0, v0 = v["start_s"], v["start_speed"]
         ct = self._tracks[track]
         # place the cars: lead at s0, each following car so its coupler is at rest
         s_list = [s0]
@@ -202,7 +184,7 @@ class World:
                                      f"{ct.length:.3f}] m (start_s, cars, car.length, coupling.gap)",
                                      where="start_s")
         self._trains.append(dict(name=str(name), track=track, n=n, mass=mass, length=length, inertia=inertia,
-                                 cg=cg, rider=rider, railway=wheels == "railway", ctype=ctype, gap=gap,
+                                 cg=cg, rider=rider, railway=v["wheels"] == "railway", ctype=ctype, gap=gap,
                                  stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0,
                                  suspended=susp, hang=hang, trolley_mass=tmass, swing_damping=swing_c))
         return len(self._trains) - 1

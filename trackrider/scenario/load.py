@@ -56,16 +56,10 @@ _REQUIRED = object()
 _ABSENT = object()
 
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "title", "description")
-TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll", "style")
-TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended", "role",
-              "color")
-#: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
-ROLES = ("riders", "counterweight")
+#: a table's keys beyond its settings (trackrider.settings): names and references, nested tables
+TRACK_KEYS = ("name", "curve", "segments", *file_keys(TrackConfig), "roll")
+TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
-FORMATS = ("auto", "points", "nl2", "json")
-FRAMES = ("up", "minimal", "frenet", "file")
-WHEELS = ("coaster", "railway")
-TRACK_STYLES = ("steel", "railway")
 
 #: track segment types → (required keys, optional keys)
 SEGMENT_KEYS = {
@@ -434,17 +428,13 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         if total > MAX_TRACK_LENGTH:
             raise ctx.error(f"{where}.segments", f"the track would be {total / 1000:.4g} km long "
                             f"(limit {MAX_TRACK_LENGTH / 1000:g} km)")
-    fmt = _string(ctx, t, "format", where, "auto", choices=FORMATS)
     if has_segments and "format" in t:
         raise ctx.error(f"{where}.format", "applies to a curve file, not to segments")
-    return TrackConfig(
-        name=name, curve=curve, segments=segments, format=fmt,
-        frame=_string(ctx, t, "frame", where, None, choices=FRAMES),
-        closed=_boolean(ctx, t, "closed", where, None if has_curve else False),
-        gauge=_number(ctx, t, "gauge", where, 1.0, gt=0, le=100, unit="m"),
-        roll=_roll(ctx, t, where),
-        style=_string(ctx, t, "style", where, None, choices=TRACK_STYLES),
-    )
+    own = {k: v for k, v in t.items() if k in file_keys(TrackConfig)}
+    if not has_curve:
+        own.setdefault("closed", False)
+    return _settings(ctx, TrackConfig, own, where, name=name, curve=curve, segments=segments,
+                     roll=_roll(ctx, t, where))
 
 
 def _check_design_track(ctx: _Ctx, t: dict, where: str, segments: list) -> None:
@@ -538,15 +528,9 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
                                 "[[train]]")
     coupling = _settings(ctx, CouplingSpec, _table(ctx, t.get("coupling", {}), f"{where}.coupling"),
                          f"{where}.coupling")
-    return TrainConfig(
-        name=name, track=track, track_index=track_names.index(track),
-        cars=_number(ctx, t, "cars", where, 1, integer=True, ge=1, le=10_000),
-        wheels=_string(ctx, t, "wheels", where, "coaster", choices=WHEELS),
-        start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
-        start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
-        car=car, coupling=coupling, color=_colour(ctx, t, "color", where),
-        role=_string(ctx, t, "role", where, "riders", choices=ROLES),
-    )
+    own = {k: v for k, v in t.items() if k in file_keys(TrainConfig)}
+    return _settings(ctx, TrainConfig, own, where, name=name, track=track, track_index=track_names.index(track),
+                     car=car, coupling=coupling, color=_colour(ctx, t, "color", where))
 
 
 def _check_train_geometry(ctx: _Ctx, train: TrainConfig, i: int, track: TrackConfig) -> None:

@@ -1,7 +1,9 @@
 """Typed, validated scenario objects (what ``load_scenario`` returns).
 
 Every field is in SI units (m, kg, s, N) unless its comment says otherwise;
-angles are degrees as in the TOML file. The objects are plain dataclasses:
+angles are degrees as in the TOML file. The tables' settings (default, unit,
+bounds) are defined once in ``trackrider.settings``, which the physics ``World``
+and the renderer use too. The objects are plain dataclasses:
 they hold settings only, never runtime state (``build_world`` turns them into a
 ``trackrider.physics.World``).
 """
@@ -11,77 +13,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trackrider.settings import BodyConfig, CarSpec, CouplingSpec, ResistanceConfig, SectionConfig, SimulationConfig  # noqa: F401 (the model's tables)
+from trackrider.settings import (  # noqa: F401 (the model's tables, defined with their settings)
+    BodyConfig,
+    CarSpec,
+    CouplingSpec,
+    ResistanceConfig,
+    SectionConfig,
+    SimulationConfig,
+    TrackConfig,
+    TrainConfig,
+)
 
-#: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
-JointEnd = Any
-
-
-@dataclass
-class TrackConfig:
-    """``[[track]]``: one track, from a curve file or from segments.
-
-    ``track`` is the loaded ``trackrider.curves.Track``; ``length`` its arc
-    length in m; ``gauge`` the rail gauge in m (default 1.0); ``roll`` the bank
-    knots ``[(s m, degrees), ...]``; ``frame`` ``up | minimal | frenet`` or
-    None (the file's own frame for NL2 files, else ``up``).
-    """
-
-    name: str
-    curve: Path | None
-    segments: list[dict] | None
-    format: str
-    frame: str | None
-    closed: bool | None
-    gauge: float
-    roll: list[tuple[float, float]] | None
-    track: Any = None
-    length: float = 0.0
-    style: str | None = None  # drawing only: "steel" | "railway" (None: from the trains' wheels)
-
-
-#: ``[train.car]`` and ``[train.coupling]``: the physics' own settings (trackrider.settings)
+#: ``[train.car]`` and ``[train.coupling]``: the physics' own names
 CarConfig = CarSpec
 CouplingConfig = CouplingSpec
 
-
-@dataclass
-class TrainConfig:
-    """``[[train]]``: a train of ``cars`` alike cars on track ``track_index``.
-
-    start_s m is the arc length of the lead car's anchor; start_speed m/s
-    along the track (signed); wheels ``coaster`` (support both ways) or
-    ``railway`` (support one way); ``suspended`` (the file's ``train.suspended``, kept
-    as ``car.suspended``): each car body hangs below its track trolley on a hinge along
-    the direction of travel.
-    """
-
-    name: str
-    track: str
-    track_index: int
-    cars: int
-    wheels: str
-    start_s: float
-    start_speed: float
-    car: CarSpec
-    coupling: CouplingSpec
-    #: ``riders`` (default) or ``counterweight``: a weight with no riders (no G at a rider, no airtime)
-    role: str = "riders"
-    color: tuple[int, int, int] | None = None  # drawing only: RGB 0..255 (None: a colour per train)
-
-    @property
-    def suspended(self) -> bool:
-        """The cars hang below their trolleys (``car.suspended``)."""
-        return self.car.suspended
-
-    @property
-    def pitch(self) -> float:
-        """Distance between the anchors of consecutive cars, m."""
-        return self.car.length + self.coupling.gap
-
-    def car_s(self) -> list[float]:
-        """Arc length of every car's anchor at the start, lead car first, m."""
-        return [self.start_s - i * self.pitch for i in range(self.cars)]
+#: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
+JointEnd = Any
 
 
 @dataclass
