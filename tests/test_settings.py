@@ -153,3 +153,23 @@ def test_weightless_world_but_not_a_weightless_scenario():
     assert World(gravity=0.0).gravity == 0.0
     with pytest.raises(InputError, match=r"simulation\.gravity: must be > 0 m/s², got 0 \(G-forces"):
         build(SimulationConfig, {"duration": 1.0, "gravity": 0.0}, "simulation", from_file=True)
+
+
+def test_a_rule_across_tables_is_checked_by_the_loader_and_by_world_alike(tmp_path):
+    """A distance coupling needs a gap when there are several cars: ``load_scenario`` (so
+    ``validate``) refuses it at the file's key, ``World.add_train`` at its parameter."""
+    from trackrider.physics import World
+    from trackrider.scenario import load_scenario
+
+    path = tmp_path / "gapless.toml"
+    path.write_text('[simulation]\nduration = 1.0\n[[track]]\nsegments = [{type = "straight", length = 50.0}]\n'
+                    '[[train]]\ncars = 2\nstart_s = 20.0\n[train.car]\nmass = 500.0\n'
+                    '[train.coupling]\ngap = 0.0\n')
+    with pytest.raises(InputError, match=r"gapless\.toml: train\[0\]\.coupling\.gap: must be > 0 for a distance"):
+        load_scenario(path, load_tracks=False)
+    from trackrider.curves import Track
+
+    w = World()
+    w.add_track(Track.from_segments([{"type": "straight", "length": 50.0}]))
+    with pytest.raises(InputError, match=r"^coupling\.gap: must be > 0 for a distance"):
+        w.add_train("a", 0, 2, CarSpec(mass=500.0), coupling=CouplingSpec(gap=0.0), start_s=20.0)

@@ -499,6 +499,10 @@ class TrainConfig:
     role: str = setting("riders", kind=STRING, choices=("riders", "counterweight"))
     color: tuple | None = None
 
+    def _rules(self, error):
+        if self.coupling.type == "distance" and self.coupling.gap <= 0.0 and self.cars > 1:
+            raise error("coupling.gap", "must be > 0 for a distance coupling (the bar length)")
+
     @property
     def suspended(self) -> bool:
         """The cars hang below their trolleys (``car.suspended``)."""

@@ -151,10 +151,11 @@ class World:
         coupling = coupling or CouplingSpec()
         if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
             raise InputError(f"no track with index {track!r}", where="track")
-        v = check_named(TrainConfig, dict(cars=cars, wheels=wheels, start_s=start_s, start_speed=start_speed))
-        n = v["cars"]
         car = check(car, "car")
         coupling = check(coupling, "coupling")
+        train = check(TrainConfig(str(name), "", track, car, cars=cars, wheels=wheels, start_s=start_s,
+                                  start_speed=start_speed, coupling=coupling))
+        n = train.cars
         mass, length, width, height = car.mass, car.length, car.width, car.height
         cg, rider = car.cg_height, car.rider_height
         if car.inertia is not None:
@@ -168,10 +169,8 @@ class World:
         if susp:
             cg = 0.0
         ctype, gap = coupling.type, coupling.gap
-        if ctype == "distance" and gap <= 0.0 and n > 1:
-            raise InputError("must be > 0 for a distance coupling (the bar length)", where="coupling.gap")
         stiff, damp, slack = coupling.stiffness, coupling.damping, coupling.slack
-        s0, v0 = v["start_s"], v["start_speed"]
+        s0, v0 = train.start_s, train.start_speed
         ct = self._tracks[track]
         # place the cars: lead at s0, each following car so its coupler is at rest
         s_list = [s0]
@@ -184,7 +183,7 @@ class World:
                                      f"{ct.length:.3f}] m (start_s, cars, car.length, coupling.gap)",
                                      where="start_s")
         self._trains.append(dict(name=str(name), track=track, n=n, mass=mass, length=length, inertia=inertia,
-                                 cg=cg, rider=rider, railway=v["wheels"] == "railway", ctype=ctype, gap=gap,
+                                 cg=cg, rider=rider, railway=train.wheels == "railway", ctype=ctype, gap=gap,
                                  stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0,
                                  suspended=susp, hang=hang, trolley_mass=tmass, swing_damping=swing_c))
         return len(self._trains) - 1
