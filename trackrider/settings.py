@@ -198,9 +198,10 @@ def _at(where: str, name: str) -> str:
 
 def check(obj, where: str = "", path=None, *, from_file: bool = False):
     """A checked copy of the settings object ``obj``: every setting checked against its
-    definition and normalised, then the class's own rules (``_rules``, settings that
-    depend on each other; they may fill a default that depends on another setting). Errors name ``where.<name>`` (and the file ``path``): the
-    file's key when ``from_file``, else the field's name.
+    definition and normalised, then the class's own rules (``_rules``: settings that
+    depend on each other; they may fill a default that depends on another setting).
+    Errors name ``where.<name>`` (and the file ``path``): the file's key when
+    ``from_file``, else the field's name.
 
     Settings left at ``None`` (optional ones) are not checked."""
     specs = settings_of(obj)
@@ -690,6 +691,9 @@ class PrismaticJoint:
         _nonzero(error, self.axis)
         _ordered(error, "min_travel", "max_travel", self.min_travel, self.max_travel)
 
+
+#: a joint's ``anchor_a``/``anchor_b``: m, in the end's body axes (a world point for the world)
+ANCHOR = Setting(VECTOR, "m", maximum=MAX_LENGTH)
 
 #: the settings of each joint kind (a new kind: its class above and one line here)
 JOINTS = {"pulley": PulleyJoint, "distance": DistanceJoint, "ball": BallJoint, "hinge": HingeJoint,

@@ -19,6 +19,7 @@ from trackrider.physics import state as st
 from trackrider.physics.joints import KINDS
 from trackrider.physics.joints import common as jc
 from trackrider.settings import (
+    ANCHOR,
     JOINTS,
     BodyConfig,
     CarSpec,
@@ -31,6 +32,7 @@ from trackrider.settings import (
     build,
     check,
     check_named,
+    check_value,
     joint_params,
 )
 
@@ -55,16 +57,6 @@ class RunStatus:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
-
-
-def _vec(value, n, where):
-    try:
-        a = np.asarray(value, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise InputError(f"must be {n} numbers, got {value!r}", where=where) from None
-    if a.size != n or not np.all(np.isfinite(a)):
-        raise InputError(f"must be {n} finite numbers, got {value!r}", where=where)
-    return a
 
 
 def _quat_from_axes(T, N, B):
@@ -293,9 +285,9 @@ class World:
         p = joint_params(build(JOINTS[kind], params))
         if "axis" in p:   # hinge, prismatic: a unit axis
             p["axis"] = np.array(p["axis"]) / float(np.linalg.norm(p["axis"]))
-        self._joints.append(dict(kind=kind, a=a, b=b,
-                                 anchor_a=None if anchor_a is None else _vec(anchor_a, 3, "anchor_a"),
-                                 anchor_b=None if anchor_b is None else _vec(anchor_b, 3, "anchor_b"), p=p))
+        anchors = [None if v is None else np.array(check_value(ANCHOR, v, key))
+                   for v, key in ((anchor_a, "anchor_a"), (anchor_b, "anchor_b"))]
+        self._joints.append(dict(kind=kind, a=a, b=b, anchor_a=anchors[0], anchor_b=anchors[1], p=p))
         return len(self._joints) - 1
 
     def _check_end(self, end, key):

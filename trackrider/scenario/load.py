@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-import numbers
 import re
 import tomllib
 from pathlib import Path
@@ -19,11 +18,10 @@ from typing import Any
 
 from trackrider.errors import InputError
 from trackrider.settings import (
+    ANCHOR,
     BOOLEAN,
     INTEGER,
-    MAX_FORCE,
     MAX_LENGTH,
-    MAX_MASS,
     MAX_SPEED,
     NUMBER,
     STRING,
@@ -477,7 +475,8 @@ def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int, design: dict | None = None)
     where = f"track[{i}]"
     try:
         if cfg.segments is not None and is_design(cfg.segments):
-            track = _design_track(ctx, cfg, where, design or {"gravity": 9.81, "resistance": ResistanceConfig()})
+            design = design or {"gravity": SimulationConfig.gravity, "resistance": ResistanceConfig()}
+            track = _design_track(ctx, cfg, where, design)
         elif cfg.curve is not None:
             track = curves.load_curve(cfg.curve, format=cfg.format, frame=cfg.frame, closed=cfg.closed, roll=cfg.roll)
         else:
@@ -629,8 +628,8 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
     params = joint_params(spec)
     return JointConfig(
         type=kind, a=a, b=b, end_a=end_a, end_b=end_b,
-        anchor_a=_vector(ctx, t, "anchor_a", where, 3, None, unit="m"),
-        anchor_b=_vector(ctx, t, "anchor_b", where, 3, None, unit="m"),
+        anchor_a=None if "anchor_a" not in t else check_value(ANCHOR, t["anchor_a"], f"{where}.anchor_a", ctx.path),
+        anchor_b=None if "anchor_b" not in t else check_value(ANCHOR, t["anchor_b"], f"{where}.anchor_b", ctx.path),
         params=params,
     )
 
