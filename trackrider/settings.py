@@ -203,18 +203,19 @@ def check(obj, where: str = "", path=None, *, from_file: bool = False):
     Errors name ``where.<name>`` (and the file ``path``): the file's key when
     ``from_file``, else the field's name.
 
-    Settings left at ``None`` (optional ones) are not checked."""
+    Settings left at ``None`` (optional ones) or at a string default (``""``) are not checked."""
     specs = settings_of(obj)
 
     def key(name):
         return (specs[name].key or name) if from_file and name in specs else name
 
+    defaults = {f.name: f.default for f in dataclasses.fields(obj)}
     values = {}
     for name, s in specs.items():
         value = getattr(obj, name)
         if value is REQUIRED:
             raise InputError("missing (required)", path=path, where=_at(where, key(name)))
-        if value is None:
+        if value is None or (isinstance(value, str) and value == defaults[name]):   # unset, or a string default
             continue
         values[name] = check_value(s, value, _at(where, key(name)), path)
     out = dataclasses.replace(obj, **values)
@@ -536,7 +537,7 @@ class SectionConfig:
         N per car (> 0).
     speed : float
         m/s target (required, but for a brake: default 0, a stop brake).
-    name : str or None
+    name : str, default ""
         unique among the sections (reports say ``section[i]`` when it has none).
     track, track_index
         the track's name (files; default the only track) and index, resolved by the loader.
@@ -547,7 +548,7 @@ class SectionConfig:
     s_to: float = setting(unit="m", maximum=MAX_LENGTH, key="to")
     max_force: float = setting(unit="N", gt=0, le=MAX_FORCE)
     speed: float | None = setting(None, unit="m/s", ge=0, le=MAX_SPEED)
-    name: str | None = setting(None, kind=STRING)
+    name: str = setting("", kind=STRING)
     track: str | None = setting(None, kind=STRING)
     track_index: int = 0
 
