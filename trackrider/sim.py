@@ -25,9 +25,8 @@ import numpy as np
 
 from trackrider.errors import InputError, SimulationError
 from trackrider.physics import channels as ch
+from trackrider.settings import SimulationConfig, check
 
-#: a run of more steps than this is refused
-MAX_STEPS = 10**9
 #: recorded rows (instants × entities) per chunk handed to World.run
 CHUNK_ROWS = 50_000
 #: at most this many recorded instants per chunk
@@ -132,7 +131,7 @@ def _world_trains(world):
     return out
 
 
-def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_hz=5.0,
+def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_hz=SimulationConfig.filter_hz,
               progress=None, meta=None, *, trains=None, joints=None, tracks=None) -> Result:
     """Run a built ``World`` for ``duration`` s and measure (and write) the ride.
 
@@ -143,8 +142,8 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     duration : float
         Simulated time, s (rounded to whole steps).
     record_hz : float
-        Samples per second in the outputs; the world records every
-        ``round(1 / (record_hz · dt))`` steps (at least every step).
+        Samples per second in the outputs (at most ``1 / dt``); the world records every
+        ``round(1 / (record_hz · dt))`` steps.
     out_dir : path, optional
         Results directory for ``timeseries.csv`` and ``summary.json``. Without
         it, the timeseries is returned in memory (``Result.timeseries``).
@@ -152,7 +151,7 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         Replace the results in an existing non-empty ``out_dir`` (default False:
         ``InputError``, nothing touched).
     filter_hz : float
-        Cut-off of the zero-phase low-pass of the filtered G, Hz (default 5).
+        Cut-off of the zero-phase low-pass of the filtered G, Hz (``SimulationConfig``'s default).
     progress : callable, optional
         ``progress(simulated_s, total_s)`` after every chunk (seconds).
     meta : dict, optional
@@ -175,18 +174,9 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     if out_dir is not None:
         check_out_dir(out_dir, overwrite)
     dt = float(world.dt)
-    duration = float(duration)
-    record_hz = float(record_hz)
-    if not (math.isfinite(duration) and duration > 0):
-        raise InputError(f"duration must be a positive number of seconds, got {duration!r}",
-                         where="duration")
-    if not (math.isfinite(record_hz) and record_hz > 0):
-        raise InputError(f"record_hz must be > 0, got {record_hz!r}", where="record_hz")
-    n_steps = max(1, int(round(duration / dt)))
-    if n_steps > MAX_STEPS:
-        raise InputError(f"{n_steps} steps (duration {duration} s / dt {dt} s) is more than "
-                         f"{MAX_STEPS}", where="duration")
-    record_every = max(1, int(round(1.0 / (record_hz * dt))))
+    timing = check(SimulationConfig(duration=duration, dt=dt, record_hz=record_hz, filter_hz=filter_hz))
+    duration, record_hz, filter_hz = timing.duration, timing.record_hz, timing.filter_hz
+    n_steps, record_every = timing.n_steps, timing.record_every
     record_dt = record_every * dt
 
     if not hasattr(world, "entity_labels") and hasattr(world, "_build"):
@@ -470,5 +460,5 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     if getattr(scenario, "overrides", None):   # so that readers of the results rebuild the same ride
         meta["overrides"] = dict(scenario.overrides)
     return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
-                     filter_hz=getattr(sim, "filter_hz", 5.0), progress=progress, meta=meta,
+                     filter_hz=sim.filter_hz, progress=progress, meta=meta,
                      trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])

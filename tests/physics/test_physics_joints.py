@@ -154,7 +154,7 @@ def test_prismatic_spring_oscillates_at_sqrt_k_over_m():
     (within 2 %). The soft-row spring is implicit: it damps with ζ ≈ h ω/2 (1 % here)."""
     m, k = 2.0, 800.0
     w = World(dt=1e-3)
-    b = w.add_body("mass", m, position=(0.0, 0.0, 0.0))
+    b = w.add_body("mass", m, size=(0.1, 0.1, 0.1), position=(0.0, 0.0, 0.0))
     w.add_joint("prismatic", "world", ("body", b), axis=(0.0, 0.0, 1.0), stiffness=k)
     t, s, st = analytic.run(w, 5000, 1)
     assert st.ok

@@ -205,7 +205,7 @@ def test_non_finite_state_stops_the_run_with_time_and_entity():
     w = World(dt=1e-3)
     w.add_track(analytic.straight(100.0))
     w.add_train("a", 0, 2, box_car(), start_s=50.0)
-    w.add_body("ball", 1.0, position=(0, 0, 5))
+    w.add_body("ball", 1.0, size=(0.1, 0.1, 0.1), position=(0, 0, 5))
     w._build()
     w.vel[2] = [np.inf, 0, 0]
     st = w.run(100, 1)
@@ -225,8 +225,10 @@ def test_bad_input_raises_input_error_naming_the_key():
     with pytest.raises(InputError, match="type"):
         w.add_section("catapult", 0, 1.0, 2.0)
     with pytest.raises(InputError, match="to"):
-        w.add_section("lift", 0, 5.0, 2.0)
-    with pytest.raises(InputError, match="simulation.dt"):
+        w.add_section("lift", 0, 5.0, 2.0, speed=1.0, max_force=1e3)
+    with pytest.raises(InputError, match=r"^max_force: missing \(required\)$"):
+        w.add_section("lift", 0, 2.0, 5.0, speed=1.0)
+    with pytest.raises(InputError, match=r"^dt: must be > 0 s, got 0$"):   # the parameter's name, not a file key
         World(dt=0.0)
 
 

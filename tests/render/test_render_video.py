@@ -127,7 +127,8 @@ def _scenario_like(spec, path):
     s.path = path
     s.tracks = [TrackConfig(tr.name, None, None, "auto", "up", True, tr.gauge, None, track=tr.geometry, length=tr.geometry.length)]
     car = CarConfig(mass=500.0, length=train.length, width=train.width, height=train.height)
-    s.trains = [TrainConfig(train.name, tr.name, 0, train.cars, "coaster", 30.0, 12.0, car, CouplingConfig())]
+    s.trains = [TrainConfig(train.name, tr.name, 0, car, cars=train.cars, start_s=30.0, start_speed=12.0,
+                            coupling=CouplingConfig())]
     s.bodies = []
     return s
 

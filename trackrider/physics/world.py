@@ -18,78 +18,26 @@ from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics.joints import KINDS
 from trackrider.physics.joints import common as jc
+from trackrider.settings import (
+    ANCHOR,
+    JOINTS,
+    BodyConfig,
+    CarSpec,
+    CouplingSpec,
+    OperationConfig,
+    ResistanceConfig,
+    SectionConfig,
+    SimulationConfig,
+    TrackConfig,
+    TrainConfig,
+    build,
+    check,
+    check_named,
+    check_value,
+    joint_params,
+)
 
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
-
-
-@dataclass
-class CarSpec:
-    """One car of a train.
-
-    Parameters
-    ----------
-    mass : float
-        kg, with riders (> 0).
-    length, width, height : float
-        m, the solid box that gives the inertia (and the coupler positions: ``length``).
-    cg_height : float, default 0.0
-        m, centre of mass above the track curve along the car's up axis.
-    rider_height : float, default 1.1
-        m, rider point above the track curve, where G-forces are measured.
-    inertia : (Ixx, Iyy, Izz) or None
-        kg·m² about the centre of mass in car axes (forward, left, up); default: the box.
-    suspended : bool, default False
-        a suspended car: a trolley of ``trolley_mass`` rides the track (its anchor on the curve,
-        ``cg_height`` ignored) and the car body (``mass``, the box, ``inertia``) hangs below it on
-        a hinge along the direction of travel, pivot on the track curve, its centre of mass
-        ``hang`` below the pivot; it swings outward in curves. The car's G-forces are those of
-        the swinging body at ``rider_height`` along its up axis from the pivot (negative: below
-        the rail), in the body's axes. The body is also recorded as a free-body entity
-        ``("<train>.body", car_no)``.
-    hang : float, default 1.5
-        m, pivot to the hanging body's centre of mass (> 0; suspended cars only).
-    trolley_mass : float or None
-        kg, the trolley of a suspended car; default 0.1 × ``mass``.
-    swing_damping : float, default 0.0
-        N·m·s/rad, a rotary damper on the swing hinge (0: free swing).
-    """
-
-    mass: float
-    length: float
-    width: float
-    height: float
-    cg_height: float = 0.0
-    rider_height: float = 1.1
-    inertia: tuple | None = None
-    suspended: bool = False
-    hang: float = 1.5
-    trolley_mass: float | None = None
-    swing_damping: float = 0.0
-
-
-@dataclass
-class CouplingSpec:
-    """How consecutive cars of a train are joined.
-
-    Parameters
-    ----------
-    type : {"distance", "ball"}, default "distance"
-        ``distance``: a rigid bar of length ``gap`` between the cars' ends (on the track
-        curve); ``ball``: a ball joint in the middle of the gap.
-    gap : float, default 0.5
-        m between consecutive cars (> 0 for ``distance``).
-    stiffness, damping : float or None
-        N/m and N·s/m: a soft coupler (soft-constraint form); None: rigid.
-    slack : float or None
-        m of free play: the bar length may vary in ``[gap − slack/2, gap + slack/2]``
-        (one-sided rows, solved by PGS rather than the exact chain solve).
-    """
-
-    type: str = "distance"
-    gap: float = 0.5
-    stiffness: float | None = None
-    damping: float | None = None
-    slack: float | None = None
 
 
 @dataclass
@@ -112,30 +60,6 @@ class RunStatus:
         return self.status == "ok"
 
 
-def _num(value, where, lo=None, lo_open=False, hi=None):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"must be a number, got {value!r}", where=where) from None
-    if not math.isfinite(x):
-        raise InputError(f"must be finite, got {value!r}", where=where)
-    if lo is not None and (x <= lo if lo_open else x < lo):
-        raise InputError(f"must be {'>' if lo_open else '>='} {lo:g}, got {x:g}", where=where)
-    if hi is not None and x > hi:
-        raise InputError(f"must be <= {hi:g}, got {x:g}", where=where)
-    return x
-
-
-def _vec(value, n, where):
-    try:
-        a = np.asarray(value, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise InputError(f"must be {n} numbers, got {value!r}", where=where) from None
-    if a.size != n or not np.all(np.isfinite(a)):
-        raise InputError(f"must be {n} finite numbers, got {value!r}", where=where)
-    return a
-
-
 def _quat_from_axes(T, N, B):
     q = np.zeros(4)
     kn.mat_to_quat(np.ascontiguousarray(np.column_stack([T, N, B])), q)
@@ -154,17 +78,9 @@ class World:
 
     Parameters
     ----------
-    gravity : float, default 9.81
-        m/s², acts along −z.
-    dt : float, default 1e-3
-        s, time step.
-    iterations : int, default 20
-        solver iterations per step (used only when bounded rows exist: motors, friction,
-        slack couplers, joints outside a train chain).
-    erp : float, default 0.2
-        fraction of the position/orientation error corrected per step (0..1).
-    warm_start : float, default 1.0
-        factor on the previous step's impulses of bounded rows.
+    gravity, dt, iterations, erp, warm_start
+        as ``trackrider.settings.SimulationConfig`` defines them: default, unit (gravity
+        m/s² along −z, dt s) and bounds.
 
     Examples
     --------
@@ -174,27 +90,22 @@ class World:
     0.001
     """
 
-    def __init__(self, gravity: float = 9.81, dt: float = 1e-3, iterations: int = 20, erp: float = 0.2,
-                 warm_start: float = 1.0):
-        self.gravity = _num(gravity, "simulation.gravity", lo=0.0)
-        self.dt = _num(dt, "simulation.dt", lo=0.0, lo_open=True, hi=0.1)
-        try:
-            self.iterations = int(iterations)
-        except (TypeError, ValueError):
-            raise InputError(f"must be an integer, got {iterations!r}", where="simulation.iterations") from None
-        if self.iterations < 1:
-            raise InputError(f"must be >= 1, got {iterations!r}", where="simulation.iterations")
-        self.erp = _num(erp, "simulation.erp", lo=0.0, hi=1.0)
-        self.warm_start = _num(warm_start, "warm_start", lo=0.0, hi=1.0)
+    def __init__(self, gravity: float = SimulationConfig.gravity, dt: float = SimulationConfig.dt,
+                 iterations: int = SimulationConfig.iterations, erp: float = SimulationConfig.erp,
+                 warm_start: float = SimulationConfig.warm_start):
+        v = check_named(SimulationConfig, dict(gravity=gravity, dt=dt, iterations=iterations, erp=erp,
+                                               warm_start=warm_start))
+        self.gravity, self.dt, self.iterations, self.erp = v["gravity"], v["dt"], v["iterations"], v["erp"]
+        self.warm_start = v["warm_start"]
         self._tracks: list[CompactTrack] = []
         self._gauges: list[float] = []
         self._trains: list[dict] = []
         self._sections: list[tuple] = []
         self._bodies: list[dict] = []
         self._joints: list[dict] = []
-        self._res = dict(rolling=0.0, drag_area=0.0, air_density=1.2, davis=None, mode="physical", nl2_drag=0.0)
+        self._res = ResistanceConfig()
         self._section_ops: list[dict] = []
-        self._operation = dict(restitution=0.0, max_hold=300.0)
+        self._operation = OperationConfig()
         self.operation = None   # blocks.Operation once built, when the world has block sections or contacts
         self.contact_trains: list[tuple[int, int]] = []
         self._built = False
@@ -205,12 +116,13 @@ class World:
         if self._built:
             raise RuntimeError("the world has started running; add everything before run()")
 
-    def add_track(self, track, gauge: float = 1.0) -> int:
+    def add_track(self, track, gauge: float = TrackConfig.gauge) -> int:
         """Add a track (a ``Track``, anything with ``.compact()``, or a ``CompactTrack``); returns its index.
 
-        ``gauge`` (m, default 1.0) is the distance between the rails (wheel-load split).
+        ``gauge`` (m) is the distance between the rails (wheel-load split).
         """
         self._check_open()
+        gauge = check_named(TrackConfig, {"gauge": gauge})["gauge"]
         if isinstance(track, CompactTrack):
             ct = track
         elif hasattr(track, "compact"):
@@ -218,12 +130,12 @@ class World:
         else:
             raise InputError(f"not a track: {type(track).__name__}", where="track")
         self._tracks.append(ct)
-        self._gauges.append(_num(gauge, "gauge", lo=0.0, lo_open=True))
+        self._gauges.append(gauge)
         return len(self._tracks) - 1
 
-    def add_train(self, name: str, track: int = 0, cars: int = 1, car: CarSpec | None = None,
-                  coupling: CouplingSpec | None = None, wheels: str = "coaster", start_s: float = 0.0,
-                  start_speed: float = 0.0) -> int:
+    def add_train(self, name: str, track: int = 0, cars: int = TrainConfig.cars, car: CarSpec | None = None,
+                  coupling: CouplingSpec | None = None, wheels: str = TrainConfig.wheels,
+                  start_s: float = TrainConfig.start_s, start_speed: float = TrainConfig.start_speed) -> int:
         """Add a train of ``cars`` identical cars on track ``track``; returns its index.
 
         The lead car's anchor starts at ``start_s`` (m); the others follow behind it
@@ -232,49 +144,30 @@ class World:
         ``start_speed`` (m/s) is along the track tangent.
         """
         self._check_open()
-        car = car or CarSpec(mass=600.0, length=2.0, width=1.2, height=1.0)
+        car = car or CarSpec(mass=600.0)
         coupling = coupling or CouplingSpec()
         if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
             raise InputError(f"no track with index {track!r}", where="track")
-        try:
-            n = int(cars)
-        except (TypeError, ValueError):
-            raise InputError(f"must be an integer, got {cars!r}", where="cars") from None
-        if n < 1:
-            raise InputError(f"must be >= 1, got {cars!r}", where="cars")
-        mass = _num(car.mass, "car.mass", lo=0.0, lo_open=True)
-        length = _num(car.length, "car.length", lo=0.0, lo_open=True)
-        width = _num(car.width, "car.width", lo=0.0, lo_open=True)
-        height = _num(car.height, "car.height", lo=0.0, lo_open=True)
-        cg = _num(car.cg_height, "car.cg_height")
-        rider = _num(car.rider_height, "car.rider_height")
+        car = check(car, "car")
+        coupling = check(coupling, "coupling")
+        train = check(TrainConfig(str(name), "", track, car, cars=cars, wheels=wheels, start_s=start_s,
+                                  start_speed=start_speed, coupling=coupling))
+        n = train.cars
+        mass, length, width, height = car.mass, car.length, car.width, car.height
+        cg, rider = car.cg_height, car.rider_height
         if car.inertia is not None:
-            inertia = _vec(car.inertia, 3, "car.inertia")
-            if np.any(inertia <= 0):
-                raise InputError("must be three positive numbers", where="car.inertia")
+            inertia = np.array(car.inertia)
         else:
             inertia = mass / 12.0 * np.array([width**2 + height**2, length**2 + height**2, length**2 + width**2])
-        susp = bool(car.suspended)
-        hang = _num(car.hang, "car.hang", lo=0.0, lo_open=True) if susp else 0.0
-        tmass = mass * 0.1 if car.trolley_mass is None else _num(car.trolley_mass, "car.trolley_mass", lo=0.0,
-                                                                  lo_open=True)
-        swing_c = _num(car.swing_damping, "car.swing_damping", lo=0.0)
+        susp = car.suspended
+        hang = car.hang if susp else 0.0
+        tmass = mass * 0.1 if car.trolley_mass is None else car.trolley_mass
+        swing_c = car.swing_damping
         if susp:
             cg = 0.0
-        if wheels not in ("coaster", "railway"):
-            raise InputError(f"must be 'coaster' or 'railway', got {wheels!r}", where="wheels")
-        ctype = coupling.type
-        if ctype not in ("distance", "ball"):
-            raise InputError(f"must be 'distance' or 'ball', got {ctype!r}", where="coupling.type")
-        gap = _num(coupling.gap, "coupling.gap", lo=0.0)
-        if ctype == "distance" and gap <= 0.0 and n > 1:
-            raise InputError("must be > 0 for a distance coupling (the bar length)", where="coupling.gap")
-        stiff = None if coupling.stiffness is None else _num(coupling.stiffness, "coupling.stiffness", lo=0.0,
-                                                              lo_open=True)
-        damp = None if coupling.damping is None else _num(coupling.damping, "coupling.damping", lo=0.0)
-        slack = None if coupling.slack is None else _num(coupling.slack, "coupling.slack", lo=0.0)
-        s0 = _num(start_s, "start_s")
-        v0 = _num(start_speed, "start_speed")
+        ctype, gap = coupling.type, coupling.gap
+        stiff, damp, slack = coupling.stiffness, coupling.damping, coupling.slack
+        s0, v0 = train.start_s, train.start_speed
         ct = self._tracks[track]
         # place the cars: lead at s0, each following car so its coupler is at rest
         s_list = [s0]
@@ -287,7 +180,7 @@ class World:
                                      f"{ct.length:.3f}] m (start_s, cars, car.length, coupling.gap)",
                                      where="start_s")
         self._trains.append(dict(name=str(name), track=track, n=n, mass=mass, length=length, inertia=inertia,
-                                 cg=cg, rider=rider, railway=wheels == "railway", ctype=ctype, gap=gap,
+                                 cg=cg, rider=rider, railway=train.wheels == "railway", ctype=ctype, gap=gap,
                                  stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0,
                                  suspended=susp, hang=hang, trolley_mass=tmass, swing_damping=swing_c))
         return len(self._trains) - 1
@@ -316,8 +209,9 @@ class World:
             s += sep - target
         return s
 
-    def add_section(self, kind: str, track: int, s_from: float, s_to: float, speed: float = 0.0,
-                    max_force: float = 0.0, *, block: bool = False, dwell: float = 0.0, name: str = "") -> int:
+    def add_section(self, kind: str, track: int, s_from: float, s_to: float, speed: float | None = None,
+                    max_force: float | None = None, *, block: bool = False, dwell: float | None = None,
+                    name: str = "") -> int:
         """Add a motor section on ``[s_from, s_to]`` (m) of ``track``; returns its index.
 
         ``kind``: lift (drives to ``speed`` m/s, pulls only, anti-rollback), launch (thrust up
@@ -325,36 +219,28 @@ class World:
         only above ``speed``), booster (drives and brakes towards ``speed``), station (stops
         every arriving train, holds it ``dwell`` s, dispatches it at ``speed``). Force per car.
         ``block``: a lift, brake or booster that ends a block (``blocks.py``): it holds a train
-        while the block ahead is occupied (a block brake otherwise drives at ``speed``); every
-        station is a block section. ``name`` names the section in events.
+        while the block ahead is occupied (a block brake or booster otherwise drives at
+        ``speed``); every station is a block section. ``name`` names the section in events.
+        ``max_force`` is required, ``speed`` too but for a brake (default 0: a stop brake);
+        ``trackrider.settings.SectionConfig`` defines them.
         """
         self._check_open()
-        if kind not in ch.SECTION_KINDS:
-            raise InputError(f"must be one of {', '.join(ch.SECTION_KINDS)}, got {kind!r}", where="type")
         if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
             raise InputError(f"no track with index {track!r}", where="track")
-        a = _num(s_from, "from")
-        b = _num(s_to, "to")
-        if b <= a:
-            raise InputError(f"must be greater than from ({a:g}), got {b:g}", where="to")
-        v = _num(speed, "speed", lo=0.0)
-        f = _num(max_force, "max_force", lo=0.0)
-        block = bool(block) or kind == "station"
-        if block and kind not in ("station", "lift", "brake", "booster"):
-            raise InputError(f"a {kind} cannot end a block (lift, brake, booster or station)", where="block")
-        self._sections.append((ch.SECTION_KINDS[kind], track, a, b, v, f))
-        self._section_ops.append(dict(kind=kind, block=block, dwell=_num(dwell, "dwell", lo=0.0), name=str(name)))
+        sec = build(SectionConfig, dict(type=kind, s_from=s_from, s_to=s_to, speed=speed, max_force=max_force,
+                                        block=block, dwell=dwell, name=name))
+        self._sections.append((ch.SECTION_KINDS[sec.type], track, sec.s_from, sec.s_to, sec.speed, sec.max_force))
+        self._section_ops.append(dict(kind=sec.type, block=sec.block, dwell=sec.dwell or 0.0, name=sec.name))
         return len(self._sections) - 1
 
-    def set_operation(self, restitution: float = 0.0, max_hold: float = 300.0) -> None:
-        """How trains on one track meet and how long a block may hold a train.
-
-        ``restitution`` (0..1): of the closing speed when one train runs into another (0: they
-        stay together); ``max_hold`` s: a train held longer by a block section is a deadlock (the
-        run ends ``stalled``)."""
+    def set_operation(self, restitution: float = OperationConfig.restitution,
+                      max_hold: float = OperationConfig.max_hold) -> None:
+        """How trains on one track meet and how long a block may hold a train
+        (``trackrider.settings.OperationConfig``): ``restitution`` (0..1) of the closing speed when
+        one train runs into another (0: they stay together); ``max_hold`` s: a train held longer
+        by a block section is a deadlock (the run ends ``stalled``)."""
         self._check_open()
-        self._operation = dict(restitution=_num(restitution, "operation.restitution", lo=0.0, hi=1.0),
-                               max_hold=_num(max_hold, "operation.max_hold", lo=0.0, lo_open=True))
+        self._operation = build(OperationConfig, dict(restitution=restitution, max_hold=max_hold))
 
     def _section_table(self) -> list[dict]:
         """Every section as a dict: kind, track, from, to, speed, fmax, block, dwell, name."""
@@ -362,9 +248,10 @@ class World:
                      fmax=float(t[5]), block=o["block"], dwell=o["dwell"], name=o["name"])
                 for t, o in zip(self._sections, self._section_ops)]
 
-    def set_resistance(self, rolling: float = 0.0, drag_area: float = 0.0, air_density: float = 1.2,
-                       davis=None, mode: str = "physical", nl2_drag: float = 0.0) -> None:
-        """Resistance to motion of every car on a track.
+    def set_resistance(self, rolling: float = ResistanceConfig.rolling, drag_area: float = ResistanceConfig.drag_area,
+                       air_density: float = ResistanceConfig.air_density, davis=ResistanceConfig.davis,
+                       mode: str = ResistanceConfig.mode, nl2_drag: float = ResistanceConfig.nl2_drag) -> None:
+        """Resistance to motion of every car on a track (``trackrider.settings.ResistanceConfig``).
 
         ``mode="physical"``: rolling-resistance coefficient ``rolling`` × wheel force (a
         bounded friction row along T), aerodynamic drag ½ ``air_density`` ``drag_area`` v|v|
@@ -373,50 +260,39 @@ class World:
         ``nl2_drag``·v² per unit mass (``nl2_drag`` in 1/m), as NoLimits/FVD do.
         """
         self._check_open()
-        if mode not in ("physical", "nl2"):
-            raise InputError(f"must be 'physical' or 'nl2', got {mode!r}", where="resistance.mode")
-        d = None
-        if davis is not None:
-            d = _vec(davis, 3, "resistance.davis")
-            if np.any(d < 0):
-                raise InputError("coefficients must be >= 0", where="resistance.davis")
-        self._res = dict(rolling=_num(rolling, "resistance.rolling", lo=0.0),
-                         drag_area=_num(drag_area, "resistance.drag_area", lo=0.0),
-                         air_density=_num(air_density, "resistance.air_density", lo=0.0), davis=d, mode=mode,
-                         nl2_drag=_num(nl2_drag, "resistance.nl2_drag", lo=0.0))
+        self._res = check(ResistanceConfig(rolling=rolling, drag_area=drag_area, air_density=air_density,
+                                           davis=davis, mode=mode, nl2_drag=nl2_drag))
 
-    def add_body(self, name: str, mass: float, size=None, inertia=None, position=(0.0, 0.0, 0.0),
-                 orientation=(1.0, 0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),
-                 angular_velocity=(0.0, 0.0, 0.0)) -> int:
-        """Add a free rigid body (kg; ``size`` m box or ``inertia`` kg·m² in body axes); returns its index."""
+    def add_body(self, name: str, mass: float, size=None, inertia=None, position=None,
+                 orientation=BodyConfig.orientation, velocity=BodyConfig.velocity,
+                 angular_velocity=BodyConfig.angular_velocity) -> int:
+        """Add a free rigid body; returns its index. ``mass`` kg, ``position`` m (required),
+        ``size`` m (a solid box) or ``inertia`` kg·m² (body axes), ``orientation`` a unit
+        quaternion (w, x, y, z), ``velocity`` m/s, ``angular_velocity`` rad/s
+        (``trackrider.settings.BodyConfig``)."""
         self._check_open()
-        m = _num(mass, "mass", lo=0.0, lo_open=True)
-        if inertia is not None:
-            I = _vec(inertia, 3, "inertia")
-            if np.any(I <= 0):
-                raise InputError("must be three positive numbers", where="inertia")
+        bd = build(BodyConfig, dict(mass=mass, size=size, inertia=inertia, position=position, orientation=orientation,
+                                    velocity=velocity, angular_velocity=angular_velocity), name=str(name))
+        m = bd.mass
+        if bd.inertia is not None:
+            I = np.array(bd.inertia)
         else:
-            sz = _vec(size if size is not None else (0.1, 0.1, 0.1), 3, "size")
-            if np.any(sz <= 0):
-                raise InputError("must be three positive numbers", where="size")
+            sz = np.array(bd.size)
             I = m / 12.0 * np.array([sz[1]**2 + sz[2]**2, sz[0]**2 + sz[2]**2, sz[0]**2 + sz[1]**2])
-        q = _vec(orientation, 4, "orientation")
-        nq = np.linalg.norm(q)
-        if nq < 1e-9:
-            raise InputError("must be a unit quaternion (w, x, y, z)", where="orientation")
-        self._bodies.append(dict(name=str(name), mass=m, inertia=I, pos=_vec(position, 3, "position"),
-                                 q=q / nq, v=_vec(velocity, 3, "velocity"),
-                                 w=_vec(angular_velocity, 3, "angular_velocity")))
+        q = np.array(bd.orientation)
+        self._bodies.append(dict(name=bd.name, mass=m, inertia=I, pos=np.array(bd.position),
+                                 q=q / np.linalg.norm(q), v=np.array(bd.velocity), w=np.array(bd.angular_velocity)))
         return len(self._bodies) - 1
 
     def add_joint(self, kind: str, a, b, anchor_a=None, anchor_b=None, **params) -> int:
         """Add a joint between ``a`` and ``b``: ``("car", train, car_0_based)``, ``("body", i)`` or ``"world"``.
 
-        Kinds: ``pulley`` (``ground_a``, ``ground_b`` m, ``ratio`` default 1, ``slack`` default
-        False: a rope that only pulls), ``distance`` (``length`` m default: the current
+        Kinds and their ``params`` (``trackrider.settings.JOINTS``: default, unit and bounds of
+        each): ``pulley`` (``ground_a``, ``ground_b`` m, ``ratio`` default 1, ``slack`` default
+        True: a rope that only pulls), ``distance`` (``length`` m default: the current
         distance, ``stiffness``, ``damping``, ``min_length``/``max_length`` for a slack
         range), ``ball``, ``hinge`` (``axis`` in a's axes — world axes if a is the world —
-        default (0, 1, 0); ``min_angle``/``max_angle`` rad, the angle of b relative to a about
+        required; ``min_angle``/``max_angle`` rad, the angle of b relative to a about
         the axis from its start (0); ``motor_speed`` rad/s with ``max_torque`` N·m (default
         unbounded); ``damping`` N·m·s/rad), ``prismatic`` (``axis`` as for hinge; b slides
         along it and may not turn relative to a; ``min_travel``/``max_travel`` m from the start;
@@ -427,48 +303,18 @@ class World:
         joint index.
         """
         self._check_open()
-        if kind not in ("pulley", "distance", "ball", "hinge", "prismatic"):
-            raise InputError(f"must be pulley, distance, ball, hinge or prismatic, got {kind!r}", where="type")
+        if kind not in JOINTS:
+            raise InputError(f"must be one of {', '.join(JOINTS)}, got {kind!r}", where="type")
         for end, key in ((a, "a"), (b, "b")):
             self._check_end(end, key)
         if a == "world" and b == "world":
             raise InputError("a joint needs at least one body or car", where="a")
-        p = dict(params)
-        known = {"pulley": {"ground_a", "ground_b", "ratio", "slack"},
-                 "distance": {"length", "stiffness", "damping", "min_length", "max_length"},
-                 "ball": set(),
-                 "hinge": {"axis", "min_angle", "max_angle", "motor_speed", "max_torque", "damping"},
-                 "prismatic": {"axis", "min_travel", "max_travel", "stiffness", "damping", "rest"}}[kind]
-        for k in p:
-            if k not in known:
-                raise InputError(f"unknown parameter {k!r} for a {kind} joint", where=k)
-        if kind == "pulley":
-            for k in ("ground_a", "ground_b"):
-                if k not in p:
-                    raise InputError("required for a pulley", where=k)
-                p[k] = _vec(p[k], 3, k)
-            p["ratio"] = _num(p.get("ratio", 1.0), "ratio", lo=0.0, lo_open=True)
-            p["slack"] = bool(p.get("slack", False))
-        for k in ("length", "stiffness", "damping", "min_length", "max_length", "max_torque"):
-            if p.get(k) is not None:
-                p[k] = _num(p[k], k, lo=0.0)
-        if kind in ("hinge", "prismatic"):
-            ax = _vec(p.get("axis", (0.0, 1.0, 0.0)), 3, "axis")
-            n = float(np.linalg.norm(ax))
-            if n < 1e-9:
-                raise InputError("must not be the zero vector", where="axis")
-            p["axis"] = ax / n
-            lo_k, hi_k = ("min_angle", "max_angle") if kind == "hinge" else ("min_travel", "max_travel")
-            for k in (lo_k, hi_k, "motor_speed", "rest"):
-                if p.get(k) is not None:
-                    p[k] = _num(p[k], k)
-            if p.get(lo_k) is not None and p.get(hi_k) is not None and p[lo_k] > p[hi_k]:
-                raise InputError(f"must be >= {lo_k} ({p[lo_k]:g}), got {p[hi_k]:g}", where=hi_k)
-            if kind == "hinge" and ("max_torque" in p) and p.get("motor_speed") is None:
-                raise InputError("a hinge motor needs motor_speed", where="max_torque")
-        self._joints.append(dict(kind=kind, a=a, b=b,
-                                 anchor_a=None if anchor_a is None else _vec(anchor_a, 3, "anchor_a"),
-                                 anchor_b=None if anchor_b is None else _vec(anchor_b, 3, "anchor_b"), p=p))
+        p = joint_params(build(JOINTS[kind], params))
+        if "axis" in p:   # hinge, prismatic: a unit axis
+            p["axis"] = np.array(p["axis"]) / float(np.linalg.norm(p["axis"]))
+        anchors = [None if v is None else np.array(check_value(ANCHOR, v, key))
+                   for v, key in ((anchor_a, "anchor_a"), (anchor_b, "anchor_b"))]
+        self._joints.append(dict(kind=kind, a=a, b=b, anchor_a=anchors[0], anchor_b=anchors[1], p=p))
         return len(self._joints) - 1
 
     def _check_end(self, end, key):
@@ -507,7 +353,7 @@ class World:
         car_frame = cars.frame
         labels, etrain = [], []
         self._car0 = []
-        davis = self._res["davis"]
+        davis = None if self._res.davis is None else np.array(self._res.davis)
         b = 0
         for ti, t in enumerate(self._trains):
             self._car0.append(b)
@@ -542,7 +388,7 @@ class World:
                 cars.rider[b] = t["rider"]
                 cars.gauge[b] = self._gauges[t["track"]]
                 cars.speed0[b] = v0
-                if davis is not None and self._res["mode"] == "physical":
+                if davis is not None and self._res.mode == "physical":
                     cars.davis[b] = davis
                 cars.track[b] = t["track"]
                 cars.one_sided[b] = 1 if t["railway"] else 0
@@ -667,8 +513,7 @@ class World:
         self.sections = st.Sections(sec[:, 0].astype(np.int64), sec[:, 1].astype(np.int64), sec[:, 2].copy(),
                                     sec[:, 3].copy(), sec[:, 4].copy(), sec[:, 5].copy())
         r = self._res
-        res = st.Resistance(float(r["rolling"]), float(r["drag_area"]), float(r["air_density"]), r["mode"] == "nl2",
-                            float(r["nl2_drag"]))
+        res = st.Resistance(r.rolling, r.drag_area, r.air_density, r.mode == "nl2", r.nl2_drag)
         ji = self.ji
         self.joint_state = st.Joints(ji[:, jc.JI_KIND].copy(), ji[:, jc.JI_A].copy(), ji[:, jc.JI_B].copy(),
                                      ji[:, jc.JI_SLACK].copy(), ji[:, jc.JI_CHAIN].copy(), self.jf, self.jlam)
@@ -701,7 +546,7 @@ class World:
         from trackrider.physics.blocks import Operation
 
         ops = op.make_ops(len(self._sections), self.ncars, len(pairs), Operation.points_count(self),
-                          self._operation["restitution"])
+                          self._operation.restitution)
         for c, (tb, ta) in enumerate(pairs):
             t_b, t_a = self._trains[tb], self._trains[ta]
             ct = self._tracks[t_b["track"]]
@@ -713,7 +558,7 @@ class World:
             ops.chain_a[c] = ta if chain_count[ta] == t_a["n"] - 1 and t_a["n"] > 1 else -1
         self.contact_trains = pairs
         self.ops = ops
-        self.operation = Operation(self, ops, self._operation["max_hold"])
+        self.operation = Operation(self, ops, self._operation.max_hold)
         self.operation.contact_pairs = pairs
 
     @property

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from trackrider.settings import CarSpec, TrackConfig, TrainConfig
+
 #: train colours (RGB 0..255), one per train in scenario order, cycled
 TRAIN_COLOURS = [
     (30, 90, 220),  # blue
@@ -28,12 +30,12 @@ class TrackSpec:
     geometry : object with ``length`` (m), ``closed`` (bool) and
         ``frames(s_array)`` returning ``position, tangent, normal, binormal``
         arrays (n, 3) — a ``trackrider.curves.Track``.
-    gauge : rail gauge, m (default 1.0).
+    gauge : rail gauge, m.
     """
 
     name: str
     geometry: Any
-    gauge: float = 1.0
+    gauge: float = TrackConfig.gauge
     style: str | None = None  # "steel" | "railway"; None: railway when every train on it runs on railway wheels
 
 
@@ -46,18 +48,18 @@ class TrainSpec:
     name: str
     track_index: int
     cars: int
-    length: float = 2.0
-    width: float = 1.2
-    height: float = 1.0
-    cg_height: float = 0.0
-    rider_height: float = 1.1
+    length: float = CarSpec.length   # the defaults are the physics' (trackrider.settings)
+    width: float = CarSpec.width
+    height: float = CarSpec.height
+    cg_height: float = CarSpec.cg_height
+    rider_height: float = CarSpec.rider_height
     colour: tuple = TRAIN_COLOURS[0]
-    wheels: str = "coaster"  # "coaster" | "railway"
+    wheels: str = TrainConfig.wheels  # "coaster" | "railway"
     suspended: bool = False  # cars hang ``hang`` m below their trolleys (recorded as ``<name>.body``)
-    hang: float = 1.5
+    hang: float = CarSpec.hang
     rows: int | None = None  # rows of seats (None: from the length)
     seats_per_row: int | None = None  # seats in a row (None: from the width)
-    role: str = "riders"  # "counterweight": no riders, so no G on the overlay
+    role: str = TrainConfig.role  # "counterweight": no riders, so no G on the overlay
 
     @property
     def kind(self) -> str:
@@ -195,12 +197,12 @@ def scene_from_scenario(scenario) -> SceneSpec:
                 cg_height=float(car.cg_height),
                 rider_height=float(car.rider_height),
                 colour=_train_colour(tr, i),
-                wheels=str(getattr(tr, "wheels", "coaster")),
-                suspended=bool(getattr(tr, "suspended", False)),
-                hang=float(getattr(car, "hang", 1.5)),
+                wheels=str(tr.wheels),
+                suspended=bool(tr.suspended),
+                hang=float(car.hang),
                 rows=getattr(car, "rows", None),
                 seats_per_row=getattr(car, "seats_per_row", None),
-                role=str(getattr(tr, "role", "riders")),
+                role=str(tr.role),
             )
         )
     names = {t.name for t in trains}

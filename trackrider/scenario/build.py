@@ -6,18 +6,8 @@ order, lead car first, then every free body) follows the file.
 """
 from __future__ import annotations
 
-import inspect
-
 from trackrider.errors import InputError
 from trackrider.scenario.model import Scenario
-
-
-def _accepts(func, name: str) -> bool:
-    try:
-        params = inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return True
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def build_world(scenario: Scenario):
@@ -34,7 +24,7 @@ def build_world(scenario: Scenario):
     InputError
         A scenario feature the physics cannot build (named by its key).
     """
-    from trackrider.physics import CarSpec, CouplingSpec, World
+    from trackrider.physics import World
 
     sim = scenario.simulation
     path = scenario.path
@@ -64,17 +54,9 @@ def build_world(scenario: Scenario):
 
     train_index = []
     for i, tr in enumerate(scenario.trains):
-        car = CarSpec(mass=tr.car.mass, length=tr.car.length, width=tr.car.width, height=tr.car.height,
-                      cg_height=tr.car.cg_height, rider_height=tr.car.rider_height,
-                      inertia=None if tr.car.inertia is None else tuple(tr.car.inertia),
-                      suspended=tr.suspended, hang=tr.car.hang, trolley_mass=tr.car.trolley_mass,
-                      swing_damping=tr.car.swing_damping)
-        cp = tr.coupling
-        coupling = CouplingSpec(type=cp.type, gap=cp.gap, stiffness=cp.stiffness, damping=cp.damping,
-                                slack=cp.slack)
         train_index.append(guarded(
-            f"train[{i}]", world.add_train, tr.name, track=track_index[tr.track_index], cars=tr.cars, car=car,
-            coupling=coupling, wheels=tr.wheels, start_s=tr.start_s, start_speed=tr.start_speed))
+            f"train[{i}]", world.add_train, tr.name, track=track_index[tr.track_index], cars=tr.cars, car=tr.car,
+            coupling=tr.coupling, wheels=tr.wheels, start_s=tr.start_s, start_speed=tr.start_speed))
 
     for i, sec in enumerate(scenario.sections):
         guarded(f"section[{i}]", world.add_section, kind=sec.type, track=track_index[sec.track_index],
@@ -84,14 +66,8 @@ def build_world(scenario: Scenario):
     guarded("operation", world.set_operation, restitution=op.restitution, max_hold=op.max_hold)
 
     r = scenario.resistance
-    kwargs = dict(rolling=r.rolling, drag_area=r.drag_area, air_density=r.air_density,
-                  davis=None if r.davis is None else tuple(r.davis), mode=r.mode)
-    if r.nl2_drag:
-        if not _accepts(world.set_resistance, "nl2_drag"):
-            raise InputError("nl2_drag is not supported by this physics build", path=path,
-                             where="resistance.nl2_drag")
-        kwargs["nl2_drag"] = r.nl2_drag
-    guarded("resistance", world.set_resistance, **kwargs)
+    guarded("resistance", world.set_resistance, rolling=r.rolling, drag_area=r.drag_area, air_density=r.air_density,
+            davis=r.davis, mode=r.mode, nl2_drag=r.nl2_drag)
 
     body_index = []
     for i, b in enumerate(scenario.bodies):

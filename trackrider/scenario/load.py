@@ -11,17 +11,34 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-import numbers
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from trackrider.errors import InputError
+from trackrider.settings import (
+    ANCHOR,
+    BOOLEAN,
+    INTEGER,
+    MAX_LENGTH,
+    MAX_SPEED,
+    NUMBER,
+    STRING,
+    VECTOR,
+    JOINTS,
+    Setting,
+    build,
+    check_value,
+    describe,
+    file_keys,
+    is_real,
+    joint_params,
+)
 from trackrider.scenario.model import (
     BodyConfig,
-    CarConfig,
-    CouplingConfig,
+    CarSpec,
+    CouplingSpec,
     JointConfig,
     OperationConfig,
     ResistanceConfig,
@@ -32,13 +49,6 @@ from trackrider.scenario.model import (
     TrainConfig,
 )
 
-#: refuse scenarios whose step count exceeds this
-MAX_STEPS = 1_000_000_000
-#: largest magnitude accepted for any length/position, m (the solar system is not a ride)
-MAX_LENGTH = 1.0e6
-MAX_MASS = 1.0e9
-MAX_FORCE = 1.0e12
-MAX_SPEED = 1.0e4
 #: longest track built from segments, m (memory: the track is tabulated every few cm)
 MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
@@ -46,37 +56,10 @@ _ABSENT = object()
 
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "operation", "title",
             "description")
-SIMULATION_KEYS = ("duration", "dt", "record_hz", "iterations", "erp", "gravity", "filter_hz")
-TRACK_KEYS = ("name", "curve", "segments", "format", "frame", "closed", "gauge", "roll", "style")
-TRAIN_KEYS = ("name", "track", "cars", "wheels", "start_s", "start_speed", "car", "coupling", "suspended", "role",
-              "color")
-#: what a train carries: riders (G at the rider point, airtime) or nothing (a counterweight)
-ROLES = ("riders", "counterweight")
-CAR_KEYS = ("mass", "length", "width", "height", "cg_height", "rider_height", "inertia", "hang", "trolley_mass",
-            "swing_damping", "rows", "seats_per_row", "riders")
-SUSPENDED_CAR_KEYS = ("hang", "trolley_mass", "swing_damping")
-COUPLING_KEYS = ("type", "gap", "stiffness", "damping", "slack")
-SECTION_KEYS = ("type", "track", "from", "to", "speed", "max_force", "name", "block", "dwell")
-OPERATION_KEYS = ("restitution", "max_hold")
-#: section types that may end a block (every station does)
-BLOCK_TYPES = ("lift", "brake", "booster")
-BODY_KEYS = ("name", "mass", "size", "inertia", "position", "orientation", "velocity", "angular_velocity")
+#: a table's keys beyond its settings (trackrider.settings): names and references, nested tables
+TRACK_KEYS = ("name", "curve", "segments", *file_keys(TrackConfig), "roll")
+TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
-JOINT_KEYS = {
-    "pulley": ("ground_a", "ground_b", "ratio", "slack"),
-    "distance": ("length", "stiffness", "damping", "min_length", "max_length"),
-    "ball": (),
-    "hinge": ("axis", "min_angle", "max_angle", "motor_speed", "max_torque", "damping"),
-    "prismatic": ("axis", "min_travel", "max_travel", "stiffness", "damping", "rest"),
-}
-RESISTANCE_KEYS = ("rolling", "drag_area", "air_density", "mode", "davis", "nl2_drag")
-FORMATS = ("auto", "points", "nl2", "json")
-FRAMES = ("up", "minimal", "frenet", "file")
-WHEELS = ("coaster", "railway")
-TRACK_STYLES = ("steel", "railway")
-COUPLINGS = ("distance", "ball")
-SECTION_TYPES = ("lift", "launch", "brake", "trim", "booster", "station")
-RESISTANCE_MODES = ("physical", "nl2")
 
 #: track segment types → (required keys, optional keys)
 SEGMENT_KEYS = {
@@ -113,13 +96,7 @@ def _did_you_mean(word: str, choices) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _describe(value: Any) -> str:
-    text = repr(value)
-    if len(text) > 40:
-        text = text[:37] + "..."
-    kind = {bool: "a boolean", str: "a string", int: "an integer", float: "a number",
-            list: "an array", dict: "a table"}.get(type(value), type(value).__name__)
-    return f"{kind} {text}" if not isinstance(value, (list, dict)) else kind
+_describe = describe
 
 
 def _check_keys(ctx: _Ctx, table: dict, where: str, allowed) -> None:
@@ -148,8 +125,7 @@ def _array_of_tables(ctx: _Ctx, doc: dict, key: str) -> list[dict]:
     return value
 
 
-def _is_real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+_is_real = is_real
 
 
 def _get(ctx: _Ctx, table: dict, key: str, where: str, default) -> tuple[str, Any]:
@@ -168,50 +144,21 @@ def _number(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, *, 
     loc, value = _get(ctx, table, key, where, default)
     if value is _ABSENT:
         return default
-    if integer:
-        if not (_is_real(value) and float(value).is_integer() and not isinstance(value, float)):
-            raise ctx.error(loc, f"must be an integer, got {_describe(value)}")
-        value = int(value)
-    else:
-        if not _is_real(value):
-            raise ctx.error(loc, f"must be a number{(' (' + unit + ')') if unit else ''}, got {_describe(value)}")
-        value = float(value)
-        if not math.isfinite(value):
-            raise ctx.error(loc, f"must be finite, got {value}")
-    u = f" {unit}" if unit else ""
-    if gt is not None and not value > gt:
-        raise ctx.error(loc, f"must be > {gt:g}{u}, got {value:g}")
-    if ge is not None and not value >= ge:
-        raise ctx.error(loc, f"must be ≥ {ge:g}{u}, got {value:g}")
-    if lt is not None and not value < lt:
-        raise ctx.error(loc, f"must be < {lt:g}{u}, got {value:g}")
-    if le is not None and not value <= le:
-        raise ctx.error(loc, f"must be ≤ {le:g}{u}, got {value:g}")
-    if maximum is not None and abs(value) > maximum:
-        raise ctx.error(loc, f"magnitude {value:g}{u} is absurd (limit {maximum:g})")
-    return value
+    return check_value(Setting(INTEGER if integer else NUMBER, unit, gt, ge, lt, le, maximum), value, loc, ctx.path)
 
 
 def _string(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED, choices=None) -> Any:
     loc, value = _get(ctx, table, key, where, default)
     if value is _ABSENT:
         return default
-    if not isinstance(value, str):
-        raise ctx.error(loc, f"must be a string, got {_describe(value)}")
-    if choices is not None and value not in choices:
-        raise ctx.error(loc, f"must be one of {', '.join(choices)}, got {value!r}{_did_you_mean(value, choices)}")
-    if choices is None and not value.strip():
-        raise ctx.error(loc, "must not be empty")
-    return value
+    return check_value(Setting(STRING, choices=None if choices is None else tuple(choices)), value, loc, ctx.path)
 
 
 def _boolean(ctx: _Ctx, table: dict, key: str, where: str, default=_REQUIRED) -> Any:
     loc, value = _get(ctx, table, key, where, default)
     if value is _ABSENT:
         return default
-    if not isinstance(value, bool):
-        raise ctx.error(loc, f"must be true or false, got {_describe(value)}")
-    return value
+    return check_value(Setting(BOOLEAN), value, loc, ctx.path)
 
 
 def _vector(ctx: _Ctx, table: dict, key: str, where: str, n: int, default=_REQUIRED, *, positive=False,
@@ -219,20 +166,17 @@ def _vector(ctx: _Ctx, table: dict, key: str, where: str, n: int, default=_REQUI
     loc, value = _get(ctx, table, key, where, default)
     if value is _ABSENT:
         return default
-    if not isinstance(value, list) or len(value) != n or not all(_is_real(v) for v in value):
+    if not isinstance(value, list):   # a file's array (a string is not one)
         raise ctx.error(loc, f"must be an array of {n} numbers{(' (' + unit + ')') if unit else ''}, "
-                        f"got {_describe(value)}" + (f" of length {len(value)}" if isinstance(value, list) else ""))
-    out = tuple(float(v) for v in value)
-    for i, v in enumerate(out):
-        if not math.isfinite(v):
-            raise ctx.error(loc, f"element {i + 1} must be finite, got {v}")
-        if positive and not v > 0:
-            raise ctx.error(loc, f"element {i + 1} must be > 0, got {v:g}")
-        if nonnegative and not v >= 0:
-            raise ctx.error(loc, f"element {i + 1} must be ≥ 0, got {v:g}")
-        if maximum is not None and abs(v) > maximum:
-            raise ctx.error(loc, f"element {i + 1} = {v:g} is absurd (limit {maximum:g})")
-    return out
+                        f"got {_describe(value)}")
+    return check_value(Setting(VECTOR, unit, maximum=maximum, n=n, positive=positive, nonnegative=nonnegative),
+                       value, loc, ctx.path)
+
+
+def _settings(ctx: _Ctx, cls, table: dict, where: str, **given):
+    """The settings object ``cls`` (``trackrider.settings``) from a file's ``table`` at ``where``:
+    its keys, units and bounds are the class's; ``given``: fields the table does not hold."""
+    return build(cls, table, where, ctx.path, from_file=True, **given)
 
 
 def _name(ctx: _Ctx, table: dict, where: str, default: str, seen: dict, what: str) -> str:
@@ -340,26 +284,7 @@ def apply_overrides(document: dict, overrides: dict | None, path: Path) -> dict:
 def _simulation(ctx: _Ctx, doc: dict) -> SimulationConfig:
     if "simulation" not in doc:
         raise ctx.error("simulation", "missing: a [simulation] table with at least duration is required")
-    t = _table(ctx, doc["simulation"], "simulation")
-    _check_keys(ctx, t, "simulation", SIMULATION_KEYS)
-    w = "simulation"
-    sim = SimulationConfig(
-        duration=_number(ctx, t, "duration", w, gt=0, unit="s"),
-        dt=_number(ctx, t, "dt", w, 0.001, gt=0, le=0.1, unit="s"),
-        record_hz=_number(ctx, t, "record_hz", w, 100.0, gt=0, le=1e6, unit="Hz"),
-        iterations=_number(ctx, t, "iterations", w, 20, integer=True, ge=1, le=100_000),
-        erp=_number(ctx, t, "erp", w, 0.2, gt=0, le=1),
-        gravity=_number(ctx, t, "gravity", w, 9.81, gt=0, le=1000, unit="m/s²"),
-        filter_hz=_number(ctx, t, "filter_hz", w, 5.0, gt=0, le=1e5, unit="Hz"),
-    )
-    steps = sim.duration / sim.dt
-    if steps > MAX_STEPS:
-        raise ctx.error("simulation.duration", f"{sim.duration:g} s at dt = {sim.dt:g} s would take "
-                        f"{steps:.3g} steps (more than {MAX_STEPS:.0e}); shorten the run or raise dt")
-    if sim.record_hz * sim.dt > 1.0 + 1e-9:
-        raise ctx.error("simulation.record_hz", f"{sim.record_hz:g} Hz is faster than one sample per step "
-                        f"(dt = {sim.dt:g} s allows at most {1.0 / sim.dt:g} Hz)")
-    return sim
+    return _settings(ctx, SimulationConfig, _table(ctx, doc["simulation"], "simulation"), "simulation")
 
 
 def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
@@ -503,17 +428,13 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         if total > MAX_TRACK_LENGTH:
             raise ctx.error(f"{where}.segments", f"the track would be {total / 1000:.4g} km long "
                             f"(limit {MAX_TRACK_LENGTH / 1000:g} km)")
-    fmt = _string(ctx, t, "format", where, "auto", choices=FORMATS)
     if has_segments and "format" in t:
         raise ctx.error(f"{where}.format", "applies to a curve file, not to segments")
-    return TrackConfig(
-        name=name, curve=curve, segments=segments, format=fmt,
-        frame=_string(ctx, t, "frame", where, None, choices=FRAMES),
-        closed=_boolean(ctx, t, "closed", where, None if has_curve else False),
-        gauge=_number(ctx, t, "gauge", where, 1.0, gt=0, le=100, unit="m"),
-        roll=_roll(ctx, t, where),
-        style=_string(ctx, t, "style", where, None, choices=TRACK_STYLES),
-    )
+    own = {k: v for k, v in t.items() if k in file_keys(TrackConfig)}
+    if not has_curve:
+        own.setdefault("closed", False)
+    return _settings(ctx, TrackConfig, own, where, name=name, curve=curve, segments=segments,
+                     roll=_roll(ctx, t, where))
 
 
 def _check_design_track(ctx: _Ctx, t: dict, where: str, segments: list) -> None:
@@ -556,7 +477,8 @@ def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int, design: dict | None = None)
     where = f"track[{i}]"
     try:
         if cfg.segments is not None and is_design(cfg.segments):
-            track = _design_track(ctx, cfg, where, design or {"gravity": 9.81, "resistance": ResistanceConfig()})
+            design = design or {"gravity": SimulationConfig.gravity, "resistance": ResistanceConfig()}
+            track = _design_track(ctx, cfg, where, design)
         elif cfg.curve is not None:
             track = curves.load_curve(cfg.curve, format=cfg.format, frame=cfg.frame, closed=cfg.closed, roll=cfg.roll)
         else:
@@ -598,54 +520,18 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
         raise ctx.error(f"{where}.car", "missing: a [train.car] table with at least mass is required")
     c = _table(ctx, t["car"], f"{where}.car")
     cw = f"{where}.car"
-    _check_keys(ctx, c, cw, CAR_KEYS)
-    car = CarConfig(
-        mass=_number(ctx, c, "mass", cw, gt=0, maximum=MAX_MASS, unit="kg"),
-        length=_number(ctx, c, "length", cw, 2.0, gt=0, le=1000, unit="m"),
-        width=_number(ctx, c, "width", cw, 1.2, gt=0, le=100, unit="m"),
-        height=_number(ctx, c, "height", cw, 1.0, gt=0, le=100, unit="m"),
-        cg_height=_number(ctx, c, "cg_height", cw, 0.0, maximum=100, unit="m"),
-        rider_height=_number(ctx, c, "rider_height", cw, 1.1, maximum=100, unit="m"),
-        inertia=_vector(ctx, c, "inertia", cw, 3, None, positive=True, maximum=1e12, unit="kg·m²"),
-        hang=_number(ctx, c, "hang", cw, 1.5, gt=0, le=100, unit="m"),
-        trolley_mass=_number(ctx, c, "trolley_mass", cw, None, gt=0, maximum=MAX_MASS, unit="kg"),
-        swing_damping=_number(ctx, c, "swing_damping", cw, 0.0, ge=0, maximum=1e15, unit="N·m·s/rad"),
-        rows=_number(ctx, c, "rows", cw, None, integer=True, ge=1, le=100),
-        seats_per_row=_number(ctx, c, "seats_per_row", cw, None, integer=True, ge=1, le=100),
-        riders=_number(ctx, c, "riders", cw, None, integer=True, ge=0, le=10000),
-    )
     suspended = _boolean(ctx, t, "suspended", where, False)
+    car = _settings(ctx, CarSpec, c, cw, suspended=suspended)
     if not suspended:
-        for key in SUSPENDED_CAR_KEYS:
+        for key in CarSpec.SUSPENDED_ONLY:
             if key in c:
                 raise ctx.error(f"{cw}.{key}", "applies to suspended trains only: add suspended = true to the "
                                 "[[train]]")
-    if car.inertia is not None:
-        a, b, cc = car.inertia
-        if a + b < cc or b + cc < a or a + cc < b:
-            raise ctx.error(f"{cw}.inertia", f"{list(car.inertia)} breaks the triangle inequality "
-                            "(no rigid body has these principal moments)")
-    cp = _table(ctx, t.get("coupling", {}), f"{where}.coupling")
-    pw = f"{where}.coupling"
-    _check_keys(ctx, cp, pw, COUPLING_KEYS)
-    coupling = CouplingConfig(
-        type=_string(ctx, cp, "type", pw, "distance", choices=COUPLINGS),
-        gap=_number(ctx, cp, "gap", pw, 0.5, ge=0, le=1000, unit="m"),
-        stiffness=_number(ctx, cp, "stiffness", pw, None, gt=0, maximum=1e15, unit="N/m"),
-        damping=_number(ctx, cp, "damping", pw, None, ge=0, maximum=1e15, unit="N·s/m"),
-        slack=_number(ctx, cp, "slack", pw, None, ge=0, le=100, unit="m"),
-    )
-    if coupling.damping is not None and coupling.stiffness is None:
-        raise ctx.error(f"{pw}.damping", "needs stiffness too (a soft coupler is a spring and a damper)")
-    return TrainConfig(
-        name=name, track=track, track_index=track_names.index(track),
-        cars=_number(ctx, t, "cars", where, 1, integer=True, ge=1, le=10_000),
-        wheels=_string(ctx, t, "wheels", where, "coaster", choices=WHEELS),
-        start_s=_number(ctx, t, "start_s", where, 0.0, maximum=MAX_LENGTH, unit="m"),
-        start_speed=_number(ctx, t, "start_speed", where, 0.0, maximum=MAX_SPEED, unit="m/s"),
-        car=car, coupling=coupling, suspended=suspended, color=_colour(ctx, t, "color", where),
-        role=_string(ctx, t, "role", where, "riders", choices=ROLES),
-    )
+    coupling = _settings(ctx, CouplingSpec, _table(ctx, t.get("coupling", {}), f"{where}.coupling"),
+                         f"{where}.coupling")
+    own = {k: v for k, v in t.items() if k in file_keys(TrainConfig)}
+    return _settings(ctx, TrainConfig, own, where, name=name, track=track, track_index=track_names.index(track),
+                     car=car, coupling=coupling, color=_colour(ctx, t, "color", where))
 
 
 def _check_train_geometry(ctx: _Ctx, train: TrainConfig, i: int, track: TrackConfig) -> None:
@@ -670,38 +556,18 @@ def _check_train_geometry(ctx: _Ctx, train: TrainConfig, i: int, track: TrackCon
 
 def _section(ctx: _Ctx, t: dict, i: int, tracks: list[TrackConfig]) -> SectionConfig:
     where = f"section[{i}]"
-    _check_keys(ctx, t, where, SECTION_KEYS)
-    kind = _string(ctx, t, "type", where, choices=SECTION_TYPES)
+    _check_keys(ctx, t, where, tuple(file_keys(SectionConfig)))
     track_names = [tr.name for tr in tracks]
     track = _string(ctx, t, "track", where, track_names[0] if len(track_names) == 1 else _REQUIRED)
     if track not in track_names:
         raise ctx.error(f"{where}.track", f"no track named {track!r}{_did_you_mean(track, track_names)} "
                         f"(tracks: {', '.join(track_names) or 'none'})")
-    s_from = _number(ctx, t, "from", where, maximum=MAX_LENGTH, unit="m")
-    s_to = _number(ctx, t, "to", where, maximum=MAX_LENGTH, unit="m")
-    if not s_from < s_to:
-        raise ctx.error(f"{where}.to", f"must be greater than from ({s_from:g} m), got {s_to:g} m")
-    block = _boolean(ctx, t, "block", where, False)
-    if block and kind not in BLOCK_TYPES + ("station",):
-        raise ctx.error(f"{where}.block", f"a {kind} cannot end a block: block sections are stations, lifts, "
-                                          f"brakes and boosters")
-    if "dwell" in t and kind != "station":
-        raise ctx.error(f"{where}.dwell", f"applies to stations only, not to a {kind}")
-    return SectionConfig(
-        type=kind, track=track, track_index=track_names.index(track), s_from=s_from, s_to=s_to,
-        speed=_number(ctx, t, "speed", where, 0.0 if kind == "brake" else _REQUIRED, ge=0, le=MAX_SPEED, unit="m/s"),
-        max_force=_number(ctx, t, "max_force", where, gt=0, le=MAX_FORCE, unit="N"),
-        name=_string(ctx, t, "name", where, ""),
-        block=block or kind == "station",
-        dwell=_number(ctx, t, "dwell", where, 30.0, ge=0, le=1e6, unit="s") if kind == "station" else 0.0,
-    )
+    return _settings(ctx, SectionConfig, {k: v for k, v in t.items() if k != "track"}, where, track=track,
+                     track_index=track_names.index(track))
 
 
 def _operation(ctx: _Ctx, doc: dict) -> OperationConfig:
-    t = _table(ctx, doc.get("operation", {}), "operation")
-    _check_keys(ctx, t, "operation", OPERATION_KEYS)
-    return OperationConfig(restitution=_number(ctx, t, "restitution", "operation", 0.0, ge=0, le=1),
-                           max_hold=_number(ctx, t, "max_hold", "operation", 300.0, gt=0, le=1e7, unit="s"))
+    return _settings(ctx, OperationConfig, _table(ctx, doc.get("operation", {}), "operation"), "operation")
 
 
 def _check_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list) -> None:
@@ -769,28 +635,9 @@ def _check_section_overlaps(ctx: _Ctx, sections: list[SectionConfig]) -> None:
 
 def _body(ctx: _Ctx, t: dict, i: int, seen: dict) -> BodyConfig:
     where = f"body[{i}]"
-    _check_keys(ctx, t, where, BODY_KEYS)
+    _check_keys(ctx, t, where, ("name",) + tuple(file_keys(BodyConfig)))
     name = _name(ctx, t, where, _REQUIRED, seen, f"body[{i}]")
-    size = _vector(ctx, t, "size", where, 3, None, positive=True, maximum=1e4, unit="m")
-    inertia = _vector(ctx, t, "inertia", where, 3, None, positive=True, maximum=1e15, unit="kg·m²")
-    if size is None and inertia is None:
-        raise ctx.error(where, "needs 'size' (a solid box, m) or 'inertia' ([Ixx, Iyy, Izz], kg·m²)")
-    if size is not None and inertia is not None:
-        raise ctx.error(f"{where}.inertia", "give either size or inertia, not both")
-    q = _vector(ctx, t, "orientation", where, 4, (1.0, 0.0, 0.0, 0.0), maximum=1e6)
-    norm = math.sqrt(sum(v * v for v in q))
-    if norm < 1e-9:
-        raise ctx.error(f"{where}.orientation", "must be a unit quaternion [w, x, y, z], got a zero vector")
-    if abs(norm - 1.0) > 1e-3:
-        raise ctx.error(f"{where}.orientation", f"must be a unit quaternion [w, x, y, z], got norm {norm:.6g}")
-    return BodyConfig(
-        name=name, mass=_number(ctx, t, "mass", where, gt=0, maximum=MAX_MASS, unit="kg"),
-        size=size, inertia=inertia,
-        position=_vector(ctx, t, "position", where, 3, unit="m"),
-        orientation=tuple(v / norm for v in q),
-        velocity=_vector(ctx, t, "velocity", where, 3, (0.0, 0.0, 0.0), maximum=MAX_SPEED, unit="m/s"),
-        angular_velocity=_vector(ctx, t, "angular_velocity", where, 3, (0.0, 0.0, 0.0), maximum=1e5, unit="rad/s"),
-    )
+    return _settings(ctx, BodyConfig, {k: v for k, v in t.items() if k != "name"}, where, name=name)
 
 
 def _joint_end(ctx: _Ctx, word: str, loc: str, trains: list[TrainConfig], bodies: list[BodyConfig]):
@@ -818,8 +665,8 @@ def _joint_end(ctx: _Ctx, word: str, loc: str, trains: list[TrainConfig], bodies
 
 def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[BodyConfig]) -> JointConfig:
     where = f"joint[{i}]"
-    kind = _string(ctx, t, "type", where, choices=tuple(JOINT_KEYS))
-    _check_keys(ctx, t, where, JOINT_COMMON + JOINT_KEYS[kind])
+    kind = _string(ctx, t, "type", where, choices=tuple(JOINTS))
+    _check_keys(ctx, t, where, JOINT_COMMON + tuple(file_keys(JOINTS[kind])))
     a = _string(ctx, t, "a", where)
     b = _string(ctx, t, "b", where)
     end_a = _joint_end(ctx, a, f"{where}.a", trains, bodies)
@@ -828,75 +675,20 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
         raise ctx.error(f"{where}.b", f"joins {a!r} to itself")
     if end_a == "world" and end_b == "world":
         raise ctx.error(f"{where}.b", "joins the world to the world")
-    params: dict = {}
-    if kind == "pulley":
-        params["ground_a"] = _vector(ctx, t, "ground_a", where, 3, unit="m")
-        params["ground_b"] = _vector(ctx, t, "ground_b", where, 3, unit="m")
-        params["ratio"] = _number(ctx, t, "ratio", where, 1.0, gt=0, le=1000)
-        params["slack"] = _boolean(ctx, t, "slack", where, True)
-        if "world" in (end_a, end_b):
-            raise ctx.error(where, "a pulley joins two cars or bodies, not the world (its ground anchors are fixed)")
-    elif kind == "distance":
-        for key in ("length", "min_length", "max_length"):
-            if key in t:
-                params[key] = _number(ctx, t, key, where, ge=0, maximum=MAX_LENGTH, unit="m")
-        if "stiffness" in t:
-            params["stiffness"] = _number(ctx, t, "stiffness", where, gt=0, maximum=1e15, unit="N/m")
-        if "damping" in t:
-            params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·s/m")
-        if "min_length" in params and "max_length" in params and params["min_length"] > params["max_length"]:
-            raise ctx.error(f"{where}.max_length", f"must be ≥ min_length ({params['min_length']:g} m), "
-                            f"got {params['max_length']:g} m")
-    elif kind in ("hinge", "prismatic"):
-        axis = _vector(ctx, t, "axis", where, 3, unit="")
-        if math.sqrt(sum(v * v for v in axis)) < 1e-9:
-            raise ctx.error(f"{where}.axis", "must not be the zero vector")
-        params["axis"] = axis
-        if kind == "hinge":   # degrees in the file, radians for the World
-            lo_k, hi_k = "min_angle", "max_angle"
-            for key in (lo_k, hi_k):
-                if key in t:
-                    params[key] = math.radians(_number(ctx, t, key, where, ge=-360, le=360, unit="°"))
-            if "motor_speed" in t:
-                params["motor_speed"] = math.radians(_number(ctx, t, "motor_speed", where, ge=-1e6, le=1e6,
-                                                             unit="°/s"))
-            if "max_torque" in t:
-                if "motor_speed" not in t:
-                    raise ctx.error(f"{where}.max_torque", "needs motor_speed (the motor's target speed)")
-                params["max_torque"] = _number(ctx, t, "max_torque", where, gt=0, maximum=1e15, unit="N·m")
-            if "damping" in t:
-                params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·m·s/rad")
-        else:
-            lo_k, hi_k = "min_travel", "max_travel"
-            for key in (lo_k, hi_k, "rest"):
-                if key in t:
-                    params[key] = _number(ctx, t, key, where, maximum=MAX_LENGTH, unit="m")
-            if "stiffness" in t:
-                params["stiffness"] = _number(ctx, t, "stiffness", where, gt=0, maximum=1e15, unit="N/m")
-            if "damping" in t:
-                params["damping"] = _number(ctx, t, "damping", where, ge=0, maximum=1e15, unit="N·s/m")
-        if lo_k in params and hi_k in params and params[lo_k] > params[hi_k]:
-            raise ctx.error(f"{where}.{hi_k}", f"must be ≥ {lo_k} ({t[lo_k]:g}), got {t[hi_k]:g}")
+    spec = _settings(ctx, JOINTS[kind], {k: v for k, v in t.items() if k not in JOINT_COMMON}, where)
+    if kind == "pulley" and "world" in (end_a, end_b):
+        raise ctx.error(where, "a pulley joins two cars or bodies, not the world (its ground anchors are fixed)")
+    params = joint_params(spec)
     return JointConfig(
         type=kind, a=a, b=b, end_a=end_a, end_b=end_b,
-        anchor_a=_vector(ctx, t, "anchor_a", where, 3, None, unit="m"),
-        anchor_b=_vector(ctx, t, "anchor_b", where, 3, None, unit="m"),
+        anchor_a=None if "anchor_a" not in t else check_value(ANCHOR, t["anchor_a"], f"{where}.anchor_a", ctx.path),
+        anchor_b=None if "anchor_b" not in t else check_value(ANCHOR, t["anchor_b"], f"{where}.anchor_b", ctx.path),
         params=params,
     )
 
 
 def _resistance(ctx: _Ctx, doc: dict) -> ResistanceConfig:
-    t = _table(ctx, doc.get("resistance", {}), "resistance")
-    w = "resistance"
-    _check_keys(ctx, t, w, RESISTANCE_KEYS)
-    return ResistanceConfig(
-        rolling=_number(ctx, t, "rolling", w, 0.0, ge=0, le=10),
-        drag_area=_number(ctx, t, "drag_area", w, 0.0, ge=0, le=1e4, unit="m²"),
-        air_density=_number(ctx, t, "air_density", w, 1.2, gt=0, le=1e4, unit="kg/m³"),
-        mode=_string(ctx, t, "mode", w, "physical", choices=RESISTANCE_MODES),
-        davis=_vector(ctx, t, "davis", w, 3, None, nonnegative=True, maximum=1e9),
-        nl2_drag=_number(ctx, t, "nl2_drag", w, 0.0, ge=0, le=1e3, unit="1/m"),
-    )
+    return _settings(ctx, ResistanceConfig, _table(ctx, doc.get("resistance", {}), "resistance"), "resistance")
 
 
 # --------------------------------------------------------------------------- entry point

@@ -1,7 +1,9 @@
 """Typed, validated scenario objects (what ``load_scenario`` returns).
 
 Every field is in SI units (m, kg, s, N) unless its comment says otherwise;
-angles are degrees as in the TOML file. The objects are plain dataclasses:
+angles are degrees as in the TOML file. The tables' settings (default, unit,
+bounds) are defined once in ``trackrider.settings``, which the physics ``World``
+and the renderer use too. The objects are plain dataclasses:
 they hold settings only, never runtime state (``build_world`` turns them into a
 ``trackrider.physics.World``).
 """
@@ -11,194 +13,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trackrider.settings import (  # noqa: F401 (the model's tables, defined with their settings)
+    BodyConfig,
+    CarSpec,
+    CouplingSpec,
+    OperationConfig,
+    ResistanceConfig,
+    SectionConfig,
+    SimulationConfig,
+    TrackConfig,
+    TrainConfig,
+)
+
+#: ``[train.car]`` and ``[train.coupling]``: the physics' own names
+CarConfig = CarSpec
+CouplingConfig = CouplingSpec
+
 #: a joint end: ("car", train_index, car_index_0_based) | ("body", body_index) | "world"
 JointEnd = Any
-
-
-@dataclass
-class SimulationConfig:
-    """``[simulation]``: time stepping and recording.
-
-    duration : s, required.  dt : s, default 0.001.  record_hz : samples per
-    second, default 100.  iterations : PGS sweeps per step, default 20.
-    erp : drift correction per step in (0, 1], default 0.2.  gravity : m/s²
-    along −z, default 9.81.  filter_hz : cut-off of the low-pass filter of the
-    reported G figures, Hz, default 5.0.
-    """
-
-    duration: float
-    dt: float = 0.001
-    record_hz: float = 100.0
-    iterations: int = 20
-    erp: float = 0.2
-    gravity: float = 9.81
-    filter_hz: float = 5.0
-
-    @property
-    def n_steps(self) -> int:
-        """Steps of ``duration`` (rounded to the nearest step)."""
-        return max(1, int(round(self.duration / self.dt)))
-
-    @property
-    def record_every(self) -> int:
-        """Steps between two recorded samples (≥ 1)."""
-        return max(1, int(round(1.0 / (self.record_hz * self.dt))))
-
-
-@dataclass
-class TrackConfig:
-    """``[[track]]``: one track, from a curve file or from segments.
-
-    ``track`` is the loaded ``trackrider.curves.Track``; ``length`` its arc
-    length in m; ``gauge`` the rail gauge in m (default 1.0); ``roll`` the bank
-    knots ``[(s m, degrees), ...]``; ``frame`` ``up | minimal | frenet`` or
-    None (the file's own frame for NL2 files, else ``up``).
-    """
-
-    name: str
-    curve: Path | None
-    segments: list[dict] | None
-    format: str
-    frame: str | None
-    closed: bool | None
-    gauge: float
-    roll: list[tuple[float, float]] | None
-    track: Any = None
-    length: float = 0.0
-    style: str | None = None  # drawing only: "steel" | "railway" (None: from the trains' wheels)
-
-
-@dataclass
-class CarConfig:
-    """``[train.car]``: one car (all cars of a train are alike).
-
-    mass kg (required, with riders); length, width, height m (a solid box,
-    defaults 2.0, 1.2, 1.0); cg_height m above the track curve (default 0);
-    rider_height m above the track curve (default 1.1); inertia kg·m² about
-    (forward, left, up), overriding the box when given. Suspended trains only:
-    hang m from the pivot (on the track curve) down to the hanging body's centre
-    of mass (default 1.5); trolley_mass kg (default 0.1 × mass); swing_damping
-    N·m·s/rad (default 0); rider_height is then measured along the swinging
-    body's up axis from the pivot (negative: below the rail).
-    """
-
-    mass: float
-    length: float = 2.0
-    width: float = 1.2
-    height: float = 1.0
-    cg_height: float = 0.0
-    rider_height: float = 1.1
-    inertia: tuple[float, float, float] | None = None
-    hang: float = 1.5
-    trolley_mass: float | None = None
-    swing_damping: float = 0.0
-    rows: int | None = None  # rows of seats (None: one per 0.9 m of length)
-    seats_per_row: int | None = None  # seats in a row (None: one per 0.55 m of width)
-    riders: int | None = None  # riders per car, for capacity (None: rows × seats_per_row)
-
-    def seat_layout(self) -> tuple[int, int]:
-        """(rows, seats per row): the keys, else one row per 0.9 m of length and a seat per 0.55 m of width."""
-        rows = self.rows if self.rows else max(1, int(self.length // 0.9))
-        seats = self.seats_per_row if self.seats_per_row else max(1, int(self.width // 0.55))
-        return int(rows), int(seats)
-
-    @property
-    def rider_count(self) -> int:
-        """Riders per car (capacity): ``riders``, else rows × seats per row."""
-        if self.riders is not None:
-            return int(self.riders)
-        rows, seats = self.seat_layout()
-        return rows * seats
-
-
-@dataclass
-class CouplingConfig:
-    """``[train.coupling]``: the coupler between consecutive cars.
-
-    type ``distance | ball`` (default distance); gap m between car ends
-    (default 0.5); stiffness N/m, damping N·s/m, slack m: optional soft or
-    slack coupler (None: rigid).
-    """
-
-    type: str = "distance"
-    gap: float = 0.5
-    stiffness: float | None = None
-    damping: float | None = None
-    slack: float | None = None
-
-
-@dataclass
-class TrainConfig:
-    """``[[train]]``: a train of ``cars`` alike cars on track ``track_index``.
-
-    start_s m is the arc length of the lead car's anchor; start_speed m/s
-    along the track (signed); wheels ``coaster`` (support both ways) or
-    ``railway`` (support one way); suspended: each car body hangs below its
-    track trolley on a hinge along the direction of travel (default False).
-    """
-
-    name: str
-    track: str
-    track_index: int
-    cars: int
-    wheels: str
-    start_s: float
-    start_speed: float
-    car: CarConfig
-    coupling: CouplingConfig
-    suspended: bool = False
-    #: ``riders`` (default) or ``counterweight``: a weight with no riders (no G at a rider, no airtime)
-    role: str = "riders"
-    color: tuple[int, int, int] | None = None  # drawing only: RGB 0..255 (None: a colour per train)
-
-    @property
-    def pitch(self) -> float:
-        """Distance between the anchors of consecutive cars, m."""
-        return self.car.length + self.coupling.gap
-
-    def car_s(self) -> list[float]:
-        """Arc length of every car's anchor at the start, lead car first, m."""
-        return [self.start_s - i * self.pitch for i in range(self.cars)]
-
-
-@dataclass
-class SectionConfig:
-    """``[[section]]``: a motor (lift, launch, brake, trim, booster) or a station on ``[s_from, s_to]`` m.
-
-    speed m/s target (0: a stop brake; a station's tyres in and out); max_force N per car;
-    name: optional, unique among the sections (reports say ``section[i]`` when empty);
-    block: a lift, brake or booster that ends a block (every station does); dwell s a
-    station holds a train before dispatch.
-    """
-
-    type: str
-    track: str
-    track_index: int
-    s_from: float
-    s_to: float
-    speed: float
-    max_force: float
-    name: str = ""
-    block: bool = False
-    dwell: float = 0.0
-
-
-@dataclass
-class BodyConfig:
-    """``[[body]]``: a free rigid body on no track.
-
-    mass kg; size m (solid box) or inertia kg·m² (body axes); position m;
-    orientation unit quaternion (w, x, y, z); velocity m/s; angular_velocity rad/s.
-    """
-
-    name: str
-    mass: float
-    size: tuple[float, float, float] | None
-    inertia: tuple[float, float, float] | None
-    position: tuple[float, float, float]
-    orientation: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
-    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 @dataclass
@@ -218,37 +50,6 @@ class JointConfig:
     anchor_a: tuple[float, float, float] | None = None
     anchor_b: tuple[float, float, float] | None = None
     params: dict = field(default_factory=dict)
-
-
-@dataclass
-class ResistanceConfig:
-    """``[resistance]``: what slows the cars.
-
-    mode ``physical`` (default: rolling coefficient × wheel load + ½ ρ CdA v²)
-    or ``nl2`` (NoLimits-style: friction ``rolling`` × g per kg, drag
-    ``nl2_drag`` × v² per kg). rolling: coefficient (default 0); drag_area m²
-    Cd·A per car (default 0); air_density kg/m³ (default 1.2); davis
-    ``[A N, B N·s/m, C N·s²/m²]`` per car (optional); nl2_drag 1/m (default 0).
-    """
-
-    rolling: float = 0.0
-    drag_area: float = 0.0
-    air_density: float = 1.2
-    mode: str = "physical"
-    davis: tuple[float, float, float] | None = None
-    nl2_drag: float = 0.0
-
-
-@dataclass
-class OperationConfig:
-    """``[operation]``: how trains share a track.
-
-    restitution (0..1, default 0: trains that meet stay together); max_hold s (default 300):
-    a train held longer by a block section is a deadlock (status ``stalled``).
-    """
-
-    restitution: float = 0.0
-    max_hold: float = 300.0
 
 
 @dataclass
