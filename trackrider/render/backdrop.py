@@ -33,7 +33,8 @@ KEY = (3, 251, 7)
 SKY_TOP_DEG = 35.0
 #: entries of the sky colour table, by sin(elevation) 0..1
 SKY_LUT_SIZE = 1024
-#: distance, m, at which the ground is half faded into the horizon haze
+#: distance, m, at which the ground is half faded into the horizon haze (at least: a large layout's
+#: scene gets 2.5 times its size, so that the overview still sees grass)
 HAZE_HALF = 900.0
 
 
@@ -191,11 +192,13 @@ class Backdrop:
     """Sky and ground for frames of one size: ``compose(raw, camera)``.
 
     ground_z : height of the ground plane, m; tile : metres one copy of the
-    texture covers; texture : (s, s, 3) uint8, s a power of two.
+    texture covers; texture : (s, s, 3) uint8, s a power of two; haze_half :
+    distance where the ground is half haze, m.
     """
 
-    def __init__(self, ground_z: float, tile: float, texture: np.ndarray):
+    def __init__(self, ground_z: float, tile: float, texture: np.ndarray, haze_half: float = HAZE_HALF):
         self.ground_z = float(ground_z)
+        self.haze_half = float(haze_half)
         self.tile = float(tile)
         mips, self.offs, self.sizes = mip_chain(upsampled(texture))
         self.mips = np.rint(mips).astype(np.int32)
@@ -230,5 +233,5 @@ class Backdrop:
         busy = np.empty((h, ns), dtype=np.bool_)
         out[...] = raw.reshape(h, w, 3)[::-1]  # the picture the right way up; the kernel fills the background
         _compose(raw, out, self.key, cam, self.ground_z, self.tile, self.mips, self.offs, self.sizes, self.sky,
-                 self.haze, HAZE_HALF, nodes, busy)
+                 self.haze, self.haze_half, nodes, busy)
         return out, busy

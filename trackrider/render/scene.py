@@ -301,6 +301,9 @@ class RideScene:
                 parts.append(geo.supports(tr.geometry, layout, z_ground))
         elif spec.tracks:
             parts.append(geo.supports_styled([t.geometry for t in spec.tracks], layouts, z_ground))
+            for tr, layout in zip(spec.tracks, layouts):
+                if layout.style == "railway":  # embankment, or deck on the piers
+                    parts.append(geo.railway_bed(tr.geometry, layout, z_ground))
         # ground and sky reach 2.5 x the layout's extent from its centre (inside the
         # far clipping distance of every camera, and around the overview camera)
         extent = max(float(np.linalg.norm(hi - lo)), 60.0)
@@ -326,9 +329,9 @@ class RideScene:
         # (grass; simple: a 2 x 2 checker of 10 m squares) and a band of sky
         self.backdrop = None
         if not self.simple and not quality.multi_samples:
-            from trackrider.render.backdrop import KEY, Backdrop
+            from trackrider.render.backdrop import HAZE_HALF, KEY, Backdrop
 
-            self.backdrop = Backdrop(z_ground, GRASS_TILE, geo.grass_texture())
+            self.backdrop = Backdrop(z_ground, GRASS_TILE, geo.grass_texture(), max(HAZE_HALF, horizon))
             pl.set_background(_rgb(KEY))
         else:
             x0, x1, y0, y1 = centre[0] - horizon, centre[0] + horizon, centre[1] - horizon, centre[1] + horizon
