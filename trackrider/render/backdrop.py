@@ -58,8 +58,9 @@ def mip_chain(texture: np.ndarray):
     return np.concatenate([a.ravel() for a in lev]).astype(np.float32), offs, sizes
 
 
-#: pixels per span of a row: the ground's texture coordinates and haze, and the
-#: sky's elevation, are exact at the span's ends and linear in between
+#: pixels per span of a row: the view rays are cast at the span's ends; in
+#: between, the sky's elevation is linear, and the ground's 1/depth and texture
+#: coordinates / depth are (exactly: perspective-correct); a span's ground has one mip level
 SPAN = 32
 
 
@@ -98,9 +99,10 @@ def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, h
             t = min((ground_z - pz) / min(dz, -1e-9), 1e7)  # depth along the view direction (d's forward component is 1)
             nodes[0, k] = g
             nodes[1, k] = abs(s) * top
-            nodes[2, k] = (px + t * (bx + nx * r0)) * (sizes[0] / tile)
-            nodes[3, k] = (py + t * (by + nx * r1)) * (sizes[0] / tile)
-            nodes[4, k] = t / (t + haze_half)
+            # 1/t and (texture x, y) / t are linear along the row: interpolated, then divided (perspective-correct)
+            nodes[2, k] = (px / t + (bx + nx * r0)) * (sizes[0] / tile)
+            nodes[3, k] = (py / t + (by + nx * r1)) * (sizes[0] / tile)
+            nodes[4, k] = 1.0 / t
             nodes[5, k] = t * foot / math.sqrt(max(-s, 1e-4))
         for k in range(nn - 1):
             xa = k * SPAN
@@ -120,7 +122,7 @@ def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, h
                     j = min((sa + ds * (x - xa)) >> 16, top)
                     dst[y, x, 0], dst[y, x, 1], dst[y, x, 2] = sky[j, 0], sky[j, 1], sky[j, 2]
             elif ga == 1.0 and gb == 1.0:  # ground: the texel of the span's mip level, hazed
-                texels = 0.5 * (nodes[5, k] + nodes[5, k + 1])
+                texels = min(nodes[5, k], nodes[5, k + 1])
                 lev = 0
                 sc = 1.0
                 while texels > 1.0 and lev < nl - 1:
@@ -130,13 +132,10 @@ def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, h
                 n = sizes[lev]
                 m = n - 1
                 base = offs[lev]
-                # texel coordinates and haze in fixed point (16 bits of fraction; haze 0..256)
-                ua = np.int64(nodes[2, k] * sc * 65536.0)
-                va = np.int64(nodes[3, k] * sc * 65536.0)
-                du = np.int64((nodes[2, k + 1] - nodes[2, k]) * sc * inv * 65536.0)
-                dv = np.int64((nodes[3, k + 1] - nodes[3, k]) * sc * inv * 65536.0)
-                aa = np.int64(nodes[4, k] * 256.0 * 65536.0)
-                da = np.int64((nodes[4, k + 1] - nodes[4, k]) * inv * 256.0 * 65536.0)
+                ua, va, wa = nodes[2, k] * sc, nodes[3, k] * sc, nodes[4, k]
+                du = (nodes[2, k + 1] * sc - ua) * inv
+                dv = (nodes[3, k + 1] * sc - va) * inv
+                dw = (nodes[4, k + 1] - wa) * inv
                 for x in range(xa, xb):
                     i = row + x * 3
                     c0, c1, c2 = src[i], src[i + 1], src[i + 2]
@@ -144,8 +143,11 @@ def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, h
                         fg = True
                         continue
                     j = x - xa
-                    a = (aa + da * j) >> 16
-                    b = base + ((((va + dv * j) >> 16) & m) * n + (((ua + du * j) >> 16) & m)) * 3
+                    t = 1.0 / (wa + dw * j)
+                    a = np.int64(256.0 * t / (t + haze_half))  # haze, 0..256
+                    iu = np.int64(math.floor((ua + du * j) * t)) & m
+                    iv = np.int64(math.floor((va + dv * j) * t)) & m
+                    b = base + (iv * n + iu) * 3
                     ka = 256 - a
                     dst[y, x, 0] = np.uint8((ka * mips[b] + a * h0 + 128) >> 8)
                     dst[y, x, 1] = np.uint8((ka * mips[b + 1] + a * h1 + 128) >> 8)
