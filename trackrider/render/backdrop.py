@@ -36,6 +36,8 @@ SKY_LUT_SIZE = 1024
 #: distance, m, at which the ground is half faded into the horizon haze (at least: a large layout's
 #: scene gets 2.5 times its size, so that the overview still sees grass)
 HAZE_HALF = 900.0
+#: a pixel takes the mip level where its footprint is at most this many texels (more: sharper, dearer to encode)
+MIP_TEXELS = 1.0
 
 
 def sky_table(n: int = SKY_LUT_SIZE) -> np.ndarray:
@@ -59,13 +61,15 @@ def mip_chain(texture: np.ndarray):
 
 
 #: pixels per span of a row: the view rays are cast at the span's ends; in
-#: between, the sky's elevation is linear, and the ground's 1/depth and texture
-#: coordinates / depth are (exactly: perspective-correct); a span's ground has one mip level
+#: between, the sky's elevation and the ground's texture coordinates are linear
+#: (perspective-correct where the depth changes by more than 5 % across the
+#: span) and its haze exact (1/depth is linear along a row); a span's ground
+#: has the mip level of its finer end
 SPAN = 32
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, haze_half, nodes, busy):
+def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, haze_half, nodes, busy, mip_texels):
     h, w = dst.shape[0], dst.shape[1]
     k0, k1, k2 = key[0], key[1], key[2]
     px, py, pz = cam[0], cam[1], cam[2]
@@ -77,9 +81,11 @@ def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, h
     nl = sizes.shape[0]
     top = sky.shape[0] - 1
     above = 1.0 if pz > ground_z else 0.0
+    inv_height = 1.0 / min(ground_z - pz, -1e-9)
     dxn = 2.0 / w
     h0, h1, h2 = np.int64(haze[0]), np.int64(haze[1]), np.int64(haze[2])
     last = offs[nl - 1]
+    mip2 = mip_texels * mip_texels
     nn = nodes.shape[1]
     for y in range(h):
         row = (h - 1 - y) * w * 3  # OpenGL's rows come bottom first
@@ -96,14 +102,14 @@ def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, h
             s = dz / math.sqrt(q0 + nx * nx * rr)
             g = 1.0 if dz < 0.0 else 0.0
             g *= above
-            t = min((ground_z - pz) / min(dz, -1e-9), 1e7)  # depth along the view direction (d's forward component is 1)
+            w_ = max(dz * inv_height, 1e-7)  # 1 / depth along the view direction (d's forward component is 1)
+            t = 1.0 / w_
             nodes[0, k] = g
             nodes[1, k] = abs(s) * top
-            # 1/t and (texture x, y) / t are linear along the row: interpolated, then divided (perspective-correct)
-            nodes[2, k] = (px / t + (bx + nx * r0)) * (sizes[0] / tile)
-            nodes[3, k] = (py / t + (by + nx * r1)) * (sizes[0] / tile)
-            nodes[4, k] = 1.0 / t
-            nodes[5, k] = t * foot / math.sqrt(max(-s, 1e-4))
+            nodes[2, k] = (px + t * (bx + nx * r0)) * (sizes[0] / tile)
+            nodes[3, k] = (py + t * (by + nx * r1)) * (sizes[0] / tile)
+            nodes[4, k] = w_  # 1/t is linear along the row: the haze is exact per pixel
+            nodes[5, k] = t * t * foot * foot / max(-s, 1e-4)  # squared footprint
         for k in range(nn - 1):
             xa = k * SPAN
             xb = min(xa + SPAN, w)
@@ -122,20 +128,47 @@ def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, h
                     j = min((sa + ds * (x - xa)) >> 16, top)
                     dst[y, x, 0], dst[y, x, 1], dst[y, x, 2] = sky[j, 0], sky[j, 1], sky[j, 2]
             elif ga == 1.0 and gb == 1.0:  # ground: the texel of the span's mip level, hazed
-                texels = min(nodes[5, k], nodes[5, k + 1])
+                texels2 = min(nodes[5, k], nodes[5, k + 1])
                 lev = 0
                 sc = 1.0
-                while texels > 1.0 and lev < nl - 1:
-                    texels *= 0.5
+                while texels2 > mip2 and lev < nl - 1:
+                    texels2 *= 0.25
                     sc *= 0.5
                     lev += 1
                 n = sizes[lev]
                 m = n - 1
                 base = offs[lev]
-                ua, va, wa = nodes[2, k] * sc, nodes[3, k] * sc, nodes[4, k]
-                du = (nodes[2, k + 1] * sc - ua) * inv
-                dv = (nodes[3, k + 1] * sc - va) * inv
-                dw = (nodes[4, k + 1] - wa) * inv
+                wa = nodes[4, k] * haze_half
+                dw = (nodes[4, k + 1] - nodes[4, k]) * haze_half * inv
+                if abs(nodes[4, k + 1] - nodes[4, k]) > 0.05 * min(nodes[4, k], nodes[4, k + 1]):
+                    # depth changes by > 5 % across the span (near the horizon of a banked view):
+                    # texel coordinates perspective-correct, (x, y) / t and 1/t being linear along the row
+                    pa, qa, ra = nodes[2, k] * nodes[4, k], nodes[3, k] * nodes[4, k], nodes[4, k]
+                    dp = (nodes[2, k + 1] * nodes[4, k + 1] - pa) * inv
+                    dq = (nodes[3, k + 1] * nodes[4, k + 1] - qa) * inv
+                    dr = (nodes[4, k + 1] - ra) * inv
+                    for x in range(xa, xb):
+                        i = row + x * 3
+                        c0, c1, c2 = src[i], src[i + 1], src[i + 2]
+                        if c0 != k0 or c1 != k1 or c2 != k2:
+                            fg = True
+                            continue
+                        j = x - xa
+                        t = sc / (ra + dr * j)
+                        a = np.int64(256.0 / (1.0 + wa + dw * j))
+                        b = base + ((np.int64(math.floor((qa + dq * j) * t)) & m) * n
+                                    + (np.int64(math.floor((pa + dp * j) * t)) & m)) * 3
+                        ka = 256 - a
+                        dst[y, x, 0] = np.uint8((ka * mips[b] + a * h0 + 128) >> 8)
+                        dst[y, x, 1] = np.uint8((ka * mips[b + 1] + a * h1 + 128) >> 8)
+                        dst[y, x, 2] = np.uint8((ka * mips[b + 2] + a * h2 + 128) >> 8)
+                    busy[y, k] = fg
+                    continue
+                # texel coordinates in fixed point (16 bits of fraction), linear across the span
+                ua = np.int64(nodes[2, k] * sc * 65536.0)
+                va = np.int64(nodes[3, k] * sc * 65536.0)
+                du = np.int64((nodes[2, k + 1] - nodes[2, k]) * sc * inv * 65536.0)
+                dv = np.int64((nodes[3, k + 1] - nodes[3, k]) * sc * inv * 65536.0)
                 for x in range(xa, xb):
                     i = row + x * 3
                     c0, c1, c2 = src[i], src[i + 1], src[i + 2]
@@ -143,11 +176,8 @@ def _compose(src, dst, key, cam, ground_z, tile, mips, offs, sizes, sky, haze, h
                         fg = True
                         continue
                     j = x - xa
-                    t = 1.0 / (wa + dw * j)
-                    a = np.int64(256.0 * t / (t + haze_half))  # haze, 0..256
-                    iu = np.int64(math.floor((ua + du * j) * t)) & m
-                    iv = np.int64(math.floor((va + dv * j) * t)) & m
-                    b = base + (iv * n + iu) * 3
+                    a = np.int64(256.0 / (1.0 + wa + dw * j))  # haze t / (t + haze_half), 0..256
+                    b = base + ((((va + dv * j) >> 16) & m) * n + (((ua + du * j) >> 16) & m)) * 3
                     ka = 256 - a
                     dst[y, x, 0] = np.uint8((ka * mips[b] + a * h0 + 128) >> 8)
                     dst[y, x, 1] = np.uint8((ka * mips[b + 1] + a * h1 + 128) >> 8)
@@ -235,5 +265,5 @@ class Backdrop:
         busy = np.empty((h, ns), dtype=np.bool_)
         out[...] = raw.reshape(h, w, 3)[::-1]  # the picture the right way up; the kernel fills the background
         _compose(raw, out, self.key, cam, self.ground_z, self.tile, self.mips, self.offs, self.sizes, self.sky,
-                 self.haze, self.haze_half, nodes, busy)
+                 self.haze, self.haze_half, nodes, busy, MIP_TEXELS)
         return out, busy
