@@ -101,3 +101,30 @@ def blend(img: np.ndarray, colour: np.ndarray, alpha: np.ndarray, row: int, col:
 
         _blend = njit(cache=True, nogil=True)(_blend_py)
     _blend(img, colour, alpha, int(row), int(col))
+
+
+def _blend_rgba_py(img, rgba, row, col):
+    h, w = img.shape[0], img.shape[1]
+    hh, ww = rgba.shape[0], rgba.shape[1]
+    for y in range(max(row, 0), min(row + hh, h)):
+        for x in range(max(col, 0), min(col + ww, w)):
+            a = np.int32(rgba[y - row, x - col, 3])
+            if a == 0:
+                continue
+            for k in range(3):
+                v = (np.int32(img[y, x, k]) * (255 - a) + np.int32(rgba[y - row, x - col, k]) * a + 127) // 255
+                img[y, x, k] = np.uint8(v)
+
+
+_blend_rgba = None
+
+
+def blend_rgba(img: np.ndarray, rgba: np.ndarray, row: int, col: int) -> None:
+    """Blend ``rgba`` (hh, ww, 4) uint8 (colour not premultiplied) into ``img`` (h, w, 3)
+    uint8, in place, its top left at pixel (row, col), clipped to the image."""
+    global _blend_rgba
+    if _blend_rgba is None:
+        from trackrider.jit import njit
+
+        _blend_rgba = njit(cache=True, nogil=True)(_blend_rgba_py)
+    _blend_rgba(img, rgba, int(row), int(col))

@@ -21,6 +21,7 @@ from trackrider.render import geometry as geo  # noqa: E402
 from trackrider.render import models as car_models  # noqa: E402
 from trackrider.render.cameras import CameraPath  # noqa: E402
 from trackrider.render.hud import blend as _blend  # noqa: E402
+from trackrider.render.hud import blend_rgba as _blend_rgba  # noqa: E402
 from trackrider.render.hud import hud_lines, meter_point  # noqa: E402
 from trackrider.render.quality import Quality  # noqa: E402
 from trackrider.render.shading import CarShader  # noqa: E402
@@ -146,20 +147,26 @@ class _Hud:
         self._text = None
         self._dot_at = None
 
-    def _rasterise(self, prop, text):
-        """``text`` as (colour (hh, ww, 3) float32, alpha (hh, ww) float32 0..1, top row first,
+    def _rasterise_rgba(self, prop, text):
+        """``text`` as (RGBA (hh, ww, 4) uint8, top row first, colour not premultiplied;
         x and y of its bottom left relative to the anchor, px)."""
         from vtkmodules.util.numpy_support import vtk_to_numpy
 
         dims = [0, 0]
         if not text or not self._renderer.RenderString(prop, text, self._image, dims, 72):
-            return np.zeros((0, 0, 3), np.float32), np.zeros((0, 0), np.float32), 0.0, 0.0
+            return np.zeros((0, 0, 4), np.uint8), 0.0, 0.0
         nx, ny, _ = self._image.GetDimensions()
         ext = self._image.GetExtent()
         rgba = vtk_to_numpy(self._image.GetPointData().GetScalars()).reshape(ny, nx, 4)[: dims[1], : dims[0]]
-        rgba = rgba[::-1].astype(np.float32)
+        return np.ascontiguousarray(rgba[::-1]), float(ext[0]), float(ext[2])  # a copy: the image is reused
+
+    def _rasterise(self, prop, text):
+        """``text`` as (colour (hh, ww, 3) float32 premultiplied, alpha (hh, ww) float32 0..1,
+        top row first, x and y of its bottom left relative to the anchor, px)."""
+        rgba, ox, oy = self._rasterise_rgba(prop, text)
+        rgba = rgba.astype(np.float32)
         alpha = np.ascontiguousarray(rgba[..., 3] / np.float32(255.0))
-        return rgba[..., :3] * alpha[..., None], alpha, float(ext[0]), float(ext[2])  # colour premultiplied
+        return rgba[..., :3] * alpha[..., None], alpha, ox, oy
 
     @staticmethod
     def _paste(col, alpha, c, a, x, y, top):
@@ -177,7 +184,7 @@ class _Hud:
         text = "\n".join(hud_lines(values, units))
         if text != self.last_text:
             self.last_text = text
-            self._text = self._rasterise(self._text_prop, text)
+            self._text = self._rasterise_rgba(self._text_prop, text)
         fx, fy = meter_point(values.g_lateral, values.g_vertical)
         x0, y0, bw, bh = self.box
         self._dot_at = (x0 + fx * bw, y0 + fy * bh)
@@ -198,10 +205,10 @@ class _Hud:
             x, y = dot_at
             _blend(img, dc, da, h - int(round(y)) - n, int(round(x)) - n)
         if text is not None:
-            c, a, ox, oy = text
-            if a.size:
+            rgba, ox, oy = text
+            if rgba.size:
                 x, y = self.anchor[0] + ox, self.anchor[1] + oy
-                _blend(img, c, a, h - int(round(y)) - a.shape[0], int(round(x)))
+                _blend_rgba(img, rgba, h - int(round(y)) - rgba.shape[0], int(round(x)))
 
 
 def _polydata(q: geo.Quads) -> pv.PolyData:
