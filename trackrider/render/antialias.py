@@ -65,6 +65,74 @@ def _fxaa(src, dst, luma, edge_min, edge_rel, subpix):
                 dst[y, x, k] = np.uint8(min(max(v + 0.5, 0.0), 255.0))
 
 
+@njit(cache=True, nogil=True)
+def _fxaa_spans(src, dst, luma, near, span, edge_min, edge_rel, subpix):
+    """``_fxaa`` in the spans of ``span`` pixels marked in ``near`` (h, spans);
+    ``dst`` holds a copy of ``src`` already. ``luma`` (h, w) is filled where needed."""
+    h, w = src.shape[0], src.shape[1]
+    nk = near.shape[1]
+    # luma of the marked spans and of the rows above and below them, one pixel wider
+    for y in range(h):
+        for k in range(nk):
+            if near[y, k] or (y > 0 and near[y - 1, k]) or (y < h - 1 and near[y + 1, k]):
+                for x in range(max(k * span - 1, 0), min(k * span + span + 1, w)):
+                    luma[y, x] = 0.299 * src[y, x, 0] + 0.587 * src[y, x, 1] + 0.114 * src[y, x, 2]
+    for y in range(h):
+        for k in range(nk):
+            x0 = k * span
+            x1 = min(x0 + span, w)
+            if not near[y, k] or y == 0 or y == h - 1:
+                continue
+            for x in range(max(x0, 1), min(x1, w - 1)):
+                c = luma[y, x]
+                n = luma[y - 1, x]
+                s = luma[y + 1, x]
+                e = luma[y, x + 1]
+                wv = luma[y, x - 1]
+                hi = max(max(max(n, s), max(e, wv)), c)
+                lo = min(min(min(n, s), min(e, wv)), c)
+                rng = hi - lo
+                if rng < max(edge_min, edge_rel * hi):
+                    continue
+                f = abs(0.25 * (n + s + e + wv) - c) / rng
+                f = min(max(f, 0.0), 1.0)
+                f = f * f * (3.0 - 2.0 * f)
+                f = f * f * subpix
+                if abs(n + s - 2.0 * c) >= abs(e + wv - 2.0 * c):
+                    if abs(n - c) >= abs(s - c):
+                        yy, xx = y - 1, x
+                    else:
+                        yy, xx = y + 1, x
+                else:
+                    if abs(e - c) >= abs(wv - c):
+                        yy, xx = y, x + 1
+                    else:
+                        yy, xx = y, x - 1
+                for j in range(3):
+                    v = (1.0 - f) * src[y, x, j] + f * src[yy, xx, j]
+                    dst[y, x, j] = np.uint8(min(max(v + 0.5, 0.0), 255.0))
+
+
+def antialias_where(img: np.ndarray, busy: np.ndarray, span: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``antialias`` only near spans of ``span`` pixels marked in ``busy`` (h, ceil(w / span))
+    bool (what is not sky or ground: the backdrop, ``trackrider.render.backdrop``, has no
+    edges to smooth)."""
+    src = np.ascontiguousarray(img)
+    if out is None:
+        out = np.empty_like(src)
+    # a span is smoothed when it, a span beside it or one above or below is marked
+    near = busy.copy()
+    near[:, 1:] |= busy[:, :-1]
+    near[:, :-1] |= busy[:, 1:]
+    wide = near.copy()
+    near[1:] |= wide[:-1]
+    near[:-1] |= wide[1:]
+    luma = np.empty(src.shape[:2], dtype=np.float32)
+    out[...] = src
+    _fxaa_spans(src, out, luma, near, span, np.float32(EDGE_MIN), np.float32(EDGE_REL), np.float32(SUBPIX))
+    return out
+
+
 def antialias(img: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The frame ``img`` (h, w, 3) uint8 anti-aliased, into ``out`` (a new array by default)."""
     src = np.ascontiguousarray(img)

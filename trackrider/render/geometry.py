@@ -427,6 +427,76 @@ class StyledLayout:
         return 0.35  # hanging: rail centres above the curve
 
 
+def _ballast(layout: StyledLayout):
+    """Railway ballast bank: (depth of its top, its height, half-width at the top, at the bottom) along -B, m."""
+    sd = layout.rail_depth + 2 * layout.rail_radius + 0.08
+    return sd + 0.05, 0.45, 0.5 * layout.gauge + 0.75, 0.5 * layout.gauge + 1.6
+
+
+#: a railway line up to this high (bottom of its ballast above the ground, m) runs on an
+#: earth embankment; higher, on a viaduct: a concrete deck on piers
+EMBANKMENT_MAX = 6.0
+EMBANKMENT_SLOPE = 1.5  # horizontal per vertical of its sides
+DECK_DEPTH = 1.4  # m, under the ballast
+EMBANKMENT_COLOUR = (112, 124, 72)
+DECK_COLOUR = (178, 174, 166)
+
+
+def _strip(a, b, colour, outward) -> Quads:
+    """Quads between the polylines ``a`` and ``b`` (n, 3), sample by sample, each
+    with its own points (flat across the strip's edges), normals towards ``outward``
+    (n - 1, 3) (a direction per quad)."""
+    n = len(a)
+    if n < 2:
+        return _empty()
+    pts = np.concatenate([a, b])
+    i = np.arange(n - 1)
+    quads = np.stack([i, i + 1, n + i + 1, n + i], axis=1)
+    nrm = np.cross(a[1:] - a[:-1], b[:-1] - a[:-1])
+    nrm = np.where((np.sum(nrm * outward, axis=1) < 0)[:, None], -nrm, nrm)
+    return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (n - 1, 1)), _unit_rows(nrm))
+
+
+def railway_bed(geometry, layout: StyledLayout, z_ground: float) -> Quads:
+    """What carries a railway line above the ground ``z_ground`` (m): an earth
+    embankment (sides sloping 1 : 1.5 down to the ground) where the bottom of the
+    ballast is up to ``EMBANKMENT_MAX`` above the ground, else a concrete deck
+    ``DECK_DEPTH`` deep (the piers: ``supports_styled``)."""
+    length = float(geometry.length)
+    n = max(int(math.ceil(length / max(layout.sample_spacing, 1.0))) + 1, 2)
+    ss = np.linspace(0.0, length, n)
+    P, T, N, B = _frames(geometry, ss)
+    top_d, hb, _wt, wb = _ballast(layout)
+    d0 = top_d + hb
+    h = (P - d0 * B)[:, 2] - z_ground
+    Nh = _unit_rows(np.column_stack([N[:, 0], N[:, 1], np.zeros(n)]))
+    low = h <= EMBANKMENT_MAX
+    parts = []
+    # runs of samples on an embankment / on the deck (a run shares its end sample with the next)
+    for on_bank in (True, False):
+        keep = low if on_bank else ~low
+        seg = keep[:-1] | keep[1:]
+        idx = np.flatnonzero(np.diff(np.concatenate([[0], seg.astype(int), [0]])))
+        for a, b in zip(idx[::2], idx[1::2]):
+            j = np.arange(a, b + 1)  # samples of segments a..b-1
+            mid = 0.5 * (P[j[:-1]] + P[j[1:]])
+            for side in (1.0, -1.0):
+                top = P[j] + side * wb * N[j] - d0 * B[j]
+                if on_bank:
+                    foot = top + side * EMBANKMENT_SLOPE * np.maximum(h[j], 0.0)[:, None] * Nh[j]
+                    foot[:, 2] = z_ground
+                    outward = (0.5 * (top[:-1] + top[1:]) - mid) + np.array([0.0, 0.0, 0.5])
+                    parts.append(_strip(top, foot, EMBANKMENT_COLOUR, outward))
+                else:
+                    bottom = P[j] + side * (wb - 0.4) * N[j] - (d0 + DECK_DEPTH) * B[j]
+                    parts.append(_strip(top, bottom, DECK_COLOUR, 0.5 * (top[:-1] + top[1:]) - mid))
+            if not on_bank:
+                bl = P[j] + (wb - 0.4) * N[j] - (d0 + DECK_DEPTH) * B[j]
+                br = P[j] - (wb - 0.4) * N[j] - (d0 + DECK_DEPTH) * B[j]
+                parts.append(_strip(bl, br, DECK_COLOUR, -B[j[:-1]]))
+    return Quads.merge(parts)
+
+
 def _frames(geometry, s):
     f = geometry.frames(s)
     return tuple(np.asarray(a, dtype=float) for a in (f.position, f.tangent, f.normal, f.binormal))
@@ -451,8 +521,7 @@ def styled_track(geometry, layout: StyledLayout) -> tuple[Quads, float]:
         sd = layout.rail_depth + 2 * r + 0.08
         parts.append(boxes(Pt - sd * Bt, 0.13 * Tt, (0.5 * g + 0.45) * Nt, 0.08 * Bt, SLEEPER_COLOUR))
         # ballast: a trapezoid bank under the sleepers
-        top_d, h = sd + 0.05, 0.45
-        wt, wb = 0.5 * g + 0.75, 0.5 * g + 1.6
+        top_d, h, wt, wb = _ballast(layout)
         ring = [(+wb, -(top_d + h)), (+wt, -top_d), (-wt, -top_d), (-wb, -(top_d + h))]
         pts = np.concatenate([P + a * N + b * B for a, b in ring])  # (4n, 3), block k = ring point k
         i = np.arange(n - 1)
@@ -531,9 +600,24 @@ def supports_styled(tracks, layouts, z_ground: float) -> Quads:
                 foot = P[i] + side * off * np.array([N[i, 0], N[i, 1], 0.0]) / max(np.hypot(N[i, 0], N[i, 1]), 1e-9)
                 col_xy, col_top = foot[:2], spine_top[2] + 0.3
                 arm = (np.array([col_xy[0], col_xy[1], col_top]), spine_top + np.array([0.0, 0.0, 0.3]))
+            elif lay.style == "railway":  # a pier under the deck (low down: the embankment carries it)
+                top_d, hb, _wt, wb = _ballast(lay)
+                top = P[i] - (top_d + hb + DECK_DEPTH) * B[i]
+                if top[2] + DECK_DEPTH - z_ground <= EMBANKMENT_MAX:
+                    continue
+                if not _column_clear(top[:2], top[2], k, s[i], samples, 0.4):
+                    continue
+                along = _unit_rows(np.array([T[i, 0], T[i, 1], 0.0]))
+                across = np.array([-along[1], along[0], 0.0])
+                wide = 2.0 * (wb - 0.6)
+                hgt = top[2] - (z_ground + 0.5)
+                parts.append(box((top[0], top[1], z_ground + 0.5 + 0.5 * hgt), (1.4, wide, hgt), FOOTER_COLOUR,
+                                 axes=(along, across, (0.0, 0.0, 1.0))))
+                parts.append(box((top[0], top[1], z_ground + 0.25), (2.6, wide + 1.2, 0.5), FOOTER_COLOUR,
+                                 axes=(along, across, (0.0, 0.0, 1.0))))
+                continue
             else:
-                below = (lay.spine_offset() - lay.spine_radius) if lay.style == "steel" else -(lay.rail_depth + 0.7)
-                top = P[i] + below * B[i]
+                top = P[i] + (lay.spine_offset() - lay.spine_radius) * B[i]
                 col_xy, col_top, arm = top[:2], top[2], None
             height = col_top - z_ground
             if height < 1.0:
@@ -541,7 +625,7 @@ def supports_styled(tracks, layouts, z_ground: float) -> Quads:
             if not _column_clear(col_xy, col_top, k, s[i], samples, 0.4):
                 continue
             rc = float(np.clip(0.12 + 0.008 * height, 0.15, 0.45))
-            colour = SUPPORT_STEEL if lay.style != "railway" else FOOTER_COLOUR
+            colour = SUPPORT_STEEL
             base = np.array([col_xy[0], col_xy[1], z_ground + 0.35])
             parts.append(cylinder(base, np.array([col_xy[0], col_xy[1], col_top]), rc, colour, sides=10, caps=True))
             parts.append(box((col_xy[0], col_xy[1], z_ground + 0.15), (4 * rc + 0.5, 4 * rc + 0.5, 0.5), FOOTER_COLOUR))

@@ -73,3 +73,58 @@ def meter_point(g_lateral: float, g_vertical: float) -> tuple[float, float]:
     x = 0.5 - 0.5 * g_lateral / LAT_RANGE  # felt to the left (+): the dot goes left
     y = (g_vertical - VERT_RANGE[0]) / (VERT_RANGE[1] - VERT_RANGE[0])
     return float(np.clip(x, 0.0, 1.0)), float(np.clip(y, 0.0, 1.0))
+
+
+def _blend_py(img, colour, alpha, row, col):
+    h, w = img.shape[0], img.shape[1]
+    hh, ww = alpha.shape[0], alpha.shape[1]
+    for y in range(max(row, 0), min(row + hh, h)):
+        for x in range(max(col, 0), min(col + ww, w)):
+            a = alpha[y - row, x - col]
+            if a <= 0.0:
+                continue
+            for k in range(3):
+                v = img[y, x, k] * (1.0 - a) + colour[y - row, x - col, k] + 0.5
+                img[y, x, k] = np.uint8(min(max(v, 0.0), 255.0))
+
+
+_blend = None
+
+
+def blend(img: np.ndarray, colour: np.ndarray, alpha: np.ndarray, row: int, col: int) -> None:
+    """Blend premultiplied ``colour`` (hh, ww, 3) float32 with ``alpha`` (hh, ww) float32
+    0..1 into ``img`` (h, w, 3) uint8, in place, its top left at pixel (row, col),
+    clipped to the image."""
+    global _blend
+    if _blend is None:  # numba only when an overlay is drawn
+        from trackrider.jit import njit
+
+        _blend = njit(cache=True, nogil=True)(_blend_py)
+    _blend(img, colour, alpha, int(row), int(col))
+
+
+def _blend_rgba_py(img, rgba, row, col):
+    h, w = img.shape[0], img.shape[1]
+    hh, ww = rgba.shape[0], rgba.shape[1]
+    for y in range(max(row, 0), min(row + hh, h)):
+        for x in range(max(col, 0), min(col + ww, w)):
+            a = np.int32(rgba[y - row, x - col, 3])
+            if a == 0:
+                continue
+            for k in range(3):
+                v = (np.int32(img[y, x, k]) * (255 - a) + np.int32(rgba[y - row, x - col, k]) * a + 127) // 255
+                img[y, x, k] = np.uint8(v)
+
+
+_blend_rgba = None
+
+
+def blend_rgba(img: np.ndarray, rgba: np.ndarray, row: int, col: int) -> None:
+    """Blend ``rgba`` (hh, ww, 4) uint8 (colour not premultiplied) into ``img`` (h, w, 3)
+    uint8, in place, its top left at pixel (row, col), clipped to the image."""
+    global _blend_rgba
+    if _blend_rgba is None:
+        from trackrider.jit import njit
+
+        _blend_rgba = njit(cache=True, nogil=True)(_blend_rgba_py)
+    _blend_rgba(img, rgba, int(row), int(col))

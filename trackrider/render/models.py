@@ -194,8 +194,14 @@ def coaster_car(length, width, height, cg, rider_height, gauge, rail_depth, colo
     return CarModel(geo.Quads.merge(parts), eyes)
 
 
-def railway_wagon(length, width, height, cg, gauge, rail_depth, colour) -> CarModel:
-    """A wagon body on two bogies of two wheelsets each, buffers at the ends."""
+def railway_wagon(length, width, height, cg, gauge, rail_depth, colour, cab: bool = False, rider_height: float = 1.5,
+                  seats: int = 1) -> CarModel:
+    """A wagon body on two bogies of two wheelsets each, buffers at the ends.
+    ``cab``: the car the on-ride camera rides in gets a driver's cab in its front
+    end (a desk under the windscreen, pillars, side walls with windows, a
+    ceiling, seen from inside), and ``eyes`` (the same eye point for each of
+    ``seats``) at the driver's eyes: ``rider_height`` + 0.5 m above the track
+    curve, at least 1.5 m above the floor, 1.2 m behind the front."""
     dz = -cg
     rail_top = -rail_depth + dz
     top = 0.5 * height
@@ -223,7 +229,31 @@ def railway_wagon(length, width, height, cg, gauge, rail_depth, colour) -> CarMo
             zb = body_bot - 0.05
             parts.append(geo.cylinder((xe, side * 0.6 * min(gauge, width / 2), zb),
                                       (xe + sgn * 0.3, side * 0.6 * min(gauge, width / 2), zb), 0.12, DARK, sides=8))
-    return CarModel(geo.Quads.merge(parts), [])
+    eyes = []
+    if cab:
+        ceiling = top - 0.12
+        ez = min(max(dz + rider_height + EYES_ABOVE_HEART, body_bot + 1.5), ceiling - 0.45)
+        front = 0.5 * length - 0.05
+        ex = front - 1.2
+        back = max(front - 3.0, -0.5 * length + 0.2)
+        inner = 0.5 * width - 0.08
+        sill, head = ez - 0.55, ez + 0.45
+        inside = (70, 72, 78)
+        parts.append(geo.box((front - 0.25, 0.0, 0.5 * (body_bot + sill)), (0.5, 2 * inner, sill - body_bot), (88, 90, 96)))  # desk
+        parts.append(geo.box((front - 0.1, 0.0, 0.5 * (head + ceiling)), (0.2, 2 * inner, ceiling - head), inside))
+        for y in (inner - 0.15, 0.0, -(inner - 0.15)):  # windscreen pillars
+            wp = 0.3 if y else 0.08
+            parts.append(geo.box((front - 0.1, y, 0.5 * (sill + head)), (0.2, wp, head - sill), inside))
+        for side in (1.0, -1.0):  # side walls under and over the side windows
+            y = side * (inner - 0.04)
+            parts.append(geo.box((0.5 * (front + back), y, 0.5 * (body_bot + sill + 0.1)),
+                                 (front - back, 0.08, sill + 0.1 - body_bot), inside))
+            parts.append(geo.box((0.5 * (front + back), y, 0.5 * (head + ceiling)), (front - back, 0.08, ceiling - head),
+                                 inside))
+        parts.append(geo.box((0.5 * (front + back), 0.0, ceiling - 0.04), (front - back, 2 * inner, 0.08), inside))
+        parts.append(geo.box((back + 0.04, 0.0, 0.5 * (body_bot + ceiling)), (0.08, 2 * inner, ceiling - body_bot), inside))
+        eyes = [[np.array([ex, 0.0, ez]) for _ in range(max(int(seats), 1))]]
+    return CarModel(geo.Quads.merge(parts), eyes)
 
 
 def trolley(gauge, colour, rail_radius=0.07, rail_up=0.35) -> CarModel:
@@ -299,7 +329,8 @@ def car_model(spec, role: str, gauge: float, rail_depth: float, rail_radius: flo
                            rows, seats, headless)
     kind = spec.kind
     if kind == "railway":
-        return railway_wagon(spec.length, spec.width, spec.height, spec.cg_height, gauge, rail_depth, spec.colour)
+        return railway_wagon(spec.length, spec.width, spec.height, spec.cg_height, gauge, rail_depth, spec.colour,
+                             cab=headless is not None, rider_height=spec.rider_height, seats=seats)
     if kind == "coaster":
         return coaster_car(spec.length, spec.width, spec.height, spec.cg_height, spec.rider_height, gauge,
                            rail_depth, spec.colour, rows, seats, shoulder, headless, rail_radius)

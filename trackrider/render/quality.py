@@ -17,7 +17,7 @@ class Quality:
     tie_spacing: float = 1.2  # m
     encoder_quality: float = 7.0  # imageio-ffmpeg quality, 0..10
     encoder_preset: str = "veryfast"  # x264 speed preset (it shares the CPU with the renderer)
-    gradient_sky: bool = True  # a full-screen gradient pass (costs ~20 ms at 1280x720 in software)
+    gradient_sky: bool = True  # with multisampling: the renderer's sky band (else a plain sky); otherwise the backdrop draws the sky
     simple: bool = False  # the plain scene (box cars, rails and ties, checker ground, no overlay, no FXAA): bench only
 
 

@@ -6,6 +6,8 @@ Imports pyvista/vtk: import this module only from inside ``render_ride`` (after
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from trackrider.render.probe import configure_offscreen
@@ -18,8 +20,11 @@ from vtkmodules.vtkCommonCore import vtkUnsignedCharArray  # noqa: E402
 from trackrider.render import geometry as geo  # noqa: E402
 from trackrider.render import models as car_models  # noqa: E402
 from trackrider.render.cameras import CameraPath  # noqa: E402
+from trackrider.render.hud import blend as _blend  # noqa: E402
+from trackrider.render.hud import blend_rgba as _blend_rgba  # noqa: E402
 from trackrider.render.hud import hud_lines, meter_point  # noqa: E402
 from trackrider.render.quality import Quality  # noqa: E402
+from trackrider.render.shading import CarShader  # noqa: E402
 
 #: metres of ground one copy of the grass texture covers
 GRASS_TILE = 24.0
@@ -65,16 +70,25 @@ def _entity_model(spec, ent, role, layouts, simple, headless, inverts):
 
 class _Hud:
     """The overlay: lines of text top left and a G meter (lateral across, vertical
-    up) bottom left, drawn in pixels over the picture. Per frame only the text
-    and the meter's dot change."""
+    up) bottom left, blended into the read-back frame (``draw``). The text is
+    rasterised by VTK's FreeType text renderer (Courier bold, on a translucent
+    box) into an image, not drawn by a text actor: re-laying out and drawing a
+    text actor costs the software renderer ~1.5 ms a frame, this ~0.3 ms. The
+    meter's panel, axes and label are drawn once; per frame only the text and
+    the meter's dot change."""
 
-    def __init__(self, pl, size):
-        from vtkmodules.vtkRenderingCore import vtkActor2D, vtkPolyDataMapper2D, vtkTextActor
+    def __init__(self, size):
+        from vtkmodules.vtkCommonDataModel import vtkImageData
+        from vtkmodules.vtkRenderingCore import vtkTextProperty, vtkTextRenderer
+
+        from trackrider.render.hud import VERT_RANGE
 
         w, h = size
+        self.size = (w, h)
         scale = h / 720.0
-        self.text = vtkTextActor()
-        tp = self.text.GetTextProperty()
+        self._renderer = vtkTextRenderer()
+        self._image = vtkImageData()
+        tp = self._text_prop = vtkTextProperty()
         tp.SetFontSize(max(int(round(22 * scale)), 8))
         tp.SetFontFamilyToCourier()
         tp.BoldOn()
@@ -84,61 +98,117 @@ class _Hud:
         tp.SetFrame(False)
         tp.SetVerticalJustificationToTop()
         tp.SetLineSpacing(1.15)
-        self.text.SetPosition(12 * scale, h - 12 * scale)
-        pl.renderer.AddViewProp(self.text)
+        self.anchor = (12 * scale, h - 12 * scale)  # the text's top left, px from the bottom left
         # the G meter: a translucent panel with axes at 0 g lateral and 0 and 1 g vertical
         side = 150.0 * scale
         self.box = (12 * scale, 12 * scale, 0.6 * side, side)
         x0, y0, bw, bh = self.box
-        from trackrider.render.hud import VERT_RANGE
 
         def frac(g):
             return (g - VERT_RANGE[0]) / (VERT_RANGE[1] - VERT_RANGE[0])
 
-        panel = pv.PolyData(np.array([[x0, y0, 0], [x0 + bw, y0, 0], [x0 + bw, y0 + bh, 0], [x0, y0 + bh, 0]], dtype=np.float32),
-                            np.array([4, 0, 1, 2, 3]))
-        lines = []
+        label_prop = vtkTextProperty()
+        label_prop.SetFontSize(max(int(round(14 * scale)), 7))
+        label_prop.SetColor(1, 1, 1)
+        label_prop.SetFontFamilyToCourier()
+        label = self._rasterise(label_prop, "G")
+        # the static layer (panel, axes, "G"), premultiplied: colour (hh, ww, 3) and alpha (hh, ww), top row first
+        lx, ly = x0 + bw + 4 * scale, y0 + frac(1.0) * bh - 6 * scale
+        right = int(math.ceil(lx + label[0].shape[1] + label[2])) + 1
+        top = int(math.ceil(y0 + bh)) + 1
+        self._meter_origin = (0, h - top)  # (x, row) of the layer's top left in the frame
+        col = np.zeros((top, right, 3), dtype=np.float32)
+        alpha = np.zeros((top, right), dtype=np.float32)
+
+        def over(rows, cols, colour, a):
+            col[rows, cols] = col[rows, cols] * (1 - a) + np.asarray(colour, np.float32) * a
+            alpha[rows, cols] = alpha[rows, cols] * (1 - a) + a
+
+        def rows_of(ya, yb):  # display y (from the bottom) ya..yb -> layer rows
+            return slice(max(top - int(round(yb)), 0), max(top - int(round(ya)), 0))
+
+        over(rows_of(y0, y0 + bh), slice(int(round(x0)), int(round(x0 + bw))), (0, 0, 0), 0.45)
+        grey = 0.85 * 255
         for g in (0.0, 1.0):
-            yy = y0 + frac(g) * bh
-            lines.append([[x0, yy, 0], [x0 + bw, yy, 0]])
-        lines.append([[x0 + 0.5 * bw, y0, 0], [x0 + 0.5 * bw, y0 + bh, 0]])
-        lp = np.array(lines, dtype=np.float32).reshape(-1, 3)
-        grid = pv.PolyData(lp, lines=np.array([[2, 2 * i, 2 * i + 1] for i in range(len(lines))]).ravel())
-        for poly, colour, opacity, width in ((panel, (0, 0, 0), 0.45, 1), (grid, (0.85, 0.85, 0.85), 0.8, 1)):
-            mapper = vtkPolyDataMapper2D()
-            mapper.SetInputData(poly)
-            actor = vtkActor2D()
-            actor.SetMapper(mapper)
-            actor.GetProperty().SetColor(*colour)
-            actor.GetProperty().SetOpacity(opacity)
-            actor.GetProperty().SetLineWidth(width)
-            pl.renderer.AddViewProp(actor)
+            r = top - 1 - int(y0 + frac(g) * bh)
+            over(slice(r, r + 1), slice(int(round(x0)), int(round(x0 + bw))), (grey, grey, grey), 0.8)
+        c = int(x0 + 0.5 * bw)
+        over(rows_of(y0, y0 + bh), slice(c, c + 1), (grey, grey, grey), 0.8)
+        lc, la, ox, oy = label
+        self._paste(col, alpha, lc, la, lx + ox, ly + oy, top)
+        self._meter = (col, alpha)
+        # the dot: a disc of radius 6 px (at 720 rows), its edge anti-aliased
         r = 6.0 * scale
-        ang = np.linspace(0, 2 * np.pi, 13)[:-1]
-        dot = pv.PolyData(np.column_stack([r * np.cos(ang), r * np.sin(ang), np.zeros(12)]).astype(np.float32),
-                          np.concatenate([[12], np.arange(12)]))
-        mapper = vtkPolyDataMapper2D()
-        mapper.SetInputData(dot)
-        self.dot = vtkActor2D()
-        self.dot.SetMapper(mapper)
-        self.dot.GetProperty().SetColor(1.0, 0.85, 0.1)
-        pl.renderer.AddViewProp(self.dot)
-        self.label = vtkTextActor()
-        lt = self.label.GetTextProperty()
-        lt.SetFontSize(max(int(round(14 * scale)), 7))
-        lt.SetColor(1, 1, 1)
-        lt.SetFontFamilyToCourier()
-        self.label.SetInput("G")
-        self.label.SetPosition(x0 + bw + 4 * scale, y0 + frac(1.0) * bh - 6 * scale)
-        pl.renderer.AddViewProp(self.label)
+        n = int(math.ceil(r)) + 1
+        yy, xx = np.mgrid[-n:n + 1, -n:n + 1]
+        a = np.clip(r + 0.5 - np.hypot(xx, yy), 0.0, 1.0).astype(np.float32)
+        self._dot = (a[..., None] * np.array([255, 0.85 * 255, 0.1 * 255], np.float32), a, n)
         self.last_text = ""
+        self._text = None
+        self._dot_at = None
+
+    def _rasterise_rgba(self, prop, text):
+        """``text`` as (RGBA (hh, ww, 4) uint8, top row first, colour not premultiplied;
+        x and y of its bottom left relative to the anchor, px)."""
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+
+        dims = [0, 0]
+        if not text or not self._renderer.RenderString(prop, text, self._image, dims, 72):
+            return np.zeros((0, 0, 4), np.uint8), 0.0, 0.0
+        nx, ny, _ = self._image.GetDimensions()
+        ext = self._image.GetExtent()
+        rgba = vtk_to_numpy(self._image.GetPointData().GetScalars()).reshape(ny, nx, 4)[: dims[1], : dims[0]]
+        return np.ascontiguousarray(rgba[::-1]), float(ext[0]), float(ext[2])  # a copy: the image is reused
+
+    def _rasterise(self, prop, text):
+        """``text`` as (colour (hh, ww, 3) float32 premultiplied, alpha (hh, ww) float32 0..1,
+        top row first, x and y of its bottom left relative to the anchor, px)."""
+        rgba, ox, oy = self._rasterise_rgba(prop, text)
+        rgba = rgba.astype(np.float32)
+        alpha = np.ascontiguousarray(rgba[..., 3] / np.float32(255.0))
+        return rgba[..., :3] * alpha[..., None], alpha, ox, oy
+
+    @staticmethod
+    def _paste(col, alpha, c, a, x, y, top):
+        """Blend (c premultiplied, a) into the layer (col, alpha) with its bottom left at display (x, y)."""
+        hh, ww = a.shape
+        r0 = top - int(round(y)) - hh
+        x0 = int(round(x))
+        rs, cs = slice(max(r0, 0), max(r0 + hh, 0)), slice(max(x0, 0), max(x0 + ww, 0))
+        sub_a = a[rs.start - r0: rs.stop - r0, cs.start - x0: cs.stop - x0]
+        sub_c = c[rs.start - r0: rs.stop - r0, cs.start - x0: cs.stop - x0]
+        col[rs, cs] = col[rs, cs] * (1 - sub_a[..., None]) + sub_c  # c premultiplied
+        alpha[rs, cs] = alpha[rs, cs] * (1 - sub_a) + sub_a
 
     def update(self, values, units):
-        self.last_text = "\n".join(hud_lines(values, units))
-        self.text.SetInput(self.last_text)
+        text = "\n".join(hud_lines(values, units))
+        if text != self.last_text:
+            self.last_text = text
+            self._text = self._rasterise_rgba(self._text_prop, text)
         fx, fy = meter_point(values.g_lateral, values.g_vertical)
         x0, y0, bw, bh = self.box
-        self.dot.SetPosition(x0 + fx * bw, y0 + fy * bh)
+        self._dot_at = (x0 + fx * bw, y0 + fy * bh)
+
+    def state(self):
+        """What ``draw`` needs of the current frame (kept, so a later ``update`` does not change it)."""
+        return self._text, self._dot_at
+
+    def draw(self, img: np.ndarray, state) -> None:
+        """Blend the overlay of ``state`` (from ``state()``) into ``img`` (h, w, 3) uint8,
+        top row first, in place."""
+        text, dot_at = state
+        h = img.shape[0]
+        col, a = self._meter
+        _blend(img, col, a, self._meter_origin[1], self._meter_origin[0])
+        if dot_at is not None:
+            dc, da, n = self._dot
+            x, y = dot_at
+            _blend(img, dc, da, h - int(round(y)) - n, int(round(x)) - n)
+        if text is not None:
+            rgba, ox, oy = text
+            if rgba.size:
+                x, y = self.anchor[0] + ox, self.anchor[1] + oy
+                _blend_rgba(img, rgba, h - int(round(y)) - rgba.shape[0], int(round(x)))
 
 
 def _polydata(q: geo.Quads) -> pv.PolyData:
@@ -166,6 +236,27 @@ def _smooth_polydata(q: geo.Quads, bake: bool) -> pv.PolyData:
         mesh.point_data["Normals"] = geo.point_normals(q).astype(np.float32)
         mesh.point_data.active_normals_name = "Normals"
     return mesh
+
+
+class _Finish:
+    """Makes one frame from what was read back: the backdrop (sky, ground), the
+    anti-aliasing where there is more than the backdrop, the overlay."""
+
+    __slots__ = ("backdrop", "hud", "raw", "size", "cam", "hud_state", "antialias")
+
+    def __init__(self, backdrop, hud, raw, size, cam, hud_state, antialias):
+        self.backdrop, self.hud, self.raw, self.size = backdrop, hud, raw, size
+        self.cam, self.hud_state, self.antialias = cam, hud_state, antialias
+
+    def __call__(self) -> np.ndarray:
+        from trackrider.render.antialias import antialias_where
+
+        img, busy = self.backdrop.compose(self.raw, self.size, self.cam)
+        if self.antialias:
+            img = antialias_where(img, busy, self.backdrop.span)
+        if self.hud is not None:
+            self.hud.draw(img, self.hud_state)
+        return img
 
 
 class RideScene:
@@ -217,6 +308,9 @@ class RideScene:
                 parts.append(geo.supports(tr.geometry, layout, z_ground))
         elif spec.tracks:
             parts.append(geo.supports_styled([t.geometry for t in spec.tracks], layouts, z_ground))
+            for tr, layout in zip(spec.tracks, layouts):
+                if layout.style == "railway":  # embankment, or deck on the piers
+                    parts.append(geo.railway_bed(tr.geometry, layout, z_ground))
         # ground and sky reach 2.5 x the layout's extent from its centre (inside the
         # far clipping distance of every camera, and around the overview camera)
         extent = max(float(np.linalg.norm(hi - lo)), 60.0)
@@ -234,37 +328,49 @@ class RideScene:
             actor = pl.add_mesh(static, scalars="rgb", rgb=True, lighting=False, smooth_shading=False,
                                 interpolate_before_map=False)
             actor.prop.backface_culling = True  # closed solids wound outwards: half the triangles go early
-        # the ground: one quad with a repeated texture made in code (grass; the
-        # simple scene: a 2 x 2 checker of 10 m squares)
-        x0, x1, y0, y1 = centre[0] - horizon, centre[0] + horizon, centre[1] - horizon, centre[1] + horizon
-        plane = pv.PolyData(
-            np.array([[x0, y0, z_ground], [x1, y0, z_ground], [x1, y1, z_ground], [x0, y1, z_ground]], dtype=np.float32),
-            np.array([4, 0, 1, 2, 3]),
-        )
-        tile = 2.0 * geo.GROUND_CELL if self.simple else GRASS_TILE
-        plane.active_texture_coordinates = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32) / tile
-        texture = pv.Texture(geo.ground_texture() if self.simple else geo.grass_texture())
-        texture.repeat = True
-        texture.interpolate = not self.simple
-        texture.mipmap = False  # mipmapping costs ~50 ms a frame in software at 1280x720
-        pl.add_mesh(plane, texture=texture, lighting=False)
+        # the ground and the sky: drawn into the read-back frame where the
+        # background shows (trackrider.render.backdrop: ~2 ms a frame, where the
+        # renderer's textured quad and sky band cost ~7 ms in software), or, with
+        # multisampling (edge pixels mix the background in) and in the simple
+        # scene, by the renderer: one quad with a repeated texture made in code
+        # (grass; simple: a 2 x 2 checker of 10 m squares) and a band of sky
+        self.backdrop = None
+        if not self.simple and not quality.multi_samples:
+            from trackrider.render.backdrop import HAZE_HALF, KEY, Backdrop
 
+            self.backdrop = Backdrop(z_ground, GRASS_TILE, geo.grass_texture(), max(HAZE_HALF, horizon))
+            pl.set_background(_rgb(KEY))
+        else:
+            x0, x1, y0, y1 = centre[0] - horizon, centre[0] + horizon, centre[1] - horizon, centre[1] + horizon
+            plane = pv.PolyData(
+                np.array([[x0, y0, z_ground], [x1, y0, z_ground], [x1, y1, z_ground], [x0, y1, z_ground]],
+                         dtype=np.float32),
+                np.array([4, 0, 1, 2, 3]),
+            )
+            tile = 2.0 * geo.GROUND_CELL if self.simple else GRASS_TILE
+            plane.active_texture_coordinates = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32) / tile
+            texture = pv.Texture(geo.ground_texture() if self.simple else geo.grass_texture())
+            texture.repeat = True
+            texture.interpolate = not self.simple
+            texture.mipmap = False  # mipmapping costs ~50 ms a frame in software at 1280x720
+            pl.add_mesh(plane, texture=texture, lighting=False)
+            # the sky: a dome with a gradient, inside the far clipping distance the
+            # cameras use (4 x the scene's extent), or a plain background colour
+            pl.set_background(_rgb(geo.SKY_TOP if gradient_sky else geo.SKY_MID))
+            if gradient_sky:
+                dp, dq, dc = geo.sky_dome(centre, 0.98 * horizon)
+                dome = pv.PolyData(dp.astype(np.float32), np.hstack([np.full((len(dq), 1), 4), dq]).ravel())
+                dome.point_data["rgb"] = dc
+                pl.add_mesh(dome, scalars="rgb", rgb=True, lighting=False, smooth_shading=False)
         # the same sun and fill light for the (moving, lit) cars; no light kit (cost)
         for direction, intensity in geo.LIGHTS:
             pl.add_light(pv.Light(position=direction, focal_point=(0, 0, 0), intensity=intensity, light_type="scene light"))
-        # the sky: a dome with a gradient, inside the far clipping distance the
-        # cameras use (4 x the scene's extent), or a plain background colour
-        pl.set_background(_rgb(geo.SKY_TOP if gradient_sky else geo.SKY_MID))
-        if gradient_sky:
-            dp, dq, dc = geo.sky_dome(centre, 0.98 * horizon)
-            dome = pv.PolyData(dp.astype(np.float32), np.hstack([np.full((len(dq), 1), 4), dq]).ravel())
-            dome.point_data["rgb"] = dc
-            pl.add_mesh(dome, scalars="rgb", rgb=True, lighting=False, smooth_shading=False)
 
         # the cars: one model per kind, built once (shared by the cars alike)
         self.actors = []
         self.models = []
-        cache = {}
+        self.shaders = []
+        cache, shaders = {}, {}
         for i, label in enumerate(labels):
             ent, role = spec.entity(label)
             key = (id(ent), role, i == headless)
@@ -278,11 +384,22 @@ class RideScene:
                 mesh = pv.Cube(center=(0.0, 0.0, 0.0), x_length=size3[0], y_length=size3[1], z_length=size3[2])
                 actor = pl.add_mesh(mesh, color=_rgb(colour), ambient=geo.AMBIENT, diffuse=geo.DIFFUSE, specular=0.15,
                                     smooth_shading=False)
+                shader = None
             else:
-                actor = pl.add_mesh(mesh, scalars="rgb", rgb=True, ambient=geo.AMBIENT, diffuse=geo.DIFFUSE,
-                                    specular=0.2, specular_power=20.0, smooth_shading=False)
-                actor.prop.interpolation = "gouraud"
+                # lit on the CPU per point every frame (trackrider.render.shading), drawn unlit:
+                # each car has its own colours, the shape is shared
+                shader = shaders.get(key)
+                if shader is None:
+                    shader = shaders[key] = CarShader(mesh.point_data["Normals"], mesh.point_data["rgb"])
+                own = pv.PolyData()
+                own.ShallowCopy(mesh)
+                own.point_data.remove("Normals")
+                own.point_data["rgb"] = np.array(mesh.point_data["rgb"], dtype=np.uint8)
+                actor = pl.add_mesh(own, scalars="rgb", rgb=True, lighting=False, smooth_shading=False,
+                                    interpolate_before_map=False)
                 actor.prop.backface_culling = True
+                shader = (shader, own.point_data["rgb"], own.GetPointData().GetArray("rgb"), [])
+            self.shaders.append(shader)
             self.actors.append(actor)
             self.models.append(model)
         # joints as rods between their anchors, moved every frame
@@ -307,7 +424,7 @@ class RideScene:
         self._matrix = np.eye(4)
         self._pixels = vtkUnsignedCharArray()
         self.camera = pl.renderer.GetActiveCamera()
-        self.hud = _Hud(pl, self.size) if hud else None
+        self.hud = _Hud(self.size) if hud else None
 
     def show(self, positions: np.ndarray, rotations: np.ndarray, camera: CameraPath, i: int, hud=None,
              units: str = "metric") -> None:
@@ -316,10 +433,13 @@ class RideScene:
         if self.hud is not None and hud is not None:
             self.hud.update(hud, units)
         m = self._matrix
-        for actor, p, r in zip(self.actors, positions, rotations):
+        eye = camera.position[i]
+        for actor, shader, p, r in zip(self.actors, self.shaders, positions, rotations):
             m[:3, :3] = r
             m[:3, 3] = p
             actor.user_matrix = m
+            if shader is not None and shader[0].shade(r, p, eye, shader[1], shader[3]):
+                shader[2].Modified()  # the colours go to the renderer again
         if self._rods is not None:
             pts = np.empty((4 * len(self.links), 3), dtype=np.float32)
             for k, (ia, aa, ib, ab) in enumerate(self.links):
@@ -337,22 +457,42 @@ class RideScene:
         cam.SetViewAngle(camera.view_angle)
         cam.SetClippingRange(camera.near, camera.far)
 
-    def grab(self, antialias: bool = True) -> np.ndarray:
-        """Render and read back the frame: (h, w, 3) uint8, top row first
-        (anti-aliased unless ``antialias`` is False: the caller does it)."""
+    def grab(self, antialias: bool = True, deferred: bool = False):
+        """Render and read back the frame: (h, w, 3) uint8, top row first, with
+        the sky, the ground and the overlay. Anti-aliased unless ``antialias``
+        is False (the caller does it) and there is no backdrop (then it is
+        always done here, where the backdrop tells what needs it). With a
+        backdrop every call returns a new array; otherwise the array may be
+        reused by the next call.
+
+        ``deferred`` (with a backdrop): return instead a callable that makes
+        the frame (the backdrop, anti-aliasing and overlay, which release the
+        GIL), so that a writer's thread does it while the next frame renders."""
         rw = self.plotter.ren_win
         rw.Render()  # a screenshot alone would not re-render
         w, h = self.size
         rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._pixels, 0)
-        img = np.frombuffer(memoryview(self._pixels), dtype=np.uint8)  # noqa: F841 (view)
-        img = img.reshape(h, w, 3)[::-1]
-        if self.antialias and antialias:
-            from trackrider.render.antialias import antialias
+        raw = np.frombuffer(memoryview(self._pixels), dtype=np.uint8)
+        if self.backdrop is None:
+            img = raw.reshape(h, w, 3)[::-1]
+            if self.antialias and antialias:
+                from trackrider.render.antialias import antialias as fxaa
 
-            if self._aa_out is None:
-                self._aa_out = np.empty((h, w, 3), dtype=np.uint8)
-            img = antialias(img, self._aa_out)
-        return img
+                if self._aa_out is None:
+                    self._aa_out = np.empty((h, w, 3), dtype=np.uint8)
+                img = fxaa(img, self._aa_out)
+            if self.hud is not None:  # over the anti-aliased picture
+                if img.base is not None:
+                    img = np.array(img)
+                self.hud.draw(img, self.hud.state())
+            return img
+        cam = self.camera
+        vec = self.backdrop.camera_vector(cam.GetPosition(), cam.GetFocalPoint(), cam.GetViewUp(),
+                                          cam.GetViewAngle(), w / h)
+        hud_state = self.hud.state() if self.hud is not None else None
+        make = _Finish(self.backdrop, self.hud, np.array(raw) if deferred else raw, self.size, vec, hud_state,
+                       self.antialias)
+        return make if deferred else make()
 
     def set_visible(self, entities, visible: bool) -> None:
         """Show or hide the actors of these entity indices (tests: what hides the view)."""

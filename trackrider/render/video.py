@@ -188,14 +188,19 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
         stats.build_s += _time.perf_counter() - t0
         total = len(times)
         # a consumer that anti-aliases in its own thread (the MP4 writer) takes raw frames
-        raw_ok = scene.antialias and getattr(consume, "antialias", False)
+        # (with a backdrop the scene anti-aliases, and hands over a new array each frame)
+        raw_ok = scene.antialias and scene.backdrop is None and getattr(consume, "antialias", False)
         if not raw_ok and hasattr(consume, "antialias"):
             consume.antialias = False
+        if hasattr(consume, "fresh"):
+            consume.fresh = scene.backdrop is not None
+        # a consumer with its own thread finishes the frames there (backdrop, anti-aliasing, overlay)
+        deferred = scene.backdrop is not None and getattr(consume, "deferred", False)
         for i in range(total):
             j = i + pad
             t1 = _time.perf_counter()
             scene.show(pos_all[j], rot_all[j], cam, j, values[i], units)
-            img = scene.grab(antialias=not raw_ok)
+            img = scene.grab(antialias=not raw_ok, deferred=True) if deferred else scene.grab(antialias=not raw_ok)
             t2 = _time.perf_counter()
             consume(img)
             stats.render_s += t2 - t1
@@ -227,6 +232,10 @@ class _Mp4Writer:
     def __init__(self, path, fps, quality, preset="veryfast", threaded=True):
         #: anti-alias the frames in the writer's thread (set off by render_frames when the scene does it)
         self.antialias = threaded
+        #: frames are new arrays the renderer does not reuse (set by render_frames): no copy
+        self.fresh = False
+        #: frames may come as callables that make them (in this writer's thread)
+        self.deferred = threaded
         import imageio.v2 as iio
 
         self.w = iio.get_writer(
@@ -248,6 +257,8 @@ class _Mp4Writer:
                 return
             if self.error is None:
                 try:
+                    if callable(img):
+                        img = img()
                     if self.antialias:
                         from trackrider.render.antialias import antialias
 
@@ -260,9 +271,9 @@ class _Mp4Writer:
         if self.error is not None:
             raise self.error
         if self.queue is None:
-            self.w.append_data(img)
+            self.w.append_data(img() if callable(img) else img)
         else:
-            self.queue.put(np.array(img))  # a copy: the renderer reuses its buffer
+            self.queue.put(img if self.fresh or callable(img) else np.array(img))  # else a copy: the renderer reuses its buffer
 
     def close(self):
         if self.queue is not None:

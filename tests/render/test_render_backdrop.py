@@ -1,0 +1,103 @@
+"""The sky and ground drawn into the frame (backdrop), anti-aliasing only near
+what is not backdrop, the railway's embankment and viaduct, a wagon's cab."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from trackrider.render import geometry as geo
+from trackrider.render import models
+from trackrider.render.antialias import antialias, antialias_where
+from trackrider.render.backdrop import KEY, SPAN, Backdrop, sky_table
+
+from trackrider.render.synthetic import Frames
+
+
+class Straight:
+    """A level straight along +x at height z0 (m): N = +y (left), B = +z."""
+
+    closed = False
+
+    def __init__(self, length=20.0, z0=5.0):
+        self.length, self.z0 = length, z0
+
+    def frames(self, s):
+        s = np.atleast_1d(np.asarray(s, dtype=float))
+        n = len(s)
+        p = np.column_stack([s, np.zeros(n), np.full(n, self.z0)])
+        return Frames(p, np.tile([1.0, 0, 0], (n, 1)), np.tile([0, 1.0, 0], (n, 1)), np.tile([0, 0, 1.0], (n, 1)))
+
+
+def _frame(w, h, fill=KEY):
+    return np.tile(np.asarray(fill, dtype=np.uint8), w * h)
+
+
+def test_level_camera_sees_sky_above_the_horizon_and_ground_below():
+    """A level camera 10 m up: the horizon is the middle row; above it the sky
+    gradient (the table's colour at each row's elevation), below it the ground,
+    hazed more towards the horizon. Pixels not of the key colour are kept."""
+    w, h = 64, 48
+    b = Backdrop(0.0, 24.0, geo.grass_texture(32))
+    cam = b.camera_vector((0.0, 0.0, 10.0), (1.0, 0.0, 10.0), (0.0, 0.0, 1.0), 40.0, w / h)
+    raw = _frame(w, h)
+    raw[:3] = (200, 10, 10)  # bottom-left pixel (OpenGL's first) is geometry
+    img, busy = b.compose(raw, (w, h), cam)
+    assert tuple(img[h - 1, 0]) == (200, 10, 10) and busy[h - 1, 0] and not busy[0].any()
+    table = np.rint(sky_table()).astype(int)
+    th = math.tan(math.radians(20.0))
+    for y in (0, 10, h // 2 - 2):  # sky rows: elevation of the ray through the middle column's pixel
+        ny = 1.0 - 2.0 * (y + 0.5) / h
+        s = ny * th / math.sqrt(1.0 + (ny * th) ** 2)
+        np.testing.assert_allclose(img[y, w // 2], table[int(s * (len(table) - 1))], atol=2)
+    sky_blue = img[: h // 2, :, 2].astype(int) - img[: h // 2, :, 1].astype(int)
+    assert np.all(sky_blue > 0)  # sky: bluer than green
+    ground = img[h // 2 + 1:].astype(int)
+    assert np.all(ground[..., 1] >= ground[..., 2])  # grass: greener than blue
+    # haze: the row under the horizon is closer to the horizon's sky colour than the bottom row
+    bottom = np.asarray(geo.SKY_BOTTOM)
+    assert np.abs(ground[0] - bottom).mean() < np.abs(ground[-1] - bottom).mean()
+
+
+def test_antialias_where_matches_antialias_near_marked_spans():
+    rng = np.random.default_rng(3)
+    img = np.full((40, 96, 3), 120, dtype=np.uint8)
+    img[10:30, 20:60] = rng.integers(0, 255, (20, 40, 3))  # "geometry": full of edges
+    busy = np.zeros((40, 96 // SPAN), dtype=bool)
+    busy[10:30, 20 // SPAN: 60 // SPAN + 1] = True
+    full, part = antialias(img), antialias_where(img, busy, SPAN)
+    np.testing.assert_array_equal(part[1:-1], full[1:-1])
+    busy[:] = False
+    np.testing.assert_array_equal(antialias_where(img, busy, SPAN), img)  # nothing marked: a copy
+
+
+def test_railway_runs_on_an_embankment_low_and_a_deck_on_piers_high():
+    lay = geo.StyledLayout(style="railway", gauge=1.435, rail_depth=0.2, rail_radius=0.05, support_spacing=20.0,
+                           clearance=2.1)
+    for z0, bank in ((3.0, True), (20.0, False)):
+        track = Straight(length=100.0, z0=z0)
+        bed = geo.railway_bed(track, lay, 0.0)
+        colours = {tuple(c) for c in bed.colours}
+        assert (geo.EMBANKMENT_COLOUR in colours) == bank and (geo.DECK_COLOUR in colours) == (not bank)
+        assert bed.points[:, 2].min() == (0.0 if bank else bed.points[:, 2].min())
+        piers = geo.supports_styled([track], [lay], 0.0)
+        assert (len(piers.quads) > 0) == (not bank)
+        if not bank:  # the piers stand on the ground and reach the deck's underside
+            top_d, hb, _wt, _wb = geo._ballast(lay)
+            assert piers.points[:, 2].min() == 0.0
+            assert piers.points[:, 2].max() == pytest.approx(z0 - top_d - hb - geo.DECK_DEPTH)
+
+
+def test_onride_wagon_has_a_cab_at_the_drivers_eyes():
+    plain = models.railway_wagon(14.0, 3.0, 3.5, 1.5, 1.435, 0.2, (30, 60, 160))
+    cab = models.railway_wagon(14.0, 3.0, 3.5, 1.5, 1.435, 0.2, (30, 60, 160), cab=True, rider_height=1.5, seats=5)
+    assert plain.eyes == [] and len(cab.eyes[0]) == 5
+    eye = cab.eyes[0][2]
+    assert 0.0 < eye[0] < 7.0 and abs(eye[1]) < 1e-12
+    # rider_height + 0.5 above the curve (1.5 below the centre), but at least 1.5 m above the floor
+    # (the body's underside 1 m above its bottom, 1.75 m below the centre)
+    assert eye[2] == pytest.approx(max(-1.5 + 1.5 + 0.5, -1.75 + 1.0 + 1.5))
+    assert len(cab.quads.quads) > len(plain.quads.quads)  # the cab's desk, pillars, walls
+    inside = cab.quads.points[len(plain.quads.points):]
+    assert np.all(np.abs(inside[:, 1]) <= 1.5) and np.all(inside[:, 0] <= 7.0)  # all inside the body
