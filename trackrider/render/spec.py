@@ -76,10 +76,8 @@ class TrainSpec:
         return "box"
 
     def seat_layout(self) -> tuple[int, int]:
-        """(rows, seats per row): the keys, else one row per 0.9 m of length and a seat per 0.55 m of width."""
-        rows = self.rows if self.rows else max(1, int(self.length // 0.9))
-        seats = self.seats_per_row if self.seats_per_row else max(1, int(self.width // 0.55))
-        return int(rows), int(seats)
+        """(rows, seats per row): ``CarSpec.seat_layout``'s rule (the riders counted for capacity)."""
+        return CarSpec.seat_layout(self)
 
 
 @dataclass
