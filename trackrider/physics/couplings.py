@@ -10,10 +10,32 @@ coupler k joins bodies (a_k, b_k) with b_k = a_{k+1}. With rows 1–5 of every c
 
 Per coupler ``chains.w`` = W̃ Hᵀ and ``chains.p`` = P Hᵀ of both ends are cached, so a solve
 costs O(1) per coupler: Δu = w Δλ, Δλ_T = −p Δλ (the cars' track rows stay exact).
+
+Bounded rows in the chain (``factor_chain_rows``). A car whose rows along T (section, ratchet,
+friction: one row f = [T, r_m × T], ``rows.py``) have a free row in the current active set is,
+for the couplers, a car with that row eliminated too: with c = f W̃ fᵀ, γ_e the free rows'
+combined softness and k = 1/(c + γ_e), its mobility is W̄ = W̃ − k (W̃fᵀ)(W̃fᵀ)ᵀ (rank-one
+update), so per coupler end W̄Hᵀ = W̃Hᵀ − s W̃fᵀ and P̄Hᵀ = PHᵀ − s Pfᵀ with s = k f·(W̃Hᵀ), and a
+coupler impulse Δλ changes the free rows' impulse by −s Δλ. The chain stays tridiagonal and its
+solve exact for couplers and free rows together (``chains.wm``, ``pm``, ``sm``).
+
+Rigid trains (``train_mode``, ``train_rows_scalar``). With rigid couplers (γ = 0) and every car
+on its track with its support row (W̃ of rank one: W̃ = w wᵀ/c, w = W̃fᵀ, c = f·w), a train has
+one free motion: car i moves as w_i q_i X, with q_0 = 1 and q_{k+1} = −(H_k^a·w_a)/(H_k^b·w_b) q_k
+(coupler k keeps H_k Δu = 0). Its generalised mass is M = Σ c_i q_i², a row impulse μ_i on car i
+is the generalised impulse c_i q_i μ_i, so with s_i = c_i q_i / √M the row velocities change by
+Δv_i = s_i Y, Y = Σ_j s_j Δμ_j. Every bounded row r of car i (softness γ_r) has the impulse
+clamp((t_r − v_i − s_i Y)/γ_r, lo_r, hi_r): the whole train's rows are one scalar equation in Y,
+Y = Σ_i s_i (μ_i(Y) − μ_i⁰), continuous, piecewise linear and increasing (slope ≥ 1), solved
+exactly by Newton's method inside a bracket (exact once in the root's piece). The impulses are
+then applied and the couplers re-solved (``solve_chain``), which gives the same velocities.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from trackrider.jit import njit
+from trackrider.physics.rows import ABSENT
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -57,11 +79,57 @@ def factor_chain(t, chains, joints, rows, trk, cars):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_chain(t, chains, joints, rows, trk, cars, bodies):
-    """One exact solve of train ``t``'s coupler rows (rows 1–5 of its cars stay exact)."""
+def factor_chain_rows(t, chains, joints, rows, cars, crow, row_t):
+    """Factor train ``t``'s chain with the free car rows of the active set eliminated (``crow.k`` > 0):
+    ``chains.wm``, ``pm``, ``sm`` and the pivots (after ``factor_chain`` has cached w and p)."""
+    j0, n = chains.first[t], chains.count[t]
+    jJ = rows.J
+    cw, cp, wm, pm, sm, cd, cf = chains.w, chains.p, chains.wm, chains.pm, chains.sm, chains.d, chains.f
+    for k in range(n):
+        j = j0 + k
+        for e in range(2):
+            body = joints.a[j] if e == 0 else joints.b[j]
+            o = 6 * e
+            s = 0.0
+            if body < cars.n and crow.k[body] > 0.0:
+                for i in range(6):
+                    s += row_t[body, i] * cw[j, o + i]
+                s *= crow.k[body]
+                for i in range(6):
+                    wm[j, o + i] = cw[j, o + i] - s * crow.w[body, i]
+                for r in range(5):
+                    pm[j, 5 * e + r] = cp[j, 5 * e + r] - s * crow.p[body, r]
+            else:
+                for i in range(6):
+                    wm[j, o + i] = cw[j, o + i]
+                for r in range(5):
+                    pm[j, 5 * e + r] = cp[j, 5 * e + r]
+            sm[j, e] = s
+        d = rows.gamma[j]
+        for i in range(12):
+            d += jJ[j, 0, i] * wm[j, i]
+        if k > 0:
+            d -= cf[j - 1] * cf[j - 1] / cd[j - 1]
+        if d < 1e-300:
+            d = 1e-300
+        cd[j] = d
+        if k < n - 1:
+            s = 0.0
+            for i in range(6):
+                s += wm[j, 6 + i] * jJ[j + 1, 0, i]
+            cf[j] = s
+        else:
+            cf[j] = 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def solve_chain(t, chains, cw, cp, joints, rows, trk, cars, bodies):
+    """One exact solve of train ``t``'s coupler rows (rows 1–5 of its cars stay exact) with the
+    factor in ``chains.d``/``f`` and the per-end maps ``cw`` (W̃Hᵀ or W̄Hᵀ), ``cp`` (PHᵀ or P̄Hᵀ).
+    Leaves each coupler's impulse change in ``chains.y``."""
     j0, n = chains.first[t], chains.count[t]
     jJ, jt, jgam, jlam = rows.J, rows.target, rows.gamma, joints.lam
-    cw, cp, cd, cf, cy = chains.w, chains.p, chains.d, chains.f, chains.y
+    cd, cf, cy = chains.d, chains.f, chains.y
     vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
     ncars, car_on = cars.n, cars.held
     for k in range(n):
@@ -98,3 +166,113 @@ def solve_chain(t, chains, joints, rows, trk, cars, bodies):
         if b < ncars and car_on[b]:
             for r in range(5):
                 lamT[b, r] -= cp[j, 5 + r] * dl
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def train_car(t, i, chains, joints, single):
+    """The i-th car of train ``t``'s chain (``single`` ≥ 0: a car outside any chain, i = 0)."""
+    if single >= 0:
+        return single
+    j0 = chains.first[t]
+    return joints.a[j0] if i == 0 else joints.b[j0 + i - 1]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def train_mode(t, chains, joints, rows, cars, crow, single):
+    """``crow.s`` of the cars of a rigid train ``t`` (or of the car ``single``). False if the train
+    is not rigid (a soft coupler, a car off its track or without its support row)."""
+    n = 1 if single >= 0 else chains.count[t] + 1
+    jJ = rows.J
+    q = 1.0
+    msum = 0.0
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        if b >= cars.n or not cars.held[b] or not cars.support[b] or not crow.c[b] > 0.0:
+            return False
+        if i > 0:
+            j = chains.first[t] + i - 1
+            if rows.gamma[j] != 0.0:
+                return False
+            a = joints.a[j]
+            ha = 0.0
+            hb = 0.0
+            for k in range(6):
+                ha += jJ[j, 0, k] * crow.w[a, k]
+                hb += jJ[j, 0, 6 + k] * crow.w[b, k]
+            if abs(hb) <= 1e-12 * abs(ha) or hb == 0.0:
+                return False
+            q = -ha / hb * q
+        crow.s[b] = crow.c[b] * q
+        msum += crow.c[b] * q * q
+    f = 1.0 / np.sqrt(msum)
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        crow.s[b] *= f
+    return True
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def train_rows_residual(t, y, chains, joints, crow, single, apply):
+    """(F(Y), F'(Y)) of the scalar equation of train ``t`` (see the module docstring); ``apply``:
+    store each row's impulse at Y in ``crow.lam`` and return instead the change of each car's
+    total in ``crow.mu``."""
+    n = 1 if single >= 0 else chains.count[t] + 1
+    F = y
+    dF = 1.0
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        s = crow.s[b]
+        v = crow.v[b] + s * y
+        d = 0.0
+        for r in range(3):
+            if crow.piece[b, r] == ABSENT:
+                continue
+            g = crow.gamma[b, r]
+            x = (crow.target[b, r] - v) / g
+            lo, hi = crow.lo[b, r], crow.hi[b, r]
+            if x <= lo:
+                x = lo
+            elif x >= hi:
+                x = hi
+            else:
+                dF += s * s / g
+            d += x - crow.lam[b, r]
+            if apply:
+                crow.lam[b, r] = x
+        F -= s * d
+        if apply:
+            crow.mu[b] = d
+    return F, dF
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def train_rows_scalar(t, chains, joints, crow, single, row_t, bodies):
+    """Solve train ``t``'s scalar equation for Y (Newton inside a bracket, exact in the root's
+    linear piece) and store its rows' impulses; ``crow.mu`` = each car's change of impulse."""
+    n = 1 if single >= 0 else chains.count[t] + 1
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        s = 0.0
+        for k in range(3):
+            s += row_t[b, k] * bodies.vel[b, k] + row_t[b, 3 + k] * bodies.omg[b, k]
+        crow.v[b] = s
+    y = 0.0
+    lo = -np.inf
+    hi = np.inf
+    for it in range(200):
+        F, dF = train_rows_residual(t, y, chains, joints, crow, single, False)
+        if F == 0.0:
+            break
+        if F < 0.0:
+            lo = y
+        else:
+            hi = y
+        y1 = y - F / dF
+        if y1 == y:
+            break  # the root to rounding
+        if not (lo < y1 < hi):  # overshot past a known point (both ends finite then): bisect
+            y1 = 0.5 * (lo + hi)
+            if not lo < y1 < hi:
+                break
+        y = y1
+    train_rows_residual(t, y, chains, joints, crow, single, True)

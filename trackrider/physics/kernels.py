@@ -25,11 +25,14 @@ import numpy as np
 from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
 from trackrider.jit import njit
 from trackrider.physics import channels as ch
-from trackrider.physics.couplings import factor_chain, solve_chain
+from trackrider.physics.couplings import factor_chain, factor_chain_rows, solve_chain, train_car, train_mode
+from trackrider.physics.couplings import train_rows_scalar
 from trackrider.physics.joints import prepare_joint
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import rotation_error  # noqa: F401
-from trackrider.physics.rows import joint_apply, solve_car_row, solve_joint_pgs
+from trackrider.physics.rows import ABSENT, AT_HI, AT_LO, BLOCK_PASSES, FREE, MAX_ACTIVE_SET, HOLD_SOFTNESS
+from trackrider.physics.rows import ROW_SOFTNESS
+from trackrider.physics.rows import car_rows_solve, car_rows_update, friction_bound, joint_apply, solve_joint_pgs
 from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
 
 
@@ -293,52 +296,74 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_car_rows(cfg, bodies, cars, sections, res, tmp):
-    """One PGS pass over every car's rows along T (section, ratchet, friction); largest change."""
-    h, gmag = cfg.h, cfg.gmag
-    trk, row_t, lamT = tmp.trk, tmp.scratch.row_t, tmp.trk.lam
-    mu = res.rolling
-    dmax = 0.0
+def prepare_car_rows(cfg, bodies, cars, sections, res, tmp):
+    """Each held car's bounded rows along T (``rows.py``): targets, bounds, W̃fᵀ, Pfᵀ, f W̃ fᵀ, the
+    softness, and the active set to start from (the last step's, else from the warm-started
+    impulses). Returns True if any car has such rows."""
+    crow, trk, row_t = tmp.crow, tmp.trk, tmp.scratch.row_t
+    pc, lam = crow.piece, crow.lam
+    any_rows = False
     for b in range(cars.n):
+        for r in range(3):
+            crow.lam[b, r] = 0.0
         if not cars.held[b]:
+            for r in range(3):
+                pc[b, r] = ABSENT
             continue
+        # the row f = [T, r_m × T] and its mobilities, for every car on its track (a rigid train's
+        # motion needs them all: couplings.train_mode)
+        fr = cars.frame[b]
+        R = bodies.rot[b]
+        cg = cars.cg[b]
+        c0, c1, c2 = cross(-cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2], fr[C_T], fr[C_T + 1], fr[C_T + 2])
+        row_t[b, 0], row_t[b, 1], row_t[b, 2] = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+        row_t[b, 3], row_t[b, 4], row_t[b, 5] = c0, c1, c2
+        c = 0.0
+        for i in range(6):
+            s = 0.0
+            for q in range(6):
+                s += trk.mobility[b, i, q] * row_t[b, q]
+            crow.w[b, i] = s
+            c += row_t[b, i] * s
+        for r in range(5):
+            s = 0.0
+            for q in range(6):
+                s += trk.to_track[b, r, q] * row_t[b, q]
+            crow.p[b, r] = s
+        crow.c[b] = c
+        crow.gamma[b, 0] = ROW_SOFTNESS * c
+        crow.gamma[b, 1] = HOLD_SOFTNESS * c
+        crow.gamma[b, 2] = HOLD_SOFTNESS * c
         sec = cars.section[b]
-        # section row, ratchet, friction, in this order (friction's bound reads the track impulses
-        # the other two changed); one call site of the inlined row update
-        for k in range(3):
-            if k == 0:
-                if sec < 0:
-                    continue
-                tv, lo, hi = section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h,
-                                         cars.speed0[b])
-                old = cars.lam_motor[b]
-            elif k == 1:
-                if sec < 0 or sections.kind[sec] != ch.LIFT:
-                    continue
-                tv, lo, hi = 0.0, 0.0, np.inf
-                old = cars.lam_ratchet[b]
-            else:
-                if res.nl2:
-                    bound = bodies.mass[b] * mu * gmag * h
+        friction = res.rolling > 0.0 or cars.davis[b, 0] > 0.0
+        if sec < 0 and not friction:
+            for r in range(3):
+                pc[b, r] = ABSENT
+            continue
+        any_rows = True
+        lam[b, 0], lam[b, 1], lam[b, 2] = cars.lam_motor[b], cars.lam_ratchet[b], cars.lam_friction[b]
+        present0 = sec >= 0
+        present1 = sec >= 0 and sections.kind[sec] == ch.LIFT
+        if present0:
+            tv, lo, hi = section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], cfg.h,
+                                     cars.speed0[b])
+            crow.target[b, 0], crow.lo[b, 0], crow.hi[b, 0] = tv, lo, hi
+        crow.target[b, 1], crow.lo[b, 1], crow.hi[b, 1] = 0.0, 0.0, np.inf
+        bound = friction_bound(b, cfg, bodies, cars, res, trk.lam) if friction else 0.0
+        crow.target[b, 2], crow.lo[b, 2], crow.hi[b, 2] = 0.0, -bound, bound
+        for r in range(3):
+            present = present0 if r == 0 else (present1 if r == 1 else friction)
+            if not present or not c > 0.0:
+                pc[b, r] = ABSENT
+                lam[b, r] = 0.0
+            elif pc[b, r] == ABSENT:  # new row: start from its warm-started impulse
+                if lam[b, r] <= crow.lo[b, r]:
+                    pc[b, r] = AT_LO
+                elif lam[b, r] >= crow.hi[b, r]:
+                    pc[b, r] = AT_HI
                 else:
-                    l1 = lamT[b, 0] + cars.transport[b, 0]
-                    l2 = lamT[b, 1] + cars.transport[b, 1]
-                    bound = mu * np.sqrt(l1 * l1 + l2 * l2) + cars.davis[b, 0] * h
-                old = cars.lam_friction[b]
-                if not bound > 0.0:
-                    cars.lam_friction[b] = 0.0
-                    dmax = max(dmax, abs(0.0 - old))
-                    continue
-                tv, lo, hi = 0.0, -bound, bound
-            new = solve_car_row(b, row_t[b], tv, old, lo, hi, trk, cars, bodies)
-            if k == 0:
-                cars.lam_motor[b] = new
-            elif k == 1:
-                cars.lam_ratchet[b] = new
-            else:
-                cars.lam_friction[b] = new
-            dmax = max(dmax, abs(new - old))
-    return dmax
+                    pc[b, r] = FREE
+    return any_rows
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -346,30 +371,128 @@ def solve_chains(bodies, cars, joints, tmp):
     """One exact solve of every train's chain of couplers."""
     for t in range(tmp.chains.first.shape[0]):
         if tmp.chains.count[t] > 0:
-            solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
+            solve_chain(t, tmp.chains, tmp.chains.w, tmp.chains.p, joints, tmp.rows, tmp.trk, cars, bodies)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def solve_rows_exact(cfg, bodies, cars, res, joints, tmp, tol):
+    """The cars' bounded rows and every train's couplers solved exactly together: active-set passes
+    (``rows.car_rows_solve``: each car alone; ``couplings.factor_chain_rows`` and ``solve_chain``:
+    the couplers with the free rows eliminated; ``rows.car_rows_update``: the next active set)
+    until the active set and the friction bounds stop changing. After ``MAX_ACTIVE_SET`` passes
+    (not seen in practice) the rows are fixed at their impulses clamped into their bounds and the
+    couplers solved once more: equality rows exact, bounded rows inside their bounds."""
+    chains, crow = tmp.chains, tmp.crow
+    for it in range(MAX_ACTIVE_SET):
+        fixed = it == MAX_ACTIVE_SET - 1
+        car_rows_solve(bodies, cars, tmp, fixed)
+        for t in range(chains.first.shape[0]):
+            if chains.count[t] > 0:
+                factor_chain_rows(t, chains, joints, tmp.rows, cars, crow, tmp.scratch.row_t)
+                solve_chain(t, chains, chains.wm, chains.pm, joints, tmp.rows, tmp.trk, cars, bodies)
+                for j in range(chains.first[t], chains.first[t] + chains.count[t]):
+                    a, b = joints.a[j], joints.b[j]
+                    if a < cars.n:
+                        crow.mu[a] -= chains.sm[j, 0] * chains.y[j]
+                    if b < cars.n:
+                        crow.mu[b] -= chains.sm[j, 1] * chains.y[j]
+        crow.passes[0] = it + 1
+        if fixed or not car_rows_update(cfg, bodies, cars, res, tmp, tol, it >= BLOCK_PASSES):
+            break
+    crow.passes[1] = max(crow.passes[1], crow.passes[0])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def solve_rows_trains(cfg, bodies, cars, res, joints, tmp, tol):
+    """The cars' bounded rows of rigid trains exactly with their couplers: one scalar equation per
+    train (``couplings.train_rows_scalar``), the impulses applied, the couplers re-solved; again
+    while a friction bound (from the new wheel impulses) moves by more than ``tol``. Returns False
+    (nothing done) if a train is not rigid (``couplings.train_mode``): then ``solve_rows_exact``."""
+    chains, crow, row_t = tmp.chains, tmp.crow, tmp.scratch.row_t
+    for b in range(cars.n):
+        crow.k[b] = 0.0  # here: 1 for a car in a chain
+    for t in range(chains.first.shape[0]):
+        if chains.count[t] > 0:
+            if not train_mode(t, chains, joints, tmp.rows, cars, crow, -1):
+                return False
+            for i in range(chains.count[t] + 1):
+                crow.k[train_car(t, i, chains, joints, -1)] = 1.0
+    for b in range(cars.n):
+        if crow.k[b] == 0.0 and (crow.piece[b, 0] != ABSENT or crow.piece[b, 1] != ABSENT
+                                 or crow.piece[b, 2] != ABSENT):
+            if not train_mode(-1, chains, joints, tmp.rows, cars, crow, b):
+                return False
+    for b in range(cars.n):  # softness relative to the train's mobility along the row, s²
+        s2 = crow.s[b] * crow.s[b]
+        crow.gamma[b, 0] = ROW_SOFTNESS * s2
+        crow.gamma[b, 1] = HOLD_SOFTNESS * s2
+        crow.gamma[b, 2] = HOLD_SOFTNESS * s2
+    solve_chains(bodies, cars, joints, tmp)  # couplers consistent with the impulses so far
+    for it in range(MAX_ACTIVE_SET):
+        for t in range(chains.first.shape[0]):
+            if chains.count[t] > 0:
+                train_rows_scalar(t, chains, joints, crow, -1, row_t, bodies)
+        for b in range(cars.n):
+            if crow.k[b] == 0.0 and (crow.piece[b, 0] != ABSENT or crow.piece[b, 1] != ABSENT
+                                     or crow.piece[b, 2] != ABSENT):
+                train_rows_scalar(-1, chains, joints, crow, b, row_t, bodies)
+        for b in range(cars.n):
+            if crow.mu[b] != 0.0 and (crow.piece[b, 0] != ABSENT or crow.piece[b, 1] != ABSENT
+                                      or crow.piece[b, 2] != ABSENT):
+                apply_impulse(b, row_t[b], crow.mu[b], tmp.trk, cars, bodies)
+        solve_chains(bodies, cars, joints, tmp)
+        crow.passes[0] = it + 1
+        moved = False
+        for b in range(cars.n):
+            if crow.piece[b, 2] != ABSENT:
+                bound = friction_bound(b, cfg, bodies, cars, res, tmp.trk.lam)
+                if abs(bound - crow.hi[b, 2]) > tol:
+                    moved = True
+                crow.lo[b, 2] = -bound
+                crow.hi[b, 2] = bound
+        if not moved:
+            break
+    crow.passes[1] = max(crow.passes[1], crow.passes[0])
+    return True
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints):
-    """Iterations of (exact chain solves ↔ PGS sweep of the bounded rows), then a final exact
-    chain solve (equality rows exact; bounded rows within their bounds by construction).
-    ``free_joints`` None: no joint outside the trains' chains (their PGS code is not compiled)."""
-    n_it = cfg.iterations if any_bounded else 0
+    """The step's rows after the track blocks: with no bounded row, one exact chain solve. Else the
+    cars' bounded rows exactly with the chains (``solve_rows_exact``); joints outside the chains
+    (``free_joints`` not None) alternate with it in PGS sweeps (``cfg.iterations``, each joint's
+    rows as one block), and a last exact solve ends the step (equality rows exact, bounded rows
+    within their bounds by construction)."""
+    if not any_bounded:
+        solve_chains(bodies, cars, joints, tmp)
+        return
     # converged when no bounded impulse changed by more than 1e-9 m g h (heaviest body)
     tol = 0.0
     for b in range(bodies.mass.shape[0]):
         tol = max(tol, 1e-9 * bodies.mass[b] * cfg.gmag * cfg.h)
-    for it in range(n_it):
-        solve_chains(bodies, cars, joints, tmp)
+    car_rows = prepare_car_rows(cfg, bodies, cars, sections, res, tmp)
+    it = 0
+    while True:
+        if car_rows:
+            if not solve_rows_trains(cfg, bodies, cars, res, joints, tmp, tol):
+                solve_rows_exact(cfg, bodies, cars, res, joints, tmp, tol)
+        else:
+            solve_chains(bodies, cars, joints, tmp)
+        if free_joints is None or it >= cfg.iterations:
+            break
         dmax = 0.0
         for j in range(joints.kind.shape[0]):
-            if free_joints is not None and joints.chain[j] == 0:
-                d = solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
-                dmax = max(dmax, d)
-        dmax = max(dmax, solve_car_rows(cfg, bodies, cars, sections, res, tmp))
+            if joints.chain[j] == 0:
+                dmax = max(dmax, solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk))
+        it += 1
         if dmax <= tol:
-            break  # converged: finish with the exact chain solve below
-    solve_chains(bodies, cars, joints, tmp)
+            it = cfg.iterations  # converged: finish with the exact solve
+    if car_rows:
+        lam, pc = tmp.crow.lam, tmp.crow.piece
+        for b in range(cars.n):
+            cars.lam_motor[b] = lam[b, 0] if pc[b, 0] != ABSENT else 0.0
+            cars.lam_ratchet[b] = lam[b, 1] if pc[b, 1] != ABSENT else 0.0
+            cars.lam_friction[b] = lam[b, 2] if pc[b, 2] != ABSENT else 0.0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -17,6 +17,7 @@ Work (``Temps``: overwritten each step; ``WorldState`` groups the records above 
     TrackRows   the five track rows of every car, every body's mobility W̃ and the map P
     Rows        the rows of every joint (J, target, bounds, softness, row count)
     Chains      each train's chain of couplers and its factorisation
+    CarRows     each car's bounded rows along T (section, ratchet, friction) for their exact solve
     Scratch     per-body copies of the step's start velocities, the cars' row along T
     Work        small fixed-size temporaries (3×3, 6×6, 5×5 …)
 """
@@ -122,6 +123,9 @@ Chains = namedtuple("Chains", [
     "count",   # (ntrains,) int: chained couplers
     "w",       # (nj, 12) W̃ Hᵀ of both ends
     "p",       # (nj, 10) P Hᵀ of both ends
+    "wm",      # (nj, 12) W̄ Hᵀ of both ends: as w, with the free car rows of the end cars eliminated
+    "pm",      # (nj, 10) P̄ Hᵀ: as p, likewise
+    "sm",      # (nj, 2) change of each end car's free row impulse per unit coupler impulse (negated)
     "d",       # (nj,) LDLᵀ pivots
     "f",       # (nj,) off-diagonal
     "y",       # (nj,) solution
@@ -134,9 +138,26 @@ Scratch = namedtuple("Scratch", [
     "row_t",  # (nb, 6) each car's row along T, J = [T, r_m × T]
 ])
 
+CarRows = namedtuple("CarRows", [
+    "target",  # (nb, 3) m/s: section row, ratchet, friction row (all J = [T, r_m × T])
+    "lo",      # (nb, 3) N·s impulse bounds
+    "hi",      # (nb, 3)
+    "piece",   # (nb, 3) int: rows.FREE, AT_LO, AT_HI (the active set) or ABSENT
+    "lam",     # (nb, 3) N·s impulses during the solve
+    "w",       # (nb, 6) W̃ fᵀ (f the row)
+    "p",       # (nb, 5) P fᵀ
+    "c",       # (nb,) f W̃ fᵀ
+    "gamma",   # (nb, 3) softness of each row (rows.ROW_SOFTNESS, HOLD_SOFTNESS × its mobility)
+    "k",       # (nb,) 1 / (c + γ/free rows), 0 when no row is free
+    "mu",      # (nb,) impulse of the free rows together
+    "s",       # (nb,) rigid train: row velocity change per unit of the train's one free motion (train_mode)
+    "v",       # (nb,) row velocity J·u at the start of the scalar solve
+    "passes",  # (2,) int: active-set passes of the last solve, most in one solve since the world was built
+])
+
 Work = namedtuple("Work", ["R", "W", "A", "Ainv", "M", "K", "Kinv", "qf", "theta", "fr2", "rr"])
 
-Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk"])
+Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow"])
 
 WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "res", "joints"])
 
@@ -148,11 +169,14 @@ def make_temps(nb: int, nj: int, first, count) -> Temps:
     trk = TrackRows(z((nbx, 5, 6)), z((nbx, 5)), z((nbx, 5)), z((nbx, 6, 6)), z((nbx, 5, 6)))
     rows = Rows(z((njx, NJR, 12)), z((njx, NJR)), z((njx, NJR)), z((njx, NJR)), z(njx), z(njx, np.int64))
     chains = Chains(np.asarray(first, np.int64), np.asarray(count, np.int64), z((njx, 12)), z((njx, 10)),
-                    z(njx), z(njx), z(njx))
+                    z((njx, 12)), z((njx, 10)), z((njx, 2)), z(njx), z(njx), z(njx))
     scratch = Scratch(z((nbx, 3)), z((nbx, 3)), z((nbx, 6)), z((nbx, 6)))
     work = Work(z((3, 3)), z((6, 6)), z((5, 5)), z((5, 5)), z((8, 8)), z((NJR, NJR)), z((NJR, NJR)), z(4), z(3),
                 z(NCOL), z(16))
-    return Temps(trk, rows, chains, scratch, work)
+    crow = CarRows(z((nbx, 3)), z((nbx, 3)), z((nbx, 3)), np.full((nbx, 3), 3, np.int64), z((nbx, 3)), z((nbx, 6)),
+                   z((nbx, 5)), z(nbx), z((nbx, 3)), z(nbx), z(nbx), z(nbx), z(nbx),
+                   np.zeros(2, np.int64))
+    return Temps(trk, rows, chains, scratch, work, crow)
 
 
 def make_cars(n: int) -> Cars:
