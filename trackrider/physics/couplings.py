@@ -11,14 +11,6 @@ coupler k joins bodies (a_k, b_k) with b_k = a_{k+1}. With rows 1–5 of every c
 Per coupler ``chains.w`` = W̃ Hᵀ and ``chains.p`` = P Hᵀ of both ends are cached, so a solve
 costs O(1) per coupler: Δu = w Δλ, Δλ_T = −p Δλ (the cars' track rows stay exact).
 
-Bounded rows in the chain (``factor_chain_rows``). A car whose rows along T (section, ratchet,
-friction: one row f = [T, r_m × T], ``rows.py``) have a free row in the current active set is,
-for the couplers, a car with that row eliminated too: with c = f W̃ fᵀ, γ_e the free rows'
-combined softness and k = 1/(c + γ_e), its mobility is W̄ = W̃ − k (W̃fᵀ)(W̃fᵀ)ᵀ (rank-one
-update), so per coupler end W̄Hᵀ = W̃Hᵀ − s W̃fᵀ and P̄Hᵀ = PHᵀ − s Pfᵀ with s = k f·(W̃Hᵀ), and a
-coupler impulse Δλ changes the free rows' impulse by −s Δλ. The chain stays tridiagonal and its
-solve exact for couplers and free rows together (``chains.wm``, ``pm``, ``sm``).
-
 Rigid trains (``train_mode``, ``train_rows_scalar``). With rigid couplers (γ = 0) and every car
 on its track with its support row (W̃ of rank one: W̃ = w wᵀ/c, w = W̃fᵀ, c = f·w), a train has
 one free motion: car i moves as w_i q_i X, with q_0 = 1 and q_{k+1} = −(H_k^a·w_a)/(H_k^b·w_b) q_k
@@ -79,57 +71,11 @@ def factor_chain(t, chains, joints, rows, trk, cars):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def factor_chain_rows(t, chains, joints, rows, cars, crow, row_t):
-    """Factor train ``t``'s chain with the free car rows of the active set eliminated (``crow.k`` > 0):
-    ``chains.wm``, ``pm``, ``sm`` and the pivots (after ``factor_chain`` has cached w and p)."""
-    j0, n = chains.first[t], chains.count[t]
-    jJ = rows.J
-    cw, cp, wm, pm, sm, cd, cf = chains.w, chains.p, chains.wm, chains.pm, chains.sm, chains.d, chains.f
-    for k in range(n):
-        j = j0 + k
-        for e in range(2):
-            body = joints.a[j] if e == 0 else joints.b[j]
-            o = 6 * e
-            s = 0.0
-            if body < cars.n and crow.k[body] > 0.0:
-                for i in range(6):
-                    s += row_t[body, i] * cw[j, o + i]
-                s *= crow.k[body]
-                for i in range(6):
-                    wm[j, o + i] = cw[j, o + i] - s * crow.w[body, i]
-                for r in range(5):
-                    pm[j, 5 * e + r] = cp[j, 5 * e + r] - s * crow.p[body, r]
-            else:
-                for i in range(6):
-                    wm[j, o + i] = cw[j, o + i]
-                for r in range(5):
-                    pm[j, 5 * e + r] = cp[j, 5 * e + r]
-            sm[j, e] = s
-        d = rows.gamma[j]
-        for i in range(12):
-            d += jJ[j, 0, i] * wm[j, i]
-        if k > 0:
-            d -= cf[j - 1] * cf[j - 1] / cd[j - 1]
-        if d < 1e-300:
-            d = 1e-300
-        cd[j] = d
-        if k < n - 1:
-            s = 0.0
-            for i in range(6):
-                s += wm[j, 6 + i] * jJ[j + 1, 0, i]
-            cf[j] = s
-        else:
-            cf[j] = 0.0
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_chain(t, chains, cw, cp, joints, rows, trk, cars, bodies):
-    """One exact solve of train ``t``'s coupler rows (rows 1–5 of its cars stay exact) with the
-    factor in ``chains.d``/``f`` and the per-end maps ``cw`` (W̃Hᵀ or W̄Hᵀ), ``cp`` (PHᵀ or P̄Hᵀ).
-    Leaves each coupler's impulse change in ``chains.y``."""
+def solve_chain(t, chains, joints, rows, trk, cars, bodies):
+    """One exact solve of train ``t``'s coupler rows (rows 1–5 of its cars stay exact)."""
     j0, n = chains.first[t], chains.count[t]
     jJ, jt, jgam, jlam = rows.J, rows.target, rows.gamma, joints.lam
-    cd, cf, cy = chains.d, chains.f, chains.y
+    cw, cp, cd, cf, cy = chains.w, chains.p, chains.d, chains.f, chains.y
     vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
     ncars, car_on = cars.n, cars.held
     for k in range(n):
@@ -180,7 +126,8 @@ def train_car(t, i, chains, joints, single):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def train_mode(t, chains, joints, rows, cars, crow, single):
     """``crow.s`` of the cars of a rigid train ``t`` (or of the car ``single``). False if the train
-    is not rigid (a soft coupler, a car off its track or without its support row)."""
+    is not rigid (a soft coupler, a car off its track or without its support row: the cars' rows
+    then alternate with the chain solve, ``kernels.solve_car_rows``)."""
     n = 1 if single >= 0 else chains.count[t] + 1
     jJ = rows.J
     q = 1.0
@@ -225,7 +172,7 @@ def train_rows_residual(t, y, chains, joints, crow, single, apply):
         v = crow.v[b] + s * y
         d = 0.0
         for r in range(3):
-            if crow.piece[b, r] == ABSENT:
+            if crow.present[b, r] == ABSENT:
                 continue
             g = crow.gamma[b, r]
             x = (crow.target[b, r] - v) / g

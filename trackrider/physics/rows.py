@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.maths import apply_impulse, invert_spd, row_mobility, row_velocity
+from trackrider.physics.maths import apply_impulse, invert_spd, row_mobility, row_velocity  # noqa: F401
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -88,28 +88,23 @@ def solve_joint_pgs(j, joints, rows, trk, cars, bodies, wk):
 # friction share J = f = [T, r_m × T] (T·v_A):
 #   section: target v_set, bounds [F_min h, F_max h] by section kind; ratchet target 0, [0, ∞);
 #   friction target 0, bounds ±(μ·|wheel force| + Davis A) h  or ±m μ g h ("nl2").
-# They are solved exactly with the chain (``couplings.factor_chain_rows``) by an active set
-# (primal–dual, i.e. Newton on the piecewise-linear conditions): each row is FREE (its velocity
-# condition holds), AT_LO or AT_HI (its impulse is that bound). Every row is regularised with a
-# small softness γ (a free row holds J·u = target − γ λ): where rows are redundant or nearly so —
+# They are solved exactly with the chain (``couplings.train_rows_scalar``, ``kernels.solve_car_rows``).
+# Each row has a small softness γ (a free row holds J·u = target − γ λ): where rows are redundant
+# or nearly so —
 # a train held by several brake cars through rigid couplers, boosters under a rigid train whose
 # cars' speeds along their own tangents differ by the chain's geometry, a brake and the friction
 # of one car both holding at 0 m/s — the cars then share the load smoothly (equal shares for equal
 # rows) instead of fighting at their bounds (the rigid limit: some cars at +F, others at −F).
 # γ = ROW_SOFTNESS · S for section rows, HOLD_SOFTNESS · S for the ratchet and friction rows, S the
-# row's mobility in its train (``couplings.train_mode``: s²; a car's own f W̃ fᵀ outside a rigid
-# train): a free section row holds its speed to within 3e-5 of the velocity change its impulse
+# row's mobility in its train (``couplings.train_mode``: s²; a car's own f W̃ fᵀ when a train is
+# not rigid, whose rows then alternate with the chain solve): a free section row holds its speed to within 3e-5 of the velocity change its impulse
 # makes in the step (a launch at full thrust 6e-7 m/s below its speed, a train held on a 5° grade
 # by a brake creeps at 3e-8 m/s), a ratchet or friction row to within 1e-8.
-FREE = 0
-AT_LO = 1
-AT_HI = 2
-ABSENT = 3
+ABSENT = 0   # CarRows.present: the car has no such row this step
+PRESENT = 1
 ROW_SOFTNESS = 3e-5
 HOLD_SOFTNESS = 1e-8     # ratchet and friction rows: they hold a car at rest
-BLOCK_PASSES = 8      # active-set passes that change every violated row at once; later passes change
-                      # only the first (least index: finite for a positive definite system, no cycle)
-MAX_ACTIVE_SET = 200  # passes before the fallback (rows fixed at their clamped impulses)
+MAX_PASSES = 50          # rigid trains: passes while the friction bounds move (3-6 in practice)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -121,106 +116,3 @@ def friction_bound(b, cfg, bodies, cars, res, lamT):
     l1 = lamT[b, 0] + cars.transport[b, 0]
     l2 = lamT[b, 1] + cars.transport[b, 1]
     return res.rolling * np.sqrt(l1 * l1 + l2 * l2) + cars.davis[b, 0] * cfg.h
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def car_rows_solve(bodies, cars, tmp, fixed):
-    """Per car, the exact solve of its bounded rows for the current active set, the car alone (the
-    chain solve after it adds the couplers: ``couplings.factor_chain_rows``). Clamped rows take
-    their bound; the free rows together (softness γ_e = 1/Σ(1/γ_r), target t_e = γ_e Σ t_r/γ_r)
-    the impulse μ that gives J·u = t_e − γ_e μ. ``fixed``: every row fixed at its impulse clamped
-    into its bounds (the fallback). Sets ``crow.k`` (0: no free row) and ``crow.mu``."""
-    crow, trk, row_t = tmp.crow, tmp.trk, tmp.scratch.row_t
-    pc, lam = crow.piece, crow.lam
-    for b in range(cars.n):
-        crow.k[b] = 0.0
-        crow.mu[b] = 0.0
-        if not cars.held[b]:
-            continue
-        mu = 0.0
-        mu_fix = 0.0
-        tsum = 0.0   # Σ t_r / γ_r over the free rows
-        gsum = 0.0   # Σ 1 / γ_r
-        for r in range(3):
-            p = pc[b, r]
-            if p == ABSENT:
-                continue
-            mu += lam[b, r]
-            if fixed:
-                lam[b, r] = min(max(lam[b, r], crow.lo[b, r]), crow.hi[b, r])
-                mu_fix += lam[b, r]
-            elif p == FREE:
-                gsum += 1.0 / crow.gamma[b, r]
-                tsum += crow.target[b, r] / crow.gamma[b, r]
-            elif p == AT_LO:
-                lam[b, r] = crow.lo[b, r]
-                mu_fix += lam[b, r]
-            else:
-                lam[b, r] = crow.hi[b, r]
-                mu_fix += lam[b, r]
-        d = mu_fix - mu
-        c = crow.c[b]
-        if gsum > 0.0 and c > 0.0:
-            ge = 1.0 / gsum
-            v = row_velocity(b, row_t[b], bodies.vel, bodies.omg)
-            mu_free = (tsum * ge - v + c * (mu - mu_fix)) / (c + ge)
-            crow.mu[b] = mu_free
-            crow.k[b] = 1.0 / (c + ge)
-            d += mu_free
-        if d != 0.0:
-            apply_impulse(b, row_t[b], d, trk, cars, bodies)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def car_rows_update(cfg, bodies, cars, res, tmp, tol, single):
-    """After a solve: each row's impulse and its piece of the active set for the next pass (a free
-    row beyond a bound is clamped there; a clamped row whose velocity condition asks for an impulse
-    inside its bounds is freed), friction bounds from the new wheel impulses. Returns True if the
-    active set changed or a clamped friction bound moved by more than ``tol``. ``single``: change
-    only the first violated row."""
-    crow, row_t = tmp.crow, tmp.scratch.row_t
-    pc, lam = crow.piece, crow.lam
-    changed = False
-    flipped = False
-    for b in range(cars.n):
-        if not cars.held[b]:
-            continue
-        if pc[b, 2] != ABSENT:
-            bound = friction_bound(b, cfg, bodies, cars, res, tmp.trk.lam)
-            if pc[b, 2] != FREE and abs(bound - crow.hi[b, 2]) > tol:
-                changed = True
-            crow.lo[b, 2] = -bound
-            crow.hi[b, 2] = bound
-        gsum = 0.0
-        tsum = 0.0
-        for r in range(3):
-            if pc[b, r] == FREE:
-                gsum += 1.0 / crow.gamma[b, r]
-                tsum += crow.target[b, r] / crow.gamma[b, r]
-        v = row_velocity(b, row_t[b], bodies.vel, bodies.omg)
-        for r in range(3):
-            p = pc[b, r]
-            if p == ABSENT:
-                continue
-            g = crow.gamma[b, r]
-            if p == FREE:  # J·u = t_e − γ_e μ: λ_r = (t_r − J·u)/γ_r without the cancellation
-                lr = (crow.target[b, r] - tsum / gsum) / g + crow.mu[b] / (gsum * g)
-                lam[b, r] = lr
-            else:
-                lr = (crow.target[b, r] - v) / g
-            # one step at a time: a clamped row that asks for an impulse inside (or beyond the
-            # other side of) its bounds is freed first (from one bound straight to the other, the
-            # passes would alternate when the softness is small)
-            q = p
-            if p == FREE:
-                if lr <= crow.lo[b, r]:
-                    q = AT_LO
-                elif lr >= crow.hi[b, r]:
-                    q = AT_HI
-            elif (p == AT_LO and lr > crow.lo[b, r] + tol) or (p == AT_HI and lr < crow.hi[b, r] - tol):
-                q = FREE  # (by more than tol: a row exactly at its bound would flip on rounding)
-            if q != p and not (single and flipped):
-                pc[b, r] = q
-                changed = True
-                flipped = True
-    return changed

@@ -123,9 +123,6 @@ Chains = namedtuple("Chains", [
     "count",   # (ntrains,) int: chained couplers
     "w",       # (nj, 12) W̃ Hᵀ of both ends
     "p",       # (nj, 10) P Hᵀ of both ends
-    "wm",      # (nj, 12) W̄ Hᵀ of both ends: as w, with the free car rows of the end cars eliminated
-    "pm",      # (nj, 10) P̄ Hᵀ: as p, likewise
-    "sm",      # (nj, 2) change of each end car's free row impulse per unit coupler impulse (negated)
     "d",       # (nj,) LDLᵀ pivots
     "f",       # (nj,) off-diagonal
     "y",       # (nj,) solution
@@ -139,20 +136,19 @@ Scratch = namedtuple("Scratch", [
 ])
 
 CarRows = namedtuple("CarRows", [
-    "target",  # (nb, 3) m/s: section row, ratchet, friction row (all J = [T, r_m × T])
-    "lo",      # (nb, 3) N·s impulse bounds
-    "hi",      # (nb, 3)
-    "piece",   # (nb, 3) int: rows.FREE, AT_LO, AT_HI (the active set) or ABSENT
-    "lam",     # (nb, 3) N·s impulses during the solve
-    "w",       # (nb, 6) W̃ fᵀ (f the row)
-    "p",       # (nb, 5) P fᵀ
-    "c",       # (nb,) f W̃ fᵀ
-    "gamma",   # (nb, 3) softness of each row (rows.ROW_SOFTNESS, HOLD_SOFTNESS × its mobility)
-    "k",       # (nb,) 1 / (c + γ/free rows), 0 when no row is free
-    "mu",      # (nb,) impulse of the free rows together
-    "s",       # (nb,) rigid train: row velocity change per unit of the train's one free motion (train_mode)
-    "v",       # (nb,) row velocity J·u at the start of the scalar solve
-    "passes",  # (2,) int: active-set passes of the last solve, most in one solve since the world was built
+    "target",   # (nb, 3) m/s: section row, ratchet, friction row (all J = f = [T, r_m × T])
+    "lo",       # (nb, 3) N·s impulse bounds
+    "hi",       # (nb, 3)
+    "present",  # (nb, 3) int: rows.PRESENT or ABSENT this step
+    "lam",      # (nb, 3) N·s impulses during the solve
+    "w",        # (nb, 6) W̃ fᵀ
+    "c",        # (nb,) f W̃ fᵀ
+    "gamma",    # (nb, 3) softness of each row (rows.ROW_SOFTNESS, HOLD_SOFTNESS × its mobility s²)
+    "chained",  # (nb,) int: 1 the car is in a train's chain solved as a rigid train
+    "mu",       # (nb,) N·s change of the car's rows' impulse in a pass
+    "s",        # (nb,) row velocity change per unit of the train's free motion (couplings.train_mode)
+    "v",        # (nb,) row velocity J·u at the start of the scalar solve
+    "passes",   # (2,) int: passes of the last solve, most in one solve since the world was built
 ])
 
 Work = namedtuple("Work", ["R", "W", "A", "Ainv", "M", "K", "Kinv", "qf", "theta", "fr2", "rr"])
@@ -169,13 +165,12 @@ def make_temps(nb: int, nj: int, first, count) -> Temps:
     trk = TrackRows(z((nbx, 5, 6)), z((nbx, 5)), z((nbx, 5)), z((nbx, 6, 6)), z((nbx, 5, 6)))
     rows = Rows(z((njx, NJR, 12)), z((njx, NJR)), z((njx, NJR)), z((njx, NJR)), z(njx), z(njx, np.int64))
     chains = Chains(np.asarray(first, np.int64), np.asarray(count, np.int64), z((njx, 12)), z((njx, 10)),
-                    z((njx, 12)), z((njx, 10)), z((njx, 2)), z(njx), z(njx), z(njx))
+                    z(njx), z(njx), z(njx))
     scratch = Scratch(z((nbx, 3)), z((nbx, 3)), z((nbx, 6)), z((nbx, 6)))
     work = Work(z((3, 3)), z((6, 6)), z((5, 5)), z((5, 5)), z((8, 8)), z((NJR, NJR)), z((NJR, NJR)), z(4), z(3),
                 z(NCOL), z(16))
-    crow = CarRows(z((nbx, 3)), z((nbx, 3)), z((nbx, 3)), np.full((nbx, 3), 3, np.int64), z((nbx, 3)), z((nbx, 6)),
-                   z((nbx, 5)), z(nbx), z((nbx, 3)), z(nbx), z(nbx), z(nbx), z(nbx),
-                   np.zeros(2, np.int64))
+    crow = CarRows(z((nbx, 3)), z((nbx, 3)), z((nbx, 3)), np.zeros((nbx, 3), np.int64), z((nbx, 3)), z((nbx, 6)),
+                   z(nbx), z((nbx, 3)), np.zeros(nbx, np.int64), z(nbx), z(nbx), z(nbx), np.zeros(2, np.int64))
     return Temps(trk, rows, chains, scratch, work, crow)
 
 
