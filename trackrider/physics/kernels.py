@@ -12,8 +12,9 @@ for a free body it is ``W = diag(1/m, I_w⁻¹)``; for a car on its track it is 
 on the car to the track-row impulses that keep rows 1–5 satisfied (``Δλ_T = −P f``). After one
 exact projection onto rows 1–5 at the start of a step, every later impulse is applied through
 ``W̃`` so rows 1–5 stay exactly satisfied and their impulses stay exact: the 5×5 block of each
-track joint is solved exactly (``track_joint.py``), and for trains the coupler rows reduce to a
-block-tridiagonal system solved exactly (``couplings.py``).
+track joint is solved exactly (``track_joint.py``), for trains the coupler rows reduce to a
+tridiagonal system solved exactly, and a rigid train's bounded rows along T (sections, ratchet,
+friction) to one scalar equation solved exactly with it (``couplings.py``, ``solve_car_rows``).
 
 The step is the list of stages in ``run_chunk``; joint kinds are in ``joints/``, the generic
 bounded-row solve in ``rows.py``.
@@ -399,7 +400,7 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
         for b in range(cars.n):
             if crow.present[b, 2] != ABSENT:
                 bound = friction_bound(b, cfg, bodies, cars, res, tmp.trk.lam)
-                if abs(bound - crow.hi[b, 2]) > tol:
+                if abs(bound - crow.hi[b, 2]) > tol + 1e-7 * bound:  # 1e-7 of the bound: ≪ the 1e-3 aim
                     moved = True
                 crow.lo[b, 2] = -bound
                 crow.hi[b, 2] = bound
@@ -409,12 +410,13 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints):
+def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows):
     """The step's rows after the track blocks: with no bounded row, one exact chain solve. Else the
     cars' bounded rows with the chains (``solve_car_rows``: exact for rigid trains); joints outside
     the chains (``free_joints`` not None) alternate with it in PGS sweeps (``cfg.iterations``, each
     joint's rows as one block), and a last solve of the cars' rows and chains ends the step
-    (equality rows exact, bounded rows within their bounds by construction)."""
+    (equality rows exact, bounded rows within their bounds by construction). ``car_rows`` None: the
+    world has no section and no friction (``car_rows_flag``; that code is not compiled)."""
     if not any_bounded:
         solve_chains(bodies, cars, joints, tmp)
         return
@@ -422,11 +424,16 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     tol = 0.0
     for b in range(bodies.mass.shape[0]):
         tol = max(tol, 1e-9 * bodies.mass[b] * cfg.gmag * cfg.h)
-    car_rows = prepare_car_rows(cfg, bodies, cars, sections, res, tmp)
+    rows_now = False
+    if car_rows is not None:
+        rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp)
     it = 0
     while True:
-        if car_rows:
-            solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol)
+        if car_rows is not None:
+            if rows_now:
+                solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol)
+            else:
+                solve_chains(bodies, cars, joints, tmp)
         else:
             solve_chains(bodies, cars, joints, tmp)
         if free_joints is None or it >= cfg.iterations:
@@ -438,7 +445,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         it += 1
         if dmax <= tol:
             it = cfg.iterations  # converged: finish with the exact solve
-    if car_rows:
+    if car_rows is not None:
         lam, present = tmp.crow.lam, tmp.crow.present
         for b in range(cars.n):
             cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
@@ -696,13 +703,14 @@ def record_sample(cfg, bodies, cars, sections, scratch, out):
 
 # ----------------------------------------------------------------------------- the run loop
 @njit(cache=True, error_model="numpy", _nrt=False)
-def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
+def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows):
     """Run ``n_steps`` steps after step ``step0``; record every ``cfg.record_every``-th into
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
     ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints), ``tmp``
     the ``Temps`` (``state.make_temps``); ``free_joints`` None when every joint is a train's
-    chained coupler (``free_joints_flag``), else True.
+    chained coupler (``free_joints_flag``), else True; ``car_rows`` None when the world has no
+    section and no friction (``car_rows_flag``), else True.
     Returns (steps done, records written, status 0 ok / 1 diverged, entity of divergence).
     """
     tracks, bodies, cars, sections, res, joints = world
@@ -724,7 +732,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints):
             stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
-            stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints)
+            stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows)
             if not stage_supports(cfg, bodies, cars, tmp.trk):
                 break
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
@@ -757,7 +765,7 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints)
-    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints)
+    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -770,6 +778,15 @@ def py_prepare_track_block(b, bodies, cars, erp_h, trk, wk):
 def py_prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
     update_rotations(bodies)
     prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints)
+
+
+def car_rows_flag(world):
+    """``car_rows`` for run_chunk: None when no car can have a bounded row along T (no section, no
+    rolling friction, no Davis A term: the kernel is compiled without that code), else True."""
+    cars, sections, res = world.cars, world.sections, world.res
+    if sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0)):
+        return None
+    return True
 
 
 def free_joints_flag(joints):

@@ -1,6 +1,7 @@
-"""The generic solve of bounded rows: projected Gauss–Seidel over joint row blocks and the
-cars' scalar rows along T (PHYSICS.md §4). A joint's rows come from its kind (``joints/``);
-nothing here depends on the kind."""
+"""Bounded rows: the generic projected Gauss–Seidel update of joint row blocks (PHYSICS.md §4; a
+joint's rows come from its kind, ``joints/``, nothing here depends on the kind), and the cars'
+bounded rows along T (targets, bounds, softness), which are solved with the chain
+(``couplings.train_rows_scalar``, ``kernels.solve_car_rows``)."""
 from __future__ import annotations
 
 import numpy as np

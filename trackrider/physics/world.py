@@ -843,6 +843,7 @@ class World:
         cfg = st.Step(self.dt, 0.0, 0.0, -g, math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g)), self.erp / self.dt,
                       self.iterations, self.warm_start, record_every)
         free = kn.free_joints_flag(self.joint_state)
+        car_rows = kn.car_rows_flag(self.records)
         done = 0
         while done < n_steps:
             n = min(steps_per_chunk, n_steps - done)
@@ -851,7 +852,7 @@ class World:
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free)
+                                                      free, car_rows)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:
