@@ -7,7 +7,8 @@ kernel's rows); with friction rows, over a stop brake and on boosters, the error
 bounded rows (and the couplers) against an independent exact solve of the same step (sparse
 Schur complement and bounded-variable least squares: ``reference.exact_bounded_solve``); then the compile time of a fresh interpreter (subprocesses):
 from a cold cache, from the cache, the imports and world alone (loading from the cache costs the
-difference), and from a cold cache with a hinge in the world (the kernel with every joint kind).
+difference), from a cold cache with a lift section (the kernel with the cars' bounded rows) and
+with a hinge in the world (the kernel with every joint kind).
 
     python bench/solver.py [--quick] [--compile-only] [--compile-profile]
 
@@ -100,7 +101,8 @@ def section_error(track, kind, n_cars=1000):
 def compile_times():
     """(wall s, cpu s) of a fresh interpreter that compiles and runs two steps of a 3-car train:
     from a cold cache, then from the cache; the same interpreter that only imports and builds the
-    world (no run); and cold for the same train plus a pendulum on a hinge, which compiles the
+    world (no run); cold for the same train on a lift section, which compiles the cars' bounded-row
+    solve (``car_rows``); and cold for the same train plus a pendulum on a hinge, which compiles the
     kernel with every joint kind (``free_joints``)."""
     code = ("import sys, time; t0 = time.perf_counter(); sys.path.insert(0, %r); sys.path.insert(0, %r);"
             "import analytic; from trackrider.physics import World, CarSpec, CouplingSpec;"
@@ -110,17 +112,20 @@ def compile_times():
     hinge = ("b = w.add_body('p', 10.0, size=(0.2, 0.2, 0.2), position=(0.0, 0.0, 50.0));"
              "w.add_joint('hinge', 'world', ('body', b), anchor_a=(0.0, 0.0, 51.0), anchor_b=(0.0, 0.0, 1.0),"
              " axis=(1.0, 0.0, 0.0));")
+    lift = "w.add_section('lift', 0, 0.0, 30.0, speed=3.0, max_force=8e4);"
     paths = (str(ROOT), str(ROOT / "tests" / "physics"))
     out = {}
     base = dict(os.environ)
-    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as joint_cache:
-        for label, cdir, joints, run in (("cold", cache, False, True),
-                                         ("from cache", cache, False, True),
-                                         ("imports and world only", cache, False, False),
-                                         ("cold, with a hinge (every joint kind)", joint_cache, True, True)):
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as joint_cache, \
+            tempfile.TemporaryDirectory() as lift_cache:
+        for label, cdir, extra, run in (("cold", cache, "", True),
+                                        ("from cache", cache, "", True),
+                                        ("imports and world only", cache, "", False),
+                                        ("cold, with a lift section (the cars' bounded rows)", lift_cache, lift, True),
+                                        ("cold, with a hinge (every joint kind)", joint_cache, hinge, True)):
             env = dict(base, NUMBA_CACHE_DIR=cdir, TRACKRIDER_CACHE_DIR=cdir)
             r0 = os.times()
-            p = subprocess.run([sys.executable, "-c", code % (paths + (hinge if joints else "",
+            p = subprocess.run([sys.executable, "-c", code % (paths + (extra,
                                                                        "w.run(2, 1);" if run else "w._build();"))],
                                env=env,
                                capture_output=True, text=True, cwd=ROOT)
