@@ -3,10 +3,12 @@
 Prints, per train length: µs per step (wall and CPU), multiple of real time (CPU), ns per
 row and pass, and the largest coupler-force error of one step against an exact sparse direct
 solve of the same step's equality system (numpy/scipy, assembled independently from the
-kernel's rows); with friction rows and over a brake, the error of those bounded rows against
-a converged solve of the same step; then the compile time of a fresh interpreter (subprocesses):
+kernel's rows); with friction rows, over a stop brake and on boosters, the error of those
+bounded rows (and the couplers) against an independent exact solve of the same step (sparse
+Schur complement and bounded-variable least squares: ``reference.exact_bounded_solve``); then the compile time of a fresh interpreter (subprocesses):
 from a cold cache, from the cache, the imports and world alone (loading from the cache costs the
-difference), and from a cold cache with a hinge in the world (the kernel with every joint kind).
+difference), from a cold cache with a lift section (the kernel with the cars' bounded rows) and
+with a hinge in the world (the kernel with every joint kind).
 
     python bench/solver.py [--quick] [--compile-only] [--compile-profile]
 
@@ -65,7 +67,7 @@ def timing(n_cars, steps, track, rolling=0.0):
     cpu = (time.process_time() - c0) / steps
     rows_per_step = 5 * n_cars + (n_cars - 1)
     # coupler-force error of one step vs the exact solve
-    if rolling:  # bounded rows: the friction rows against a converged solve of the same step
+    if rolling:  # bounded rows: the friction rows against an independent exact solve of the same step
         return wall, cpu, rows_per_step, bounded_row_error(w)["friction"], float("nan")
     rows = one_step_rows(w)
     lam_exact, _ = exact_coupler_impulses(rows)
@@ -76,26 +78,31 @@ def timing(n_cars, steps, track, rolling=0.0):
     return wall, cpu, rows_per_step, err, f_max
 
 
-def brake_error(track, n_cars=1000):
-    """Relative error of the brake rows of one step (20 iterations) against a converged solve:
-    a 1000-car train rolling at 0.5 m/s whose first 100 cars are on a stop brake (up to 60 kN per
-    car: not saturated), 0.1 s after it starts."""
+def section_error(track, kind, n_cars=1000):
+    """Errors of the bounded rows and couplers of one step against an independent exact solve of
+    the same step (``reference.exact_bounded_solve``), 0.1 s after the start:
+    ``brake``: a 1000-car train rolling at 0.5 m/s whose first 100 cars are on a stop brake (60 kN
+    per car; the train is held by then); ``booster``: a 1000-car train at 12 m/s whose first 200
+    cars are on boosters (12 m/s, 20 kN per car)."""
     from trackrider.physics import CarSpec, CouplingSpec, World
 
     w = World(dt=1e-3)
     w.add_track(track)
     s0 = n_cars * 2.5 + 5.0
+    v0, n_on, opts = (0.5, 100, dict(max_force=60000.0)) if kind == "brake" else \
+        (12.0, 200, dict(speed=12.0, max_force=20000.0))
     w.add_train("bench", 0, n_cars, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1),
-                coupling=CouplingSpec("distance", 0.5), start_s=s0, start_speed=0.5)
-    w.add_section("brake", 0, s0 - 100 * 2.5, s0 + 50.0, max_force=60000.0)
+                coupling=CouplingSpec("distance", 0.5), start_s=s0, start_speed=v0)
+    w.add_section(kind, 0, s0 - n_on * 2.5, s0 + 50.0, **opts)
     w.run(100, 100)
-    return bounded_row_error(w)["section"]
+    return bounded_row_error(w)
 
 
 def compile_times():
     """(wall s, cpu s) of a fresh interpreter that compiles and runs two steps of a 3-car train:
     from a cold cache, then from the cache; the same interpreter that only imports and builds the
-    world (no run); and cold for the same train plus a pendulum on a hinge, which compiles the
+    world (no run); cold for the same train on a lift section, which compiles the cars' bounded-row
+    solve (``car_rows``); and cold for the same train plus a pendulum on a hinge, which compiles the
     kernel with every joint kind (``free_joints``)."""
     code = ("import sys, time; t0 = time.perf_counter(); sys.path.insert(0, %r); sys.path.insert(0, %r);"
             "import analytic; from trackrider.physics import World, CarSpec, CouplingSpec;"
@@ -105,17 +112,20 @@ def compile_times():
     hinge = ("b = w.add_body('p', 10.0, size=(0.2, 0.2, 0.2), position=(0.0, 0.0, 50.0));"
              "w.add_joint('hinge', 'world', ('body', b), anchor_a=(0.0, 0.0, 51.0), anchor_b=(0.0, 0.0, 1.0),"
              " axis=(1.0, 0.0, 0.0));")
+    lift = "w.add_section('lift', 0, 0.0, 30.0, speed=3.0, max_force=8e4);"
     paths = (str(ROOT), str(ROOT / "tests" / "physics"))
     out = {}
     base = dict(os.environ)
-    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as joint_cache:
-        for label, cdir, joints, run in (("cold", cache, False, True),
-                                         ("from cache", cache, False, True),
-                                         ("imports and world only", cache, False, False),
-                                         ("cold, with a hinge (every joint kind)", joint_cache, True, True)):
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as joint_cache, \
+            tempfile.TemporaryDirectory() as lift_cache:
+        for label, cdir, extra, run in (("cold", cache, "", True),
+                                        ("from cache", cache, "", True),
+                                        ("imports and world only", cache, "", False),
+                                        ("cold, with a lift section (the cars' bounded rows)", lift_cache, lift, True),
+                                        ("cold, with a hinge (every joint kind)", joint_cache, hinge, True)):
             env = dict(base, NUMBA_CACHE_DIR=cdir, TRACKRIDER_CACHE_DIR=cdir)
             r0 = os.times()
-            p = subprocess.run([sys.executable, "-c", code % (paths + (hinge if joints else "",
+            p = subprocess.run([sys.executable, "-c", code % (paths + (extra,
                                                                        "w.run(2, 1);" if run else "w._build();"))],
                                env=env,
                                capture_output=True, text=True, cwd=ROOT)
@@ -204,11 +214,13 @@ def main(argv=None):
     for n, steps in ((7, 2000 if quick else 10000), (1000, 30 if quick else 300)):
         wall, cpu, rows, err, _ = timing(n, steps, track, rolling=0.002)
         print(f"{n:>5} {rows:>6} {wall * 1e6:>13.1f} {cpu * 1e6:>12.1f} {1e-3 / cpu:>13.1f} "
-              f"{cpu / rows * 1e9:>12.1f} {err:>12.2e}   (with rolling resistance + drag: friction rows, PGS "
-              f"passes; err: friction rows vs a converged solve)")
-    err = brake_error(track)
-    print(f"1000 cars at 0.5 m/s onto a stop brake (first 100 cars, 0.1 s in): brake-row err {err:.2e} "
-          "vs a converged solve of the same step")
+              f"{cpu / rows * 1e9:>12.1f} {err:>12.2e}   (with rolling resistance + drag: friction rows "
+              f"solved exactly with the chain; err: friction rows vs an exact solve)")
+    for kind, what in (("brake", "1000 cars at 0.5 m/s onto a stop brake (first 100 cars), held 0.1 s in"),
+                       ("booster", "1000 cars at 12 m/s on boosters (first 200 cars, 12 m/s, 20 kN)")):
+        err = section_error(track, kind)
+        print(f"{what}: {kind}-row err {err['section']:.2e}, coupler err {err['coupler']:.2e} "
+              "vs an independent exact solve of the same step")
     print_compile_times()
     print("ns/row-pass: CPU time per step / equality rows (5 per car + 1 per coupler); with no bounded "
           "rows a step is one exact track-block projection plus one exact chain solve.")

@@ -63,6 +63,8 @@ from trackrider.physics import channels as ch
 STALL_MOVING_SPEED = 0.5
 #: below this speed (every car) a train is at rest, m/s
 STALL_REST_SPEED = 0.05
+#: smallest rise of z into a crest, m (along a level top z varies by rounding only)
+CREST_RISE = 1e-9
 #: a train at rest this long outside any section has stalled, s
 STALL_REST_TIME = 2.0
 #: a wheel_lift event re-arms when Q_inner > this fraction of F2/2
@@ -579,7 +581,8 @@ class RideMetrics:
         zz = np.concatenate([self.prev_z, z], axis=0)            # (m+2, ne)
         sp_all = np.concatenate([self.prev_speed[None, :], speed], axis=0)  # (m+1, ne)
         s_all = np.concatenate([self.prev_s[None, :], smp[:, :, ch.S]], axis=0)
-        crest = (zz[1:-1] > zz[:-2]) & (zz[1:-1] >= zz[2:])      # at rows −1 .. m−2
+        # (a rise below CREST_RISE is a level stretch: rounding must not make a crest there)
+        crest = (zz[1:-1] > zz[:-2] + CREST_RISE) & (zz[1:-1] >= zz[2:])      # at rows −1 .. m−2
         on = (flags & ch.ON_TRACK) != 0
         on_prev = np.concatenate([np.ones((1, self.n_entities), bool), on[:-1]], axis=0)
         crest &= on_prev

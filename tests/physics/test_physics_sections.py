@@ -236,3 +236,49 @@ def test_sections_act_in_the_direction_of_travel_towards_minus_s():
         t, r, st = run(w, 6000, 10)
         assert r[-1, 0, ch.SPEED] == pytest.approx(-speed, abs=1e-6)
         assert abs(r[10, 0, ch.ACCEL]) == pytest.approx(F / M, rel=1e-6)
+
+
+# ----------------------------------------------------------------------------- bounded rows exact
+def _train_on(track, n, v0, kind, n_on, **opts):
+    w = World(dt=1e-3)
+    w.add_track(track)
+    s0 = n * 2.5 + 5.0
+    w.add_train("a", 0, n, car(cg_height=0.3, rider_height=1.1), coupling=CouplingSpec("distance", 0.5),
+                start_s=s0, start_speed=v0)
+    w.add_section(kind, 0, s0 - n_on * 2.5 + 1.0, s0 + 50.0, **opts)
+    return w
+
+
+@pytest.mark.parametrize("kind, v0, opts", [
+    ("brake", 0.5, dict(max_force=60000.0)),                  # held after 0.1 s: rows inside their bounds
+    ("booster", 12.0, dict(speed=12.0, max_force=20000.0)),  # some at their bounds, some free
+])
+def test_bounded_rows_are_exact_with_the_chain_in_one_step(kind, v0, opts):
+    """The section rows of a 60-car train (on a quarter of it) and its couplers after one step's
+    solve agree with an independent exact solve of the same step (sparse Schur complement and
+    bounded-variable least squares, ``reference.exact_bounded_solve``) within 1e-4."""
+    from trackrider.physics.reference import exact_bounded_solve
+
+    track = analytic.hilly_circle(R=100.0, amp=1.0, waves=4, n=4001)
+    w = _train_on(track, 60, v0, kind, 15, **opts)
+    w.run(100, 100)
+    kernel, exact = exact_bounded_solve(w)
+    for key in ("section", "coupler"):
+        scale = np.max(np.abs(exact[key]))
+        assert scale > 0.0
+        assert np.max(np.abs(kernel[key] - exact[key])) <= 1e-4 * scale
+
+
+def test_a_train_held_by_several_brakes_shares_the_load_equally():
+    """20 cars at rest on a uniform 2° grade, the 5 lead cars on a stop brake: each braked car holds
+    a fifth of the train, 4 m g sin α (the rows are redundant through the rigid couplers; their
+    equal softness makes the split unique and equal, up to 0.3 %: the couplers' drift correction
+    against that softness), from the first step on; together exactly n m g sin α."""
+    a = np.radians(2.0)
+    w = _train_on(analytic.straight(200.0, pitch_deg=2.0), 20, 0.0, "brake", 5, max_force=1e5)
+    t, r, st = run(w, 200, 10)
+    F = r[:, :, ch.MOTOR_FORCE]
+    np.testing.assert_allclose(F[:, :5], 4 * M * G * np.sin(a), rtol=3e-3)
+    np.testing.assert_allclose(F[1:, :5].sum(axis=1), 20 * M * G * np.sin(a), rtol=1e-6)
+    assert np.all(F[:, 5:] == 0.0)
+    assert np.all(np.abs(r[:, :, ch.SPEED]) < 1e-6)

@@ -10,10 +10,24 @@ coupler k joins bodies (a_k, b_k) with b_k = a_{k+1}. With rows 1–5 of every c
 
 Per coupler ``chains.w`` = W̃ Hᵀ and ``chains.p`` = P Hᵀ of both ends are cached, so a solve
 costs O(1) per coupler: Δu = w Δλ, Δλ_T = −p Δλ (the cars' track rows stay exact).
+
+Rigid trains (``train_mode``, ``train_rows_scalar``). With rigid couplers (γ = 0) and every car
+on its track with its support row (W̃ of rank one: W̃ = w wᵀ/c, w = W̃fᵀ, c = f·w), a train has
+one free motion: car i moves as w_i q_i X, with q_0 = 1 and q_{k+1} = −(H_k^a·w_a)/(H_k^b·w_b) q_k
+(coupler k keeps H_k Δu = 0). Its generalised mass is M = Σ c_i q_i², a row impulse μ_i on car i
+is the generalised impulse c_i q_i μ_i, so with s_i = c_i q_i / √M the row velocities change by
+Δv_i = s_i Y, Y = Σ_j s_j Δμ_j. Every bounded row r of car i (softness γ_r) has the impulse
+clamp((t_r − v_i − s_i Y)/γ_r, lo_r, hi_r): the whole train's rows are one scalar equation in Y,
+Y = Σ_i s_i (μ_i(Y) − μ_i⁰), continuous, piecewise linear and increasing (slope ≥ 1), solved
+exactly by Newton's method inside a bracket (exact once in the root's piece). The impulses are
+then applied and the couplers re-solved (``solve_chain``), which gives the same velocities.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from trackrider.jit import njit
+from trackrider.physics.rows import ABSENT
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -98,3 +112,114 @@ def solve_chain(t, chains, joints, rows, trk, cars, bodies):
         if b < ncars and car_on[b]:
             for r in range(5):
                 lamT[b, r] -= cp[j, 5 + r] * dl
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def train_car(t, i, chains, joints, single):
+    """The i-th car of train ``t``'s chain (``single`` ≥ 0: a car outside any chain, i = 0)."""
+    if single >= 0:
+        return single
+    j0 = chains.first[t]
+    return joints.a[j0] if i == 0 else joints.b[j0 + i - 1]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def train_mode(t, chains, joints, rows, cars, crow, single):
+    """``crow.s`` of the cars of a rigid train ``t`` (or of the car ``single``). False if the train
+    is not rigid (a soft coupler, a car off its track or without its support row: the cars' rows
+    then alternate with the chain solve, ``kernels.solve_car_rows``)."""
+    n = 1 if single >= 0 else chains.count[t] + 1
+    jJ = rows.J
+    q = 1.0
+    msum = 0.0
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        if b >= cars.n or not cars.held[b] or not cars.support[b] or not crow.c[b] > 0.0:
+            return False
+        if i > 0:
+            j = chains.first[t] + i - 1
+            if rows.gamma[j] != 0.0:
+                return False
+            a = joints.a[j]
+            ha = 0.0
+            hb = 0.0
+            for k in range(6):
+                ha += jJ[j, 0, k] * crow.w[a, k]
+                hb += jJ[j, 0, 6 + k] * crow.w[b, k]
+            if abs(hb) <= 1e-12 * abs(ha) or hb == 0.0:
+                return False
+            q = -ha / hb * q
+        crow.s[b] = crow.c[b] * q
+        msum += crow.c[b] * q * q
+    f = 1.0 / np.sqrt(msum)
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        crow.s[b] *= f
+    return True
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def train_rows_residual(t, y, chains, joints, crow, single, apply):
+    """(F(Y), F'(Y)) of the scalar equation of train ``t`` (see the module docstring); ``apply``:
+    store each row's impulse at Y in ``crow.lam`` and return instead the change of each car's
+    total in ``crow.mu``."""
+    n = 1 if single >= 0 else chains.count[t] + 1
+    F = y
+    dF = 1.0
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        s = crow.s[b]
+        v = crow.v[b] + s * y
+        d = 0.0
+        for r in range(3):
+            if crow.present[b, r] == ABSENT:
+                continue
+            g = crow.gamma[b, r]
+            x = (crow.target[b, r] - v) / g
+            lo, hi = crow.lo[b, r], crow.hi[b, r]
+            if x <= lo:
+                x = lo
+            elif x >= hi:
+                x = hi
+            else:
+                dF += s * s / g
+            d += x - crow.lam[b, r]
+            if apply:
+                crow.lam[b, r] = x
+        F -= s * d
+        if apply:
+            crow.mu[b] = d
+    return F, dF
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def train_rows_scalar(t, chains, joints, crow, single, row_t, bodies):
+    """Solve train ``t``'s scalar equation for Y (Newton inside a bracket, exact in the root's
+    linear piece) and store its rows' impulses; ``crow.mu`` = each car's change of impulse."""
+    n = 1 if single >= 0 else chains.count[t] + 1
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        s = 0.0
+        for k in range(3):
+            s += row_t[b, k] * bodies.vel[b, k] + row_t[b, 3 + k] * bodies.omg[b, k]
+        crow.v[b] = s
+    y = 0.0
+    lo = -np.inf
+    hi = np.inf
+    for it in range(200):
+        F, dF = train_rows_residual(t, y, chains, joints, crow, single, False)
+        if F == 0.0:
+            break
+        if F < 0.0:
+            lo = y
+        else:
+            hi = y
+        y1 = y - F / dF
+        if y1 == y:
+            break  # the root to rounding
+        if not (lo < y1 < hi):  # overshot past a known point (both ends finite then): bisect
+            y1 = 0.5 * (lo + hi)
+            if not lo < y1 < hi:
+                break
+        y = y1
+    train_rows_residual(t, y, chains, joints, crow, single, True)

@@ -12,8 +12,9 @@ for a free body it is ``W = diag(1/m, I_w⁻¹)``; for a car on its track it is 
 on the car to the track-row impulses that keep rows 1–5 satisfied (``Δλ_T = −P f``). After one
 exact projection onto rows 1–5 at the start of a step, every later impulse is applied through
 ``W̃`` so rows 1–5 stay exactly satisfied and their impulses stay exact: the 5×5 block of each
-track joint is solved exactly (``track_joint.py``), and for trains the coupler rows reduce to a
-block-tridiagonal system solved exactly (``couplings.py``).
+track joint is solved exactly (``track_joint.py``), for trains the coupler rows reduce to a
+tridiagonal system solved exactly, and a rigid train's bounded rows along T (sections, ratchet,
+friction) to one scalar equation solved exactly with it (``couplings.py``, ``solve_car_rows``).
 
 The step is the list of stages in ``run_chunk``; joint kinds are in ``joints/``, the generic
 bounded-row solve in ``rows.py``.
@@ -25,13 +26,14 @@ import numpy as np
 from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
 from trackrider.jit import njit
 from trackrider.physics import channels as ch
-from trackrider.physics.couplings import factor_chain, solve_chain
+from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.joints import prepare_joint
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import rotation_error  # noqa: F401
-from trackrider.physics.operation import (finish_contacts, held_row, keep_positions, prepare_contacts,
-                                          solve_contacts, watch)
-from trackrider.physics.rows import joint_apply, solve_car_row, solve_joint_pgs
+from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
+                                          prepare_contacts, solve_contacts, watch)
+from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_PASSES, PRESENT, ROW_SOFTNESS
+from trackrider.physics.rows import friction_bound, joint_apply, solve_joint_pgs
 from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
 
 
@@ -305,51 +307,50 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
-    """One PGS pass over every car's rows along T (section, ratchet, friction); largest change."""
-    h, gmag = cfg.h, cfg.gmag
-    trk, row_t, lamT = tmp.trk, tmp.scratch.row_t, tmp.trk.lam
-    mu = res.rolling
-    dmax = 0.0
+def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
+    """Each car's row along T, f = [T, r_m × T], its mobilities W̃fᵀ and f W̃ fᵀ (every car on its
+    track: a rigid train's motion needs them all), and its bounded rows this step (``rows.py``):
+    section, ratchet, friction, with targets and bounds. Returns True if any car has such rows."""
+    crow, trk, row_t = tmp.crow, tmp.trk, tmp.scratch.row_t
+    any_rows = False
     for b in range(cars.n):
+        for r in range(3):
+            crow.lam[b, r] = 0.0
+            crow.present[b, r] = ABSENT
         if not cars.held[b]:
             continue
+        fr = cars.frame[b]
+        R = bodies.rot[b]
+        cg = cars.cg[b]
+        c0, c1, c2 = cross(-cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2], fr[C_T], fr[C_T + 1], fr[C_T + 2])
+        row_t[b, 0], row_t[b, 1], row_t[b, 2] = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+        row_t[b, 3], row_t[b, 4], row_t[b, 5] = c0, c1, c2
+        c = 0.0
+        for i in range(6):
+            s = 0.0
+            for q in range(6):
+                s += trk.mobility[b, i, q] * row_t[b, q]
+            crow.w[b, i] = s
+            c += row_t[b, i] * s
+        crow.c[b] = c
         sec = cars.section[b]
-        # section row, ratchet, friction, in this order (friction's bound reads the track impulses
-        # the other two changed); one call site of the inlined row update
-        for k in range(3):
-            if k == 0:
-                if sec < 0:
-                    continue
-                tv, lo, hi = car_section_row(sections, sec, b, cars, h, ops)
-                old = cars.lam_motor[b]
-            elif k == 1:
-                if sec < 0 or sections.kind[sec] != ch.LIFT:
-                    continue
-                tv, lo, hi = 0.0, 0.0, np.inf
-                old = cars.lam_ratchet[b]
-            else:
-                if res.nl2:
-                    bound = bodies.mass[b] * mu * gmag * h
-                else:
-                    l1 = lamT[b, 0] + cars.transport[b, 0]
-                    l2 = lamT[b, 1] + cars.transport[b, 1]
-                    bound = mu * np.sqrt(l1 * l1 + l2 * l2) + cars.davis[b, 0] * h
-                old = cars.lam_friction[b]
-                if not bound > 0.0:
-                    cars.lam_friction[b] = 0.0
-                    dmax = max(dmax, abs(0.0 - old))
-                    continue
-                tv, lo, hi = 0.0, -bound, bound
-            new = solve_car_row(b, row_t[b], tv, old, lo, hi, trk, cars, bodies)
-            if k == 0:
-                cars.lam_motor[b] = new
-            elif k == 1:
-                cars.lam_ratchet[b] = new
-            else:
-                cars.lam_friction[b] = new
-            dmax = max(dmax, abs(new - old))
-    return dmax
+        friction = res.rolling > 0.0 or cars.davis[b, 0] > 0.0
+        if (sec < 0 and not friction) or not c > 0.0:
+            continue
+        any_rows = True
+        crow.lam[b, 0], crow.lam[b, 1], crow.lam[b, 2] = cars.lam_motor[b], cars.lam_ratchet[b], cars.lam_friction[b]
+        if sec >= 0:
+            tv, lo, hi = car_section_row(sections, sec, b, cars, cfg.h, ops)
+            crow.target[b, 0], crow.lo[b, 0], crow.hi[b, 0] = tv, lo, hi
+            crow.present[b, 0] = PRESENT
+            if sections.kind[sec] == ch.LIFT:
+                crow.target[b, 1], crow.lo[b, 1], crow.hi[b, 1] = 0.0, 0.0, np.inf
+                crow.present[b, 1] = PRESENT
+        if friction:
+            bound = friction_bound(b, cfg, bodies, cars, res, trk.lam)
+            crow.target[b, 2], crow.lo[b, 2], crow.hi[b, 2] = 0.0, -bound, bound
+            crow.present[b, 2] = PRESENT
+    return any_rows
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -361,29 +362,113 @@ def solve_chains(bodies, cars, joints, tmp):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, ops):
-    """Iterations of (exact chain solves ↔ PGS sweep of the bounded rows), then a final exact
-    chain solve (equality rows exact; bounded rows within their bounds by construction).
-    ``free_joints`` None: no joint outside the trains' chains (their PGS code is not compiled);
-    ``ops`` None: no contacts between trains, no block sections (``operation.py``)."""
-    n_it = cfg.iterations if any_bounded else 0
+def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
+    """The cars' bounded rows with the couplers. When every train is rigid (``couplings.train_mode``)
+    exactly: per pass one scalar equation per train (``couplings.train_rows_scalar``; a car outside
+    the chains alone), the impulses applied, the couplers solved; again while a friction bound
+    (from the new wheel impulses) moves by more than ``tol``. Otherwise each car's rows exactly for
+    the car alone, alternating with the chain solve for ``cfg.iterations`` passes (Gauss–Seidel by
+    blocks) or until nothing changes by more than ``tol``; the couplers are solved last."""
+    chains, crow, row_t = tmp.chains, tmp.crow, tmp.scratch.row_t
+    rigid = True
+    for b in range(cars.n):
+        crow.chained[b] = 0
+    for t in range(chains.first.shape[0]):
+        if chains.count[t] > 0 and rigid:
+            if train_mode(t, chains, joints, tmp.rows, cars, crow, -1):
+                for i in range(chains.count[t] + 1):
+                    crow.chained[train_car(t, i, chains, joints, -1)] = 1
+            else:
+                rigid = False
+    for b in range(cars.n):
+        if not rigid:
+            crow.chained[b] = 0
+        if crow.chained[b] == 0:
+            crow.s[b] = np.sqrt(crow.c[b])  # the car alone: its row velocity changes by c μ
+        s2 = crow.s[b] * crow.s[b]  # softness relative to the row's mobility in its train
+        crow.gamma[b, 0] = ROW_SOFTNESS * s2
+        crow.gamma[b, 1] = HOLD_SOFTNESS * s2
+        crow.gamma[b, 2] = HOLD_SOFTNESS * s2
+    solve_chains(bodies, cars, joints, tmp)  # the couplers consistent with the impulses so far
+    n_pass = MAX_PASSES if rigid else cfg.iterations
+    for it in range(n_pass):
+        if rigid:
+            for t in range(chains.first.shape[0]):
+                if chains.count[t] > 0:
+                    train_rows_scalar(t, chains, joints, crow, -1, row_t, bodies)
+        dmax = 0.0
+        for b in range(cars.n):
+            if crow.present[b, 0] == ABSENT and crow.present[b, 1] == ABSENT and crow.present[b, 2] == ABSENT:
+                continue
+            if crow.chained[b] == 0:
+                train_rows_scalar(-1, chains, joints, crow, b, row_t, bodies)
+            if crow.mu[b] != 0.0:
+                apply_impulse(b, row_t[b], crow.mu[b], tmp.trk, cars, bodies)
+                dmax = max(dmax, abs(crow.mu[b]))
+        solve_chains(bodies, cars, joints, tmp)
+        crow.passes[0] = it + 1
+        moved = False
+        for b in range(cars.n):
+            if crow.present[b, 2] != ABSENT:
+                bound = friction_bound(b, cfg, bodies, cars, res, tmp.trk.lam)
+                if abs(bound - crow.hi[b, 2]) > tol + 1e-7 * bound:  # 1e-7 of the bound: ≪ the 1e-3 aim
+                    moved = True
+                crow.lo[b, 2] = -bound
+                crow.hi[b, 2] = bound
+        if not moved and (rigid or dmax <= tol):
+            break
+    crow.passes[1] = max(crow.passes[1], crow.passes[0])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops):
+    """The step's rows after the track blocks: with no bounded row, one exact chain solve. Else the
+    cars' bounded rows with the chains (``solve_car_rows``: exact for rigid trains); joints outside
+    the chains (``free_joints`` not None) and contacts between trains (``ops``, when one is active)
+    alternate with it in PGS sweeps (``cfg.iterations``, each joint's rows as one block), and a
+    last solve of the cars' rows and chains ends the step (equality rows exact, bounded rows within
+    their bounds by construction). ``car_rows`` None: the world has no section and no friction
+    (``car_rows_flag``; that code is not compiled); ``ops`` None: no contacts, no block sections."""
+    if not any_bounded:
+        solve_chains(bodies, cars, joints, tmp)
+        return
+    sweeps = free_joints is not None
+    if ops is not None:
+        sweeps = sweeps or contacts_active(ops)
     # converged when no bounded impulse changed by more than 1e-9 m g h (heaviest body)
     tol = 0.0
     for b in range(bodies.mass.shape[0]):
         tol = max(tol, 1e-9 * bodies.mass[b] * cfg.gmag * cfg.h)
-    for it in range(n_it):
-        solve_chains(bodies, cars, joints, tmp)
+    rows_now = False
+    if car_rows is not None:
+        rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops)
+    it = 0
+    while True:
+        if car_rows is not None:
+            if rows_now:
+                solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol)
+            else:
+                solve_chains(bodies, cars, joints, tmp)
+        else:
+            solve_chains(bodies, cars, joints, tmp)
+        if not sweeps or it >= cfg.iterations:
+            break
         dmax = 0.0
-        for j in range(joints.kind.shape[0]):
-            if free_joints is not None and joints.chain[j] == 0:
-                d = solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
-                dmax = max(dmax, d)
-        dmax = max(dmax, solve_car_rows(cfg, bodies, cars, sections, res, tmp, ops))
+        if free_joints is not None:
+            for j in range(joints.kind.shape[0]):
+                if joints.chain[j] == 0:
+                    dmax = max(dmax, solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk))
         if ops is not None:
             dmax = max(dmax, solve_contacts(bodies, cars, ops, tmp.trk))
+        it += 1
         if dmax <= tol:
-            break  # converged: finish with the exact chain solve below
-    solve_chains(bodies, cars, joints, tmp)
+            it = cfg.iterations  # converged: finish with the exact solve
+    if car_rows is not None:
+        lam, present = tmp.crow.lam, tmp.crow.present
+        for b in range(cars.n):
+            cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
+            cars.lam_ratchet[b] = lam[b, 1] if present[b, 1] != ABSENT else 0.0
+            cars.lam_friction[b] = lam[b, 2] if present[b, 2] != ABSENT else 0.0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -636,14 +721,15 @@ def record_sample(cfg, bodies, cars, sections, scratch, out):
 
 # ----------------------------------------------------------------------------- the run loop
 @njit(cache=True, error_model="numpy", _nrt=False)
-def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, ops):
+def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows, ops):
     """Run ``n_steps`` steps after step ``step0``; record every ``cfg.record_every``-th into
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
     ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints), ``tmp``
     the ``Temps`` (``state.make_temps``); ``free_joints`` None when every joint is a train's
-    chained coupler (``free_joints_flag``), else True. ``ops`` (``operation.Ops``) None when the
-    world has no contacts between trains and no block sections.
+    chained coupler (``free_joints_flag``), else True; ``car_rows`` None when the world has no
+    section and no friction (``car_rows_flag``), else True; ``ops`` (``operation.Ops``) None when
+    the world has no contacts between trains and no block sections.
     Returns (steps done, records written, status 0 ok / 1 diverged / 2 the block logic must run
     (``operation.watch``), entity of divergence).
     """
@@ -671,7 +757,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, ops):
             contact = False
             if ops is not None:
                 contact = prepare_contacts(cfg, bodies, cars, joints, ops, tmp)
-            stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded or contact, free_joints, ops)
+            stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded or contact, free_joints, car_rows,
+                        ops)
             if not stage_supports(cfg, bodies, cars, tmp.trk):
                 break
         if ops is not None:
@@ -709,7 +796,7 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
-    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, None)
+    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -722,6 +809,15 @@ def py_prepare_track_block(b, bodies, cars, erp_h, trk, wk):
 def py_prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
     update_rotations(bodies)
     prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints)
+
+
+def car_rows_flag(world):
+    """``car_rows`` for run_chunk: None when no car can have a bounded row along T (no section, no
+    rolling friction, no Davis A term: the kernel is compiled without that code), else True."""
+    cars, sections, res = world.cars, world.sections, world.res
+    if sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0)):
+        return None
+    return True
 
 
 def free_joints_flag(joints):

@@ -186,6 +186,15 @@ def prepare_contacts(cfg, bodies, cars, joints, ops, tmp):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def contacts_active(ops):
+    """True if a contact row acts this step (``prepare_contacts`` set it up)."""
+    for c in range(ops.active.shape[0]):
+        if ops.active[c]:
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_contacts(bodies, cars, ops, trk):
     """One projected Gauss–Seidel update of every active contact (λ ≥ 0); largest change."""
     dmax = 0.0

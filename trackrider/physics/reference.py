@@ -3,8 +3,9 @@
 ``one_step_rows(world)`` runs the first stages of one step on a copy of the world's state and
 returns the kernel's rows (track rows ``G``, targets, coupler rows), the velocities before any
 projection, and the kernel's coupler impulses after the step's solve.
-``bounded_row_error(world)`` compares the cars' bounded rows (sections, friction) after the
-step's solve with a converged solve of the same step.
+``exact_bounded_solve(world)`` solves the same step's rows with the cars' bounded rows (sections,
+friction) independently (sparse assembly, active set, sparse LU); ``bounded_row_error(world)``
+compares the kernel's impulses with it.
 ``exact_coupler_impulses(rows)`` assembles the same step's equality system independently
 (sparse ``J``, block-diagonal ``W``) and solves ``(J W Jᵀ + Γ) λ = t − J u*`` directly.
 """
@@ -44,20 +45,175 @@ def one_step_rows(w):
                 lam_c=joints.lam[:nj, 0].copy(), lamT=tmp.trk.lam.copy())
 
 
-def bounded_row_error(w, converged_iterations=1_000_000):
-    """Relative error of the cars' bounded rows after one step's solve with ``w.iterations``
-    against a converged solve of the same step (``converged_iterations``, stopped at the solver's
-    own tolerance 1e-9 m g h): ``{"section": ..., "friction": ...}``, each the largest impulse
-    difference over the largest impulse of that kind (nan when the step has none)."""
+def _section_row(kind, speed, fmax, h, v):
+    """(target, lower, upper) of a section row (docs/physics.md "Sections"), written again here."""
+    from trackrider.physics import channels as ch
+
+    F = fmax * h
+    forward = v >= 0.0
+    if kind == ch.LIFT:
+        return speed, 0.0, F
+    if kind == ch.BRAKE:
+        return 0.0, -F, F
+    if kind == ch.LAUNCH:
+        return (speed, 0.0, F) if forward else (-speed, -F, 0.0)
+    if kind == ch.TRIM:
+        return (speed, -F, 0.0) if forward else (-speed, 0.0, F)
+    return (speed, -F, F) if forward else (-speed, -F, F)
+
+
+def exact_bounded_solve(w, max_passes=5000):
+    """The same step as the kernel's, solved independently: every row of every car (track rows 1–5,
+    chained couplers, the bounded rows along T: section, ratchet, friction) assembled into one
+    sparse ``J``, block-diagonal ``W``: the box-constrained problem ``(J W Jᵀ + Γ) λ = t − J u*``
+    (bounded rows softened as the kernel's: ``rows.ROW_SOFTNESS`` times the row's mobility with the
+    equality rows in place), the equality rows
+    eliminated by a sparse LU (Schur complement onto the bounded rows), the bounded rows solved by
+    bounded-variable least squares (scipy's BVLS: an exact active-set method), the friction bounds
+    iterated with the wheel impulses until they stop moving. Only for worlds of trains (no joint
+    outside the chains).
+
+    Returns (kernel, exact): dicts of ``section`` (section + ratchet impulse per car), ``friction``
+    and ``coupler`` arrays (N·s)."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+    from scipy.optimize import lsq_linear
+    from trackrider.physics import kernels as kn
+    from trackrider.physics.joints.common import JI_A, JI_B, JI_CHAIN
+    from trackrider.physics.rows import HOLD_SOFTNESS, ROW_SOFTNESS
+    from trackrider.physics import channels as ch
+
+    world, tmp = _one_step(w, w.iterations, True)
+    bodies, cars, joints, res, secs = world.bodies, world.cars, world.joints, world.res, world.sections
+    if not np.all(w.ji[:, JI_CHAIN] == 1):
+        raise ValueError("exact_bounded_solve: only trains (every joint a chained coupler)")
+    h, g = w.dt, w.gravity
+    nb, n = bodies.pos.shape[0], w.ncars
+    G, tgt = tmp.trk.J, tmp.trk.target
+    u_star = np.hstack([tmp.scratch.vel0, tmp.scratch.omg0])[:nb].reshape(-1)
+    Wb = []
+    R = np.zeros((3, 3))
+    for b in range(nb):
+        kn.quat_to_mat(bodies.quat[b], R)
+        m = np.zeros((6, 6))
+        m[:3, :3] = np.eye(3) * bodies.inv_mass[b]
+        m[3:, 3:] = R @ np.diag(bodies.inv_ib[b]) @ R.T
+        Wb.append(m)
+    I, Jc, V, t, gam, kind = [], [], [], [], [], []   # kind: -1 equality, else (car, row: 0 section, 1 ratchet, 2 friction)
+    track_row = {}
+
+    def add(row, t_, gam_, kind_):
+        for body, vec in row:
+            for k in range(6):
+                if vec[k] != 0.0:
+                    I.append(len(t)); Jc.append(6 * body + k); V.append(vec[k])
+        t.append(t_); gam.append(gam_); kind.append(kind_)
+
+    for b in range(n):
+        if not cars.held[b]:
+            continue
+        for r in range(5):
+            if r == 1 and not cars.support[b]:
+                continue
+            track_row[(b, r)] = len(t)
+            add([(b, G[b, r])], tgt[b, r], 0.0, -1)
+    first_coupler = len(t)
+    nj = w.ji.shape[0]
+    for j in range(nj):
+        a, b = w.ji[j, JI_A], w.ji[j, JI_B]
+        add([(a, tmp.rows.J[j, 0, :6]), (b, tmp.rows.J[j, 0, 6:])], tmp.rows.target[j, 0], tmp.rows.gamma[j], -1)
+    bounded = []   # (row index, car, which, lo, hi)
+    for b in range(n):
+        sec = cars.section[b]
+        friction = res.rolling > 0.0 or cars.davis[b, 0] > 0.0
+        if not cars.held[b] or (sec < 0 and not friction):
+            continue
+        f = tmp.scratch.row_t[b]
+        gb = 0.0  # (added to the Schur complement below)
+        if sec >= 0:
+            tv, lo, hi = _section_row(int(secs.kind[sec]), secs.speed[sec], secs.fmax[sec], h, cars.speed0[b])
+            bounded.append([len(t), b, 0, lo, hi]); add([(b, f)], tv, gb, (b, 0))
+            if secs.kind[sec] == ch.LIFT:
+                bounded.append([len(t), b, 1, 0.0, np.inf]); add([(b, f)], 0.0, gb, (b, 1))
+        if friction:
+            bounded.append([len(t), b, 2, 0.0, 0.0]); add([(b, f)], 0.0, gb, (b, 2))
+    nrow = len(t)
+    J = sp.csr_matrix((V, (I, Jc)), shape=(nrow, 6 * nb))
+    Wm = sp.block_diag(Wb, format="csr")
+    K = (J @ Wm @ J.T + sp.diags(np.array(gam))).tocsr()
+    rhs = np.array(t) - J @ u_star
+    # Schur complement onto the bounded rows: the equality rows (track, couplers) eliminated by a
+    # sparse LU, then a dense box-constrained least-squares problem (BVLS, an exact active-set
+    # method) for the bounded rows: S = L Lᵀ, min ½ μᵀ S μ − μᵀ r_B = ½ |Lᵀ μ − L⁻¹ r_B|² + const
+    if not bounded:
+        raise ValueError("exact_bounded_solve: the step has no bounded rows")
+    brow = np.array([item[0] for item in bounded], dtype=int)
+    erow = np.setdiff1d(np.arange(nrow), brow)
+    lu = spla.splu(K[erow][:, erow].tocsc())
+    KEB = K[erow][:, brow].toarray()
+    X = lu.solve(KEB)
+    xr = lu.solve(rhs[erow])
+    S = K[brow][:, brow].toarray() - KEB.T @ X
+    S = 0.5 * (S + S.T)
+    # the softness of a bounded row: ROW_SOFTNESS (ratchet, friction: HOLD_SOFTNESS) times its own
+    # mobility with every equality row in place (S's diagonal: for a rigid train the train's)
+    soft = np.array([ROW_SOFTNESS if item[2] == 0 else HOLD_SOFTNESS for item in bounded])
+    S[np.diag_indices_from(S)] += soft * np.diag(S)
+    rb = rhs[brow] - KEB.T @ xr
+    lam = np.zeros(nrow)
+
+    def friction_bounds():
+        for item in bounded:
+            b = item[1]
+            if item[2] != 2:
+                continue
+            if res.nl2:
+                bound = bodies.mass[b] * res.rolling * g * h
+            else:
+                l1 = lam[track_row[(b, 0)]] + cars.transport[b, 0]
+                l2 = (lam[track_row[(b, 1)]] if (b, 1) in track_row else 0.0) + cars.transport[b, 1]
+                bound = res.rolling * np.hypot(l1, l2) + cars.davis[b, 0] * h
+            item[3], item[4] = -bound, bound
+
+    friction_bounds()
+    tol = 1e-9 * float(np.max(bodies.mass)) * g * h
+    for _ in range(max_passes):
+        lo = np.array([item[3] for item in bounded])
+        hi = np.array([item[4] for item in bounded])
+        mu = np.where(lo == hi, lo, 0.0)
+        free = lo < hi
+        if np.any(free):
+            Sf = S[np.ix_(free, free)]
+            L = np.linalg.cholesky(Sf)
+            rf = rb[free] - S[np.ix_(free, ~free)] @ mu[~free]
+            sol = lsq_linear(L.T, np.linalg.solve(L, rf), bounds=(lo[free], hi[free]), method="bvls", tol=1e-15,
+                             max_iter=100 * Sf.shape[0])
+            mu[free] = sol.x
+        lam[brow] = mu
+        lam[erow] = xr - X @ mu
+        old = hi.copy()
+        friction_bounds()
+        if np.all(np.abs(np.array([item[4] for item in bounded]) - old) <= tol):
+            break
+    else:
+        raise RuntimeError("exact_bounded_solve: the friction bounds did not settle")
+    exact = {"section": np.zeros(n), "friction": np.zeros(n), "coupler": lam[first_coupler:first_coupler + nj].copy()}
+    for row, b, which, lo, hi in bounded:
+        exact["friction" if which == 2 else "section"][b] += lam[row]
+    kernel = {"section": (cars.lam_motor + cars.lam_ratchet)[:n].copy(), "friction": cars.lam_friction[:n].copy(),
+              "coupler": joints.lam[:nj, 0].copy()}
+    return kernel, exact
+
+
+def bounded_row_error(w):
+    """Relative error of the step's bounded rows (section + ratchet, friction) and couplers after
+    the kernel's solve, against ``exact_bounded_solve`` of the same step: each the largest
+    impulse difference over the largest impulse of that kind (nan when the step has none)."""
+    kernel, exact = exact_bounded_solve(w)
     out = {}
-    a, _ = _one_step(w, w.iterations, True)
-    b, _ = _one_step(w, converged_iterations, True)
-    n = w.ncars
-    for key, fields in (("section", ("lam_motor", "lam_ratchet")), ("friction", ("lam_friction",))):
-        la = sum(getattr(a.cars, f)[:n] for f in fields)
-        lb = sum(getattr(b.cars, f)[:n] for f in fields)
-        scale = float(np.max(np.abs(lb))) if n else 0.0
-        out[key] = float(np.max(np.abs(la - lb))) / scale if scale > 0.0 else float("nan")
+    for key in ("section", "friction", "coupler"):
+        scale = float(np.max(np.abs(exact[key]))) if exact[key].size else 0.0
+        out[key] = float(np.max(np.abs(kernel[key] - exact[key]))) / scale if scale > 0.0 else float("nan")
     return out
 
 

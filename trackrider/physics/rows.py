@@ -1,10 +1,13 @@
-"""The generic solve of bounded rows: projected Gauss–Seidel over joint row blocks and the
-cars' scalar rows along T (PHYSICS.md §4). A joint's rows come from its kind (``joints/``);
-nothing here depends on the kind."""
+"""Bounded rows: the generic projected Gauss–Seidel update of joint row blocks (PHYSICS.md §4; a
+joint's rows come from its kind, ``joints/``, nothing here depends on the kind), and the cars'
+bounded rows along T (targets, bounds, softness), which are solved with the chain
+(``couplings.train_rows_scalar``, ``kernels.solve_car_rows``)."""
 from __future__ import annotations
 
+import numpy as np
+
 from trackrider.jit import njit
-from trackrider.physics.maths import apply_impulse, invert_spd, row_mobility, row_velocity
+from trackrider.physics.maths import apply_impulse, invert_spd, row_mobility, row_velocity  # noqa: F401
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -82,18 +85,35 @@ def solve_joint_pgs(j, joints, rows, trk, cars, bodies, wk):
     return dmax
 
 
-# Motor (row 6), anti-rollback ratchet and rolling friction share J = [T, r_m × T] (T·v_A):
-#   motor target v_set, bounds [F_min h, F_max h] by section kind; ratchet target 0, [0, ∞);
+# The cars' bounded rows along T: section row (motor/brake, row 6), anti-rollback ratchet and rolling
+# friction share J = f = [T, r_m × T] (T·v_A):
+#   section: target v_set, bounds [F_min h, F_max h] by section kind; ratchet target 0, [0, ∞);
 #   friction target 0, bounds ±(μ·|wheel force| + Davis A) h  or ±m μ g h ("nl2").
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def solve_car_row(b, f, target, lam_old, lo, hi, trk, cars, bodies):
-    """Scalar PGS update of a car row along T; returns the new accumulated impulse."""
-    k = row_mobility(b, f, f, trk.mobility)
-    if k <= 0.0:
-        return lam_old
-    dl = (target - row_velocity(b, f, bodies.vel, bodies.omg)) / k
-    new = min(max(lam_old + dl, lo), hi)
-    dl = new - lam_old
-    if dl != 0.0:
-        apply_impulse(b, f, dl, trk, cars, bodies)
-    return new
+# They are solved exactly with the chain (``couplings.train_rows_scalar``, ``kernels.solve_car_rows``).
+# Each row has a small softness γ (a free row holds J·u = target − γ λ): where rows are redundant
+# or nearly so —
+# a train held by several brake cars through rigid couplers, boosters under a rigid train whose
+# cars' speeds along their own tangents differ by the chain's geometry, a brake and the friction
+# of one car both holding at 0 m/s — the cars then share the load smoothly (equal shares for equal
+# rows) instead of fighting at their bounds (the rigid limit: some cars at +F, others at −F).
+# γ = ROW_SOFTNESS · S for section rows, HOLD_SOFTNESS · S for the ratchet and friction rows, S the
+# row's mobility in its train (``couplings.train_mode``: s²; a car's own f W̃ fᵀ when a train is
+# not rigid, whose rows then alternate with the chain solve): a free section row holds its speed to within 3e-5 of the velocity change its impulse
+# makes in the step (a launch at full thrust 6e-7 m/s below its speed, a train held on a 5° grade
+# by a brake creeps at 3e-8 m/s), a ratchet or friction row to within 1e-8.
+ABSENT = 0   # CarRows.present: the car has no such row this step
+PRESENT = 1
+ROW_SOFTNESS = 3e-5
+HOLD_SOFTNESS = 1e-8     # ratchet and friction rows: they hold a car at rest
+MAX_PASSES = 50          # rigid trains: passes while the friction bounds move (3-6 in practice)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def friction_bound(b, cfg, bodies, cars, res, lamT):
+    """Impulse bound of car ``b``'s friction row from this step's wheel impulses (rows 1, 2 and the
+    transport's share): μ·|(λ1, λ2)| + A h, or m μ g h in nl2 mode."""
+    if res.nl2:
+        return bodies.mass[b] * res.rolling * cfg.gmag * cfg.h
+    l1 = lamT[b, 0] + cars.transport[b, 0]
+    l2 = lamT[b, 1] + cars.transport[b, 1]
+    return res.rolling * np.sqrt(l1 * l1 + l2 * l2) + cars.davis[b, 0] * cfg.h

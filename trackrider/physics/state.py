@@ -17,6 +17,7 @@ Work (``Temps``: overwritten each step; ``WorldState`` groups the records above 
     TrackRows   the five track rows of every car, every body's mobility W̃ and the map P
     Rows        the rows of every joint (J, target, bounds, softness, row count)
     Chains      each train's chain of couplers and its factorisation
+    CarRows     each car's bounded rows along T (section, ratchet, friction) for their exact solve
     Scratch     per-body copies of the step's start velocities, the cars' row along T
     Work        small fixed-size temporaries (3×3, 6×6, 5×5 …)
 """
@@ -134,9 +135,25 @@ Scratch = namedtuple("Scratch", [
     "row_t",  # (nb, 6) each car's row along T, J = [T, r_m × T]
 ])
 
+CarRows = namedtuple("CarRows", [
+    "target",   # (nb, 3) m/s: section row, ratchet, friction row (all J = f = [T, r_m × T])
+    "lo",       # (nb, 3) N·s impulse bounds
+    "hi",       # (nb, 3)
+    "present",  # (nb, 3) int: rows.PRESENT or ABSENT this step
+    "lam",      # (nb, 3) N·s impulses during the solve
+    "w",        # (nb, 6) W̃ fᵀ
+    "c",        # (nb,) f W̃ fᵀ
+    "gamma",    # (nb, 3) softness of each row (rows.ROW_SOFTNESS, HOLD_SOFTNESS × its mobility s²)
+    "chained",  # (nb,) int: 1 the car is in a train's chain solved as a rigid train
+    "mu",       # (nb,) N·s change of the car's rows' impulse in a pass
+    "s",        # (nb,) row velocity change per unit of the train's free motion (couplings.train_mode)
+    "v",        # (nb,) row velocity J·u at the start of the scalar solve
+    "passes",   # (2,) int: passes of the last solve, most in one solve since the world was built
+])
+
 Work = namedtuple("Work", ["R", "W", "A", "Ainv", "M", "K", "Kinv", "qf", "theta", "fr2", "rr"])
 
-Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk"])
+Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow"])
 
 WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "res", "joints"])
 
@@ -152,7 +169,9 @@ def make_temps(nb: int, nj: int, first, count) -> Temps:
     scratch = Scratch(z((nbx, 3)), z((nbx, 3)), z((nbx, 6)), z((nbx, 6)))
     work = Work(z((3, 3)), z((6, 6)), z((5, 5)), z((5, 5)), z((8, 8)), z((NJR, NJR)), z((NJR, NJR)), z(4), z(3),
                 z(NCOL), z(16))
-    return Temps(trk, rows, chains, scratch, work)
+    crow = CarRows(z((nbx, 3)), z((nbx, 3)), z((nbx, 3)), np.zeros((nbx, 3), np.int64), z((nbx, 3)), z((nbx, 6)),
+                   z(nbx), z((nbx, 3)), np.zeros(nbx, np.int64), z(nbx), z(nbx), z(nbx), np.zeros(2, np.int64))
+    return Temps(trk, rows, chains, scratch, work, crow)
 
 
 def make_cars(n: int) -> Cars:

@@ -759,6 +759,7 @@ class World:
         cfg = st.Step(self.dt, 0.0, 0.0, -g, math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g)), self.erp / self.dt,
                       self.iterations, self.warm_start, record_every)
         free = kn.free_joints_flag(self.joint_state)
+        car_rows = kn.car_rows_flag(self.records)
         oper = self.operation
         if oper is not None and self.step_count == 0 and not getattr(self, "_op_started", False):
             oper.start()
@@ -771,7 +772,7 @@ class World:
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free, self.ops)
+                                                      free, car_rows, self.ops)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:
