@@ -16,7 +16,7 @@ from trackrider.errors import InputError
 from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
-from trackrider.physics.joints import KINDS
+from trackrider.physics.joints import KINDS, USER_KINDS
 from trackrider.physics.joints import common as jc
 from trackrider.settings import (
     ANCHOR,
@@ -581,15 +581,15 @@ class World:
         return self.pos[bi] + R @ local
 
     def _joint_rows(self, jd, jf_rows):
-        """Table rows (ji) of one joint, appending their jf rows; hinge and prismatic joints
-        add a limit / motor / spring row after their 5-row block."""
+        """Table rows (ji) of one joint, appending their jf rows: the anchors here, the kind's own
+        columns by its module's ``columns`` (``joints/``), which also names its extra rows (a
+        hinge's or prismatic joint's limit / motor / spring row after its 5-row block)."""
         i = np.zeros(jc.NJI, np.int64)
         f = np.zeros(jc.NJF)
         a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
         kind = jd["kind"]
         i[jc.JI_A], i[jc.JI_B] = a, b
-        i[jc.JI_KIND] = {"distance": KINDS["distance"], "ball": KINDS["ball"], "pulley": KINDS["pulley"],
-                         "hinge": KINDS["hinge"], "prismatic": KINDS["prismatic"]}[kind]
+        i[jc.JI_KIND] = KINDS[kind]
 
         def default_local(bi):
             if bi < self.ncars:
@@ -612,74 +612,11 @@ class World:
         f[jc.JF_LB:jc.JF_LB + 3] = lb
         pa = self._anchor_world(a, la) if a >= 0 else la
         pb = self._anchor_world(b, lb) if b >= 0 else lb
-        p = jd["p"]
-        extra = []
-        if kind == "pulley":
-            f[jc.JF_GA:jc.JF_GA + 3] = p["ground_a"]
-            f[jc.JF_GB:jc.JF_GB + 3] = p["ground_b"]
-            f[jc.JF_RATIO] = p["ratio"]
-            f[jc.JF_LEN] = np.linalg.norm(pa - p["ground_a"]) + p["ratio"] * np.linalg.norm(pb - p["ground_b"])
-            i[jc.JI_SLACK] = 1 if p["slack"] else 0
-        elif kind == "distance":
-            cur = float(np.linalg.norm(pb - pa))
-            f[jc.JF_LEN] = p["length"] if p.get("length") is not None else cur
-            f[jc.JF_K] = p.get("stiffness") or 0.0
-            f[jc.JF_C] = p.get("damping") or 0.0
-            if p.get("min_length") is not None or p.get("max_length") is not None:
-                i[jc.JI_SLACK] = 1
-                f[jc.JF_MIN] = p.get("min_length") if p.get("min_length") is not None else 0.0
-                f[jc.JF_MAX] = p.get("max_length") if p.get("max_length") is not None else 1e30
-        elif kind in ("hinge", "prismatic"):
-            Ra = _rot(self.quat[a]) if a >= 0 else np.eye(3)
-            Rb = _rot(self.quat[b]) if b >= 0 else np.eye(3)
-            ax_a = p["axis"]
-            ax_w = Ra @ ax_a
-            # two world normals of the axis
-            t = np.array([1.0, 0.0, 0.0]) if abs(ax_w[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-            n1 = np.cross(ax_w, t)
-            n1 /= np.linalg.norm(n1)
-            n2 = np.cross(ax_w, n1)
-            f[jc.JF_AX:jc.JF_AX + 3] = ax_a
-            if kind == "hinge":
-                f[jc.JF_P1:jc.JF_P1 + 3] = Rb.T @ n1
-                f[jc.JF_P2:jc.JF_P2 + 3] = Rb.T @ n2
-                lo, hi = p.get("min_angle"), p.get("max_angle")
-                if lo is not None or hi is not None:
-                    g = f.copy()
-                    g[jc.JF_P1:jc.JF_P1 + 3] = Ra.T @ n1
-                    g[jc.JF_P2:jc.JF_P2 + 3] = Rb.T @ n1
-                    g[jc.JF_MIN] = -1e30 if lo is None else lo
-                    g[jc.JF_MAX] = 1e30 if hi is None else hi
-                    extra.append((KINDS["hinge_axis"], 1, g))
-                if p.get("motor_speed") is not None or p.get("damping"):
-                    g = f.copy()
-                    g[jc.JF_V] = p.get("motor_speed") or 0.0
-                    g[jc.JF_TQ] = p["max_torque"] if p.get("max_torque") is not None else np.inf
-                    g[jc.JF_C] = p.get("damping") or 0.0
-                    extra.append((KINDS["hinge_axis"], 0, g))
-            else:
-                f[jc.JF_P1:jc.JF_P1 + 3] = Ra.T @ n1
-                f[jc.JF_P2:jc.JF_P2 + 3] = Ra.T @ n2
-                qa = self.quat[a] if a >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
-                qb = self.quat[b] if b >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
-                qa_c = qa * np.array([1.0, -1.0, -1.0, -1.0])
-                w1, x1, y1, z1 = qa_c
-                w2, x2, y2, z2 = qb
-                f[jc.JF_Q:jc.JF_Q + 4] = (w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                                          w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2)
-                x0 = float((pb - pa) @ ax_w)
-                lo, hi = p.get("min_travel"), p.get("max_travel")
-                if lo is not None or hi is not None:
-                    g = f.copy()
-                    g[jc.JF_MIN] = -1e30 if lo is None else x0 + lo
-                    g[jc.JF_MAX] = 1e30 if hi is None else x0 + hi
-                    extra.append((KINDS["slide"], 1, g))
-                if p.get("stiffness") or p.get("damping"):
-                    g = f.copy()
-                    g[jc.JF_K] = p.get("stiffness") or 0.0
-                    g[jc.JF_C] = p.get("damping") or 0.0
-                    g[jc.JF_LEN] = x0 + (p.get("rest") or 0.0)
-                    extra.append((KINDS["slide"], 0, g))
+        qa = self.quat[a] if a >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
+        qb = self.quat[b] if b >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
+        created = jc.Created(i, f, jd["p"], pa, pb, _rot(qa) if a >= 0 else np.eye(3),
+                             _rot(qb) if b >= 0 else np.eye(3), qa, qb)
+        extra = [(KINDS[k], slack, g) for k, slack, g in USER_KINDS[kind].columns(created)]
         jf_rows.append(f)
         rows = [i]
         for k, slack, g in extra:

@@ -7,8 +7,14 @@ row count ``m``) from the bodies' state and its parameters (``joints.param``, co
 generic over rows (``rows.py``: a PGS block update per joint; ``couplings.py``: the exact chain
 solve of a train's couplers), so a kind has no solve of its own.
 
-Adding a kind: its module, one line in ``KINDS`` and one branch in ``prepare_joint`` below,
-then ``World.add_joint``'s parameters (world.py) and its tests.
+A module also has ``columns(created)``, plain Python run when ``World`` creates the joint: it
+fills the kind's parameter columns from its settings and the bodies' start (``common.Created``)
+and returns the extra rows it needs (a hinge's limit or motor, a prismatic joint's limit or
+spring) as ``(kind name, one-sided, columns)``.
+
+Adding a kind: its module (``prepare``, ``columns``), one line in ``KINDS`` and ``USER_KINDS``
+and one branch in ``prepare_joint`` below, its settings class in ``trackrider/settings.py``
+(``JOINTS``: its parameters, defaults and bounds), and its tests.
 """
 from __future__ import annotations
 
@@ -31,6 +37,9 @@ J_DISTANCE, J_BALL, J_PULLEY, J_BALL_TRACK = KINDS["distance"], KINDS["ball"], K
 J_HINGE, J_PRISMATIC, J_HINGE_AXIS, J_SLIDE = KINDS["hinge"], KINDS["prismatic"], KINDS["hinge_axis"], KINDS["slide"]
 # the kinds a train's chain solve takes (one equality row each); the others need free_joints
 CHAIN_KINDS = (J_DISTANCE, J_BALL_TRACK)
+#: the kinds users add (``World.add_joint``): each module's ``columns`` fills its parameter columns
+#: when the joint is created (``common.Created``)
+USER_KINDS = {"distance": distance, "ball": ball, "pulley": pulley, "hinge": hinge, "prismatic": prismatic}
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

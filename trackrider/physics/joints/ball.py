@@ -38,3 +38,8 @@ def prepare(j, joints, bodies, h, erp_h, rows):
     rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
     rows.m[j] = 3
     ball_rows(j, rows, (rax, ray, raz), (rbx, rby, rbz), (pax - pbx, pay - pby, paz - pbz), erp_h)
+
+
+def columns(c):
+    """Parameter columns at creation (``common.Created``): the anchors only; no extra rows."""
+    return []

@@ -93,3 +93,24 @@ def one_sided(j, x, lo, hi, h, erp_h, rows):
         C = x - hi           # must stay ≤ 0: λ ≤ 0
         rows.target[j, 0] = -erp_h * C if C > 0.0 else -C / h
         rows.hi[j, 0] = 0.0
+
+
+# ----------------------------------------------------------------------------- at creation (Python)
+class Created:
+    """What ``World`` knows of a joint when it is added, for a kind's ``columns``: the table rows
+    ``i`` (NJI ints) and ``f`` (NJF floats, anchors set), the parameters ``p`` (checked by
+    ``trackrider.settings``), the anchors' world points ``pa``, ``pb``, the bodies' rotations
+    ``Ra``, ``Rb`` and quaternions ``qa``, ``qb`` (the world: identity)."""
+
+    def __init__(self, i, f, p, pa, pb, Ra, Rb, qa, qb):
+        self.i, self.f, self.p, self.pa, self.pb = i, f, p, pa, pb
+        self.Ra, self.Rb, self.qa, self.qb = Ra, Rb, qa, qb
+
+
+def axis_normals(ax_w):
+    """Two unit normals of the world axis ``ax_w`` (a hinge's or a prismatic joint's, at creation)."""
+    t = np.array([1.0, 0.0, 0.0]) if abs(ax_w[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    n1 = np.cross(ax_w, t)
+    n1 /= np.linalg.norm(n1)
+    n2 = np.cross(ax_w, n1)
+    return n1, n2

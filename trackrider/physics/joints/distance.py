@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JF_C, JF_K, JF_LA, JF_LB, JF_LEN, JF_MAX, JF_MIN, anchor, one_sided, \
-    set_row
+from trackrider.physics.joints.common import JF_C, JF_K, JF_LA, JF_LB, JF_LEN, JF_MAX, JF_MIN, JI_SLACK, anchor, \
+    one_sided, set_row
 from trackrider.physics.maths import cross
 
 
@@ -51,3 +51,18 @@ def prepare(j, joints, bodies, h, erp_h, rows, free_joints):
             rows.target[j, 0] = -(h * k / den) / h * C
         else:
             rows.target[j, 0] = -erp_h * C
+
+
+def columns(c):
+    """Parameter columns at creation (``common.Created``): the length (default: where the anchors
+    start), a spring, a slack range [min_length, max_length] (a one-sided row)."""
+    f, p = c.f, c.p
+    cur = float(np.linalg.norm(c.pb - c.pa))
+    f[JF_LEN] = p["length"] if p.get("length") is not None else cur
+    f[JF_K] = p.get("stiffness") or 0.0
+    f[JF_C] = p.get("damping") or 0.0
+    if p.get("min_length") is not None or p.get("max_length") is not None:
+        c.i[JI_SLACK] = 1
+        f[JF_MIN] = p.get("min_length") if p.get("min_length") is not None else 0.0
+        f[JF_MAX] = p.get("max_length") if p.get("max_length") is not None else 1e30
+    return []

@@ -15,7 +15,8 @@ import numpy as np
 
 from trackrider.jit import njit
 from trackrider.physics.joints.ball import ball_rows
-from trackrider.physics.joints.common import JF_AX, JF_LA, JF_LB, JF_P1, anchor, axis_w, set_row
+from trackrider.physics.joints.common import JF_AX, JF_C, JF_LA, JF_LB, JF_MAX, JF_MIN, JF_P1, JF_P2, JF_TQ, JF_V, anchor, \
+    axis_normals, axis_w, set_row
 from trackrider.physics.maths import cross
 
 
@@ -35,3 +36,30 @@ def prepare(j, joints, bodies, h, erp_h, rows):
         rows.target[j, 3 + k] = -erp_h * (axx * bx_ + axy * by_ + axz * bz_)
         rows.lo[j, 3 + k] = -np.inf
         rows.hi[j, 3 + k] = np.inf
+
+
+def columns(c):
+    """Parameter columns at creation (``common.Created``): the axis in a's axes and two normals in
+    b's; a limit and a motor / damper are extra rows (``hinge_axis``: (kind, slack, columns))."""
+    f, p = c.f, c.p
+    ax_a = p["axis"]
+    n1, n2 = axis_normals(c.Ra @ ax_a)
+    f[JF_AX:JF_AX + 3] = ax_a
+    f[JF_P1:JF_P1 + 3] = c.Rb.T @ n1
+    f[JF_P2:JF_P2 + 3] = c.Rb.T @ n2
+    extra = []
+    lo, hi = p.get("min_angle"), p.get("max_angle")
+    if lo is not None or hi is not None:
+        g = f.copy()
+        g[JF_P1:JF_P1 + 3] = c.Ra.T @ n1
+        g[JF_P2:JF_P2 + 3] = c.Rb.T @ n1
+        g[JF_MIN] = -1e30 if lo is None else lo
+        g[JF_MAX] = 1e30 if hi is None else hi
+        extra.append(("hinge_axis", 1, g))
+    if p.get("motor_speed") is not None or p.get("damping"):
+        g = f.copy()
+        g[JF_V] = p.get("motor_speed") or 0.0
+        g[JF_TQ] = p["max_torque"] if p.get("max_torque") is not None else np.inf
+        g[JF_C] = p.get("damping") or 0.0
+        extra.append(("hinge_axis", 0, g))
+    return extra

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JF_LA, JF_LB, JF_P1, JF_Q, anchor, axis_w, set_row
+from trackrider.physics.joints.common import JF_AX, JF_C, JF_K, JF_LA, JF_LB, JF_LEN, JF_MAX, JF_MIN, JF_P1, JF_P2, JF_Q, \
+    anchor, axis_normals, axis_w, set_row
 from trackrider.physics.maths import cross, qmul, rotvec
 
 
@@ -57,3 +58,36 @@ def prepare(j, joints, bodies, h, erp_h, rows):
     jt[j, 3] = -erp_h * th1
     jt[j, 4] = -erp_h * th2
     rows.lo[j, 3], rows.hi[j, 3], rows.lo[j, 4], rows.hi[j, 4] = -np.inf, np.inf, -np.inf, np.inf
+
+
+def columns(c):
+    """Parameter columns at creation (``common.Created``): the axis in a's axes, two normals in
+    a's, b's orientation relative to a; a travel limit and a spring are extra rows (``slide``:
+    (kind, slack, columns))."""
+    f, p = c.f, c.p
+    ax_a = p["axis"]
+    ax_w = c.Ra @ ax_a
+    n1, n2 = axis_normals(ax_w)
+    f[JF_AX:JF_AX + 3] = ax_a
+    f[JF_P1:JF_P1 + 3] = c.Ra.T @ n1
+    f[JF_P2:JF_P2 + 3] = c.Ra.T @ n2
+    qa_c = c.qa * np.array([1.0, -1.0, -1.0, -1.0])
+    w1, x1, y1, z1 = qa_c
+    w2, x2, y2, z2 = c.qb
+    f[JF_Q:JF_Q + 4] = (w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                        w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2)
+    x0 = float((c.pb - c.pa) @ ax_w)
+    extra = []
+    lo, hi = p.get("min_travel"), p.get("max_travel")
+    if lo is not None or hi is not None:
+        g = f.copy()
+        g[JF_MIN] = -1e30 if lo is None else x0 + lo
+        g[JF_MAX] = 1e30 if hi is None else x0 + hi
+        extra.append(("slide", 1, g))
+    if p.get("stiffness") or p.get("damping"):
+        g = f.copy()
+        g[JF_K] = p.get("stiffness") or 0.0
+        g[JF_C] = p.get("damping") or 0.0
+        g[JF_LEN] = x0 + (p.get("rest") or 0.0)
+        extra.append(("slide", 0, g))
+    return extra

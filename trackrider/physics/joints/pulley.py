@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JF_GA, JF_GB, JF_LA, JF_LB, JF_LEN, JF_RATIO, anchor, set_row
+from trackrider.physics.joints.common import JF_GA, JF_GB, JF_LA, JF_LB, JF_LEN, JF_RATIO, JI_SLACK, anchor, set_row
 from trackrider.physics.maths import cross
 
 
@@ -41,3 +41,15 @@ def prepare(j, joints, bodies, h, erp_h, rows):
         rows.target[j, 0] = -C / h if C >= 0.0 else -erp_h * C
     else:
         rows.target[j, 0] = -erp_h * C
+
+
+def columns(c):
+    """Parameter columns at creation (``common.Created``): the ground points, the ratio and the
+    rope's length C_i from where the anchors start; a rope (``slack``) only pulls."""
+    f, p = c.f, c.p
+    f[JF_GA:JF_GA + 3] = p["ground_a"]
+    f[JF_GB:JF_GB + 3] = p["ground_b"]
+    f[JF_RATIO] = p["ratio"]
+    f[JF_LEN] = np.linalg.norm(c.pa - p["ground_a"]) + p["ratio"] * np.linalg.norm(c.pb - p["ground_b"])
+    c.i[JI_SLACK] = 1 if p["slack"] else 0
+    return []
