@@ -19,6 +19,43 @@ EDGE_MIN, EDGE_REL = 12.0, 0.125
 SUBPIX = 0.75
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _blend(src, dst, luma, y, x, edge_min, edge_rel, subpix):
+    """FXAA's sub-pixel blend of pixel (y, x) into ``dst``: towards the neighbour across its
+    edge, by how much its luma differs from the mean of its four neighbours. False (``dst``
+    untouched) where the local contrast is below the edge threshold."""
+    c = luma[y, x]
+    n = luma[y - 1, x]
+    s = luma[y + 1, x]
+    e = luma[y, x + 1]
+    wv = luma[y, x - 1]
+    hi = max(max(max(n, s), max(e, wv)), c)
+    lo = min(min(min(n, s), min(e, wv)), c)
+    rng = hi - lo
+    if rng < max(edge_min, edge_rel * hi):
+        return False
+    # sub-pixel blend amount
+    f = abs(0.25 * (n + s + e + wv) - c) / rng
+    f = min(max(f, 0.0), 1.0)
+    f = f * f * (3.0 - 2.0 * f)
+    f = f * f * subpix
+    # the edge's direction: a horizontal edge (luma changes along y) blends vertically
+    if abs(n + s - 2.0 * c) >= abs(e + wv - 2.0 * c):
+        if abs(n - c) >= abs(s - c):
+            yy, xx = y - 1, x
+        else:
+            yy, xx = y + 1, x
+    else:
+        if abs(e - c) >= abs(wv - c):
+            yy, xx = y, x + 1
+        else:
+            yy, xx = y, x - 1
+    for k in range(3):
+        v = (1.0 - f) * src[y, x, k] + f * src[yy, xx, k]
+        dst[y, x, k] = np.uint8(min(max(v + 0.5, 0.0), 255.0))
+    return True
+
+
 @njit(cache=True, nogil=True)
 def _fxaa(src, dst, luma, edge_min, edge_rel, subpix):
     h, w = src.shape[0], src.shape[1]
@@ -31,38 +68,10 @@ def _fxaa(src, dst, luma, edge_min, edge_rel, subpix):
         dst[y, 0, :] = src[y, 0, :]
         dst[y, w - 1, :] = src[y, w - 1, :]
         for x in range(1, w - 1):
-            c = luma[y, x]
-            n = luma[y - 1, x]
-            s = luma[y + 1, x]
-            e = luma[y, x + 1]
-            wv = luma[y, x - 1]
-            hi = max(max(max(n, s), max(e, wv)), c)
-            lo = min(min(min(n, s), min(e, wv)), c)
-            rng = hi - lo
-            if rng < max(edge_min, edge_rel * hi):
+            if not _blend(src, dst, luma, y, x, edge_min, edge_rel, subpix):
                 dst[y, x, 0] = src[y, x, 0]
                 dst[y, x, 1] = src[y, x, 1]
                 dst[y, x, 2] = src[y, x, 2]
-                continue
-            # sub-pixel blend amount
-            f = abs(0.25 * (n + s + e + wv) - c) / rng
-            f = min(max(f, 0.0), 1.0)
-            f = f * f * (3.0 - 2.0 * f)
-            f = f * f * subpix
-            # the edge's direction: a horizontal edge (luma changes along y) blends vertically
-            if abs(n + s - 2.0 * c) >= abs(e + wv - 2.0 * c):
-                if abs(n - c) >= abs(s - c):
-                    yy, xx = y - 1, x
-                else:
-                    yy, xx = y + 1, x
-            else:
-                if abs(e - c) >= abs(wv - c):
-                    yy, xx = y, x + 1
-                else:
-                    yy, xx = y, x - 1
-            for k in range(3):
-                v = (1.0 - f) * src[y, x, k] + f * src[yy, xx, k]
-                dst[y, x, k] = np.uint8(min(max(v + 0.5, 0.0), 255.0))
 
 
 @njit(cache=True, nogil=True)
@@ -84,33 +93,7 @@ def _fxaa_spans(src, dst, luma, near, span, edge_min, edge_rel, subpix):
             if not near[y, k] or y == 0 or y == h - 1:
                 continue
             for x in range(max(x0, 1), min(x1, w - 1)):
-                c = luma[y, x]
-                n = luma[y - 1, x]
-                s = luma[y + 1, x]
-                e = luma[y, x + 1]
-                wv = luma[y, x - 1]
-                hi = max(max(max(n, s), max(e, wv)), c)
-                lo = min(min(min(n, s), min(e, wv)), c)
-                rng = hi - lo
-                if rng < max(edge_min, edge_rel * hi):
-                    continue
-                f = abs(0.25 * (n + s + e + wv) - c) / rng
-                f = min(max(f, 0.0), 1.0)
-                f = f * f * (3.0 - 2.0 * f)
-                f = f * f * subpix
-                if abs(n + s - 2.0 * c) >= abs(e + wv - 2.0 * c):
-                    if abs(n - c) >= abs(s - c):
-                        yy, xx = y - 1, x
-                    else:
-                        yy, xx = y + 1, x
-                else:
-                    if abs(e - c) >= abs(wv - c):
-                        yy, xx = y, x + 1
-                    else:
-                        yy, xx = y, x - 1
-                for j in range(3):
-                    v = (1.0 - f) * src[y, x, j] + f * src[yy, xx, j]
-                    dst[y, x, j] = np.uint8(min(max(v + 0.5, 0.0), 255.0))
+                _blend(src, dst, luma, y, x, edge_min, edge_rel, subpix)
 
 
 def antialias_where(img: np.ndarray, busy: np.ndarray, span: int, out: np.ndarray | None = None) -> np.ndarray:
