@@ -23,8 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trackrider.errors import InputError, SimulationError
-from trackrider.physics import channels as ch
+from trackrider.errors import SimulationError
 from trackrider.settings import SimulationConfig, check
 
 #: recorded rows (instants × entities) per chunk handed to World.run

@@ -381,9 +381,3 @@ class Operation:
                 "throughput_trains_per_hour": throughput,
                 "riders_per_hour": riders_per_hour}
 
-
-def section_kind_name(code: int) -> str:
-    for k, v in ch.SECTION_KINDS.items():
-        if v == code:
-            return k
-    return "?"
