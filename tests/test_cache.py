@@ -147,3 +147,42 @@ def test_validate_in_its_own_process_loads_no_compiled_kernel_and_answers_alike(
         inproc = CliRunner().invoke(app, ["validate", str(path)])
         assert inproc.exit_code == rc
         assert proc.stdout.strip() == inproc.output.strip() or proc.stderr.splitlines()[0] == inproc.output.strip()
+
+
+def test_kernels_are_kept_per_version_of_the_sources(fresh_cache_state, monkeypatch, tmp_path):
+    """numba checks only a kernel's own file: a change to a kernel it calls (another file) must
+    not load the old machine code, so each version of the sources has its own folder, and only
+    the newest ``KEEP_VERSIONS`` are kept."""
+    import shutil
+
+    copy = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = cache.source_fingerprint(copy)
+    assert before == cache.source_fingerprint(copy)                        # stable
+    callee = copy / "physics" / "couplings.py"
+    callee.write_text(callee.read_text() + "\n# a changed callee\n")
+    assert cache.source_fingerprint(copy) != before
+    assert cache.source_fingerprint() == cache.source_fingerprint(PACKAGE)
+
+    root = tmp_path / "cache"
+    for k in range(5):                                                    # five older versions
+        old = root / f"kernels-{k:016x}"
+        old.mkdir(parents=True)
+        os.utime(old, (1000.0 + k, 1000.0 + k))
+    monkeypatch.setattr(cache, "_FINGERPRINT", "f" * 16)
+    here = cache.kernels_dir(root)
+    assert here == root / ("kernels-" + "f" * 16) and here.is_dir()
+    kept = sorted(p.name for p in root.glob("kernels-*"))
+    assert len(kept) == cache.KEEP_VERSIONS
+    assert kept == sorted([here.name, "kernels-0000000000000004", "kernels-0000000000000003"])
+
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(root))
+    monkeypatch.setattr(cache, "_KERNELS", {})
+    from trackrider.jit import njit
+
+    @njit(cache=True)
+    def four_times(x):
+        return 4.0 * x
+
+    assert four_times(1.0) == 4.0
+    assert str(four_times._cache._cache_path).startswith(str(here))

@@ -11,9 +11,14 @@ read-only install cannot cache at all. trackrider's kernels are cached instead i
    on Linux, ``~/Library/Caches/trackrider`` on macOS, ``%LOCALAPPDATA%\\trackrider\\Cache``
    on Windows.
 
-Below it, each copy of the package (a site-packages install, a checkout) has its own
-folder, so that two copies never overwrite each other's entries. ``trackrider --version``
-prints the folder; deleting it is always safe (the next run compiles again, ~10 s).
+Below it the kernels of one version of the sources live in ``kernels-<hash>``, the hash of
+the contents of every ``.py`` file of the package (``source_fingerprint``): numba's cache
+checks only a kernel's own file, so after an upgrade or a ``git pull`` that changed a kernel
+it calls (another file), it would otherwise load stale machine code. The newest
+``KEEP_VERSIONS`` such folders are kept, older ones removed when a new one is made. Below
+that, numba gives each copy of the package (a site-packages install, a checkout) its own
+folders, so that two copies never overwrite each other's entries. ``trackrider --version``
+prints the folder; deleting it is always safe (the next run compiles again, ~15 s).
 
 The choice is scoped to trackrider's own kernels (``trackrider.jit.njit``): a user's
 numba code in the same process caches where numba would put it anyway. When the folder
@@ -22,14 +27,20 @@ cannot be created or written, the kernels compile in memory on every run and
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+#: kernel folders of this many versions of the sources are kept (the newest by use)
+KEEP_VERSIONS = 3
+
 _PROBLEM: str | None = None
 _CHECKED: Path | None = None
+_FINGERPRINT: str | None = None
 _compile_seconds = 0.0
 _listener_installed = False
 
@@ -68,6 +79,37 @@ def usable_cache_dir() -> Path | None:
     return root
 
 
+def source_fingerprint(package: Path | None = None) -> str:
+    """16 hex digits of a hash of the contents of every ``.py`` file of the package (its relative
+    paths too): any change to any source gives new kernel folders (the module docstring)."""
+    global _FINGERPRINT
+    if package is None and _FINGERPRINT is not None:
+        return _FINGERPRINT
+    pkg = Path(package) if package is not None else Path(__file__).resolve().parent
+    h = hashlib.sha1()
+    for path in sorted(pkg.rglob("*.py")):
+        h.update(path.relative_to(pkg).as_posix().encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+    digest = h.hexdigest()[:16]
+    if package is None:
+        _FINGERPRINT = digest
+    return digest
+
+
+def kernels_dir(root: Path) -> Path:
+    """``root/kernels-<source_fingerprint()>``: made (and the oldest other versions' folders
+    beyond ``KEEP_VERSIONS`` removed) the first time; its time stamp marks its last use."""
+    here = root / f"kernels-{source_fingerprint()}"
+    if not here.is_dir():
+        here.mkdir(parents=True, exist_ok=True)
+        others = sorted((p for p in root.glob("kernels-*") if p.is_dir() and p != here),
+                        key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in others[KEEP_VERSIONS - 1:]:
+            shutil.rmtree(old, ignore_errors=True)
+    return here
+
+
 def cache_problem() -> str | None:
     """Why the kernels are not cached on disk in this process, or None."""
     return _PROBLEM
@@ -85,12 +127,31 @@ def cached_njit(numba_njit, function, args: tuple, options: dict):
     root = usable_cache_dir()
     if root is None:
         return numba_njit(*args, **dict(options, cache=False))(function)
+    here = _kernels_dir_once(root)
+    if here is None:
+        return numba_njit(*args, **dict(options, cache=False))(function)
     saved = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(root)
+    numba.config.CACHE_DIR = str(here)
     try:
         return numba_njit(*args, **options)(function)
     finally:
         numba.config.CACHE_DIR = saved
+
+
+_KERNELS: dict = {}
+
+
+def _kernels_dir_once(root: Path) -> Path | None:
+    """``kernels_dir(root)``, worked out once per process and root (its time stamp touched then);
+    None if it cannot be made (the kernels then compile in memory)."""
+    if root not in _KERNELS:
+        try:
+            here = kernels_dir(root)
+            os.utime(here)
+        except OSError:
+            here = None
+        _KERNELS[root] = here
+    return _KERNELS[root]
 
 
 # ----------------------------------------------------------------------------- compile time
