@@ -47,6 +47,18 @@ def block_order(starts, kinds, closed: bool) -> list[int]:
     return order
 
 
+def blocks_along(starts, loop: float, s) -> np.ndarray:
+    """Block of points at arc lengths ``s`` on one track: ``starts`` the blocks' starts in block
+    order (``block_order``), ``loop`` the track's length if closed, else 0 (then −1 before the
+    first block)."""
+    s = np.asarray(s, dtype=float)
+    starts = np.asarray(starts, dtype=float)
+    if loop > 0.0:
+        rel = (starts - starts[0]) % loop
+        return np.searchsorted(rel, (s - starts[0]) % loop, side="right").astype(np.int64) - 1
+    return np.searchsorted(starts, s, side="right").astype(np.int64) - 1
+
+
 class Operation:
     """Block sections, stations and laps of one world; updates ``ops`` and logs events.
 
@@ -113,16 +125,10 @@ class Operation:
 
     def blocks_at(self, tk, s) -> np.ndarray:
         """Block (numbered from block 0 of track ``tk``) of points at ``s`` (array); −1 none."""
-        s = np.asarray(s, dtype=float)
         lst = self.track_blocks.get(tk)
         if not lst:
-            return np.full(s.shape, -1, np.int64)
-        starts = np.array([self.sections[i]["from"] for i in lst])
-        L = self.loop[tk]
-        if L > 0.0:
-            rel = (starts - starts[0]) % L
-            return np.searchsorted(rel, (s - starts[0]) % L, side="right").astype(np.int64) - 1
-        return np.searchsorted(starts, s, side="right").astype(np.int64) - 1
+            return np.full(np.shape(s), -1, np.int64)
+        return blocks_along([self.sections[i]["from"] for i in lst], self.loop[tk], s)
 
     def block_index(self, tk, s):
         return int(self.blocks_at(tk, [s])[0])

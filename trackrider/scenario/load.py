@@ -573,7 +573,7 @@ def _operation(ctx: _Ctx, doc: dict) -> OperationConfig:
 def _check_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list) -> None:
     """Block sections hold whole trains, there are more blocks than trains, and trains start
     in different blocks (``trackrider.physics.blocks``)."""
-    from trackrider.physics.blocks import block_order
+    from trackrider.physics.blocks import block_order, blocks_along
 
     for tk, track in enumerate(tracks):
         blocks = sorted((sec.s_from, i) for i, sec in enumerate(sections) if sec.block and sec.track_index == tk)
@@ -596,18 +596,9 @@ def _check_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list) -> None
         order = block_order([s for s, _ in blocks], [sections[i].type for _, i in blocks], closed)
         blocks = [blocks[j] for j in order]
         starts = [s for s, _ in blocks]
-
-        def block_of(s):
-            if closed and L:
-                x = (s - starts[0]) % L
-                return max(k for k in range(len(starts)) if (starts[k] - starts[0]) % L <= x)
-            ks = [k for k in range(len(starts)) if starts[k] <= s]
-            return ks[-1] if ks else -1
-
         seen: dict = {}
         for j, tr in on:
-            for s in tr.car_s():
-                k = block_of(s)
+            for k in blocks_along(starts, L if closed else 0.0, tr.car_s()).tolist():
                 if k < 0:
                     continue
                 if seen.setdefault(k, j) != j:
