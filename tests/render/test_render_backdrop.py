@@ -31,7 +31,8 @@ class Straight:
 
 
 def _frame(w, h, fill=KEY):
-    return np.tile(np.asarray(fill, dtype=np.uint8), w * h)
+    """A frame as read back: RGBA, bottom row first, every pixel ``fill`` (alpha 0: cleared)."""
+    return np.tile(np.asarray((*fill, 0), dtype=np.uint8), w * h)
 
 
 def test_level_camera_sees_sky_above_the_horizon_and_ground_below():
@@ -42,7 +43,7 @@ def test_level_camera_sees_sky_above_the_horizon_and_ground_below():
     b = Backdrop(0.0, 24.0, geo.grass_texture(32))
     cam = b.camera_vector((0.0, 0.0, 10.0), (1.0, 0.0, 10.0), (0.0, 0.0, 1.0), 40.0, w / h)
     raw = _frame(w, h)
-    raw[:3] = (200, 10, 10)  # bottom-left pixel (OpenGL's first) is geometry
+    raw[:4] = (200, 10, 10, 255)  # bottom-left pixel (OpenGL's first) is geometry
     img, busy = b.compose(raw, (w, h), cam)
     assert tuple(img[h - 1, 0]) == (200, 10, 10) and busy[h - 1, 0] and not busy[0].any()
     table = np.rint(sky_table()).astype(int)
@@ -60,6 +61,34 @@ def test_level_camera_sees_sky_above_the_horizon_and_ground_below():
     assert np.abs(ground[0] - bottom).mean() < np.abs(ground[-1] - bottom).mean()
 
 
+def test_compose_keeps_every_drawn_pixel_and_marks_its_span():
+    """Pixels not of the key colour (also those that differ from it in one channel only)
+    come out unchanged, turned the right way up; the alpha read back is not looked at; a
+    span is marked busy exactly when it holds such a pixel."""
+    w, h = 100, 30  # a last span narrower than SPAN
+    b = Backdrop(0.0, 24.0, geo.grass_texture(32))
+    for eye_z, pitch in ((10.0, 0.0), (10.0, -6.0), (-2.0, 0.0)):  # sky and ground, looking down, below the ground
+        cam = b.camera_vector((0.0, 0.0, eye_z), (1.0, 0.0, eye_z + pitch), (0.0, 0.0, 1.0), 50.0, w / h)
+        raw = _frame(w, h).reshape(h, w, 4)  # bottom row first
+        rng = np.random.default_rng(5)
+        drawn = np.zeros((h, w), dtype=bool)
+        for y, x in rng.integers(0, (h, w), (60, 2)):
+            colour = rng.integers(0, 256, 3)
+            colour[rng.integers(0, 3)] = KEY[0] if rng.random() < 0.5 else colour[0]
+            if tuple(colour) == KEY:
+                continue
+            raw[y, x] = (*colour, 255)
+            drawn[y, x] = True
+        raw[0, 5] = (*KEY, 255)  # the key colour drawn opaque is still background
+        img, busy = b.compose(raw.reshape(-1), (w, h), cam)
+        top_first = raw[::-1, :, :3]
+        np.testing.assert_array_equal(img[drawn[::-1]], top_first[drawn[::-1]])
+        spans = np.add.reduceat(drawn[::-1], np.arange(0, w, SPAN), axis=1) > 0
+        np.testing.assert_array_equal(busy, spans)
+    with pytest.raises(ValueError):
+        b.compose(_frame(w, h)[:-4], (w, h), cam)
+
+
 def test_antialias_where_matches_antialias_near_marked_spans():
     rng = np.random.default_rng(3)
     img = np.full((40, 96, 3), 120, dtype=np.uint8)
@@ -70,6 +99,15 @@ def test_antialias_where_matches_antialias_near_marked_spans():
     np.testing.assert_array_equal(part[1:-1], full[1:-1])
     busy[:] = False
     np.testing.assert_array_equal(antialias_where(img, busy, SPAN), img)  # nothing marked: a copy
+    # geometry ending at a span's last column and marked exactly where it is: the plain pixels
+    # beside it (the next span's first column, the rows above and below) are smoothed too
+    img = np.full((40, 96, 3), 120, dtype=np.uint8)
+    img[10:30, 20:2 * SPAN] = rng.integers(0, 255, (20, 2 * SPAN - 20, 3))
+    busy[:] = False
+    busy[10:30, :2] = True
+    full, part = antialias(img), antialias_where(img, busy, SPAN)
+    assert np.any(full[10:30, 2 * SPAN] != img[10:30, 2 * SPAN]) and np.any(full[9, 20:2 * SPAN] != img[9, 20:2 * SPAN])
+    np.testing.assert_array_equal(part[1:-1], full[1:-1])
 
 
 def test_railway_runs_on_an_embankment_low_and_a_deck_on_piers_high():

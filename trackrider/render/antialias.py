@@ -19,7 +19,7 @@ EDGE_MIN, EDGE_REL = 12.0, 0.125
 SUBPIX = 0.75
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
 def _blend(src, dst, luma, y, x, edge_min, edge_rel, subpix):
     """FXAA's sub-pixel blend of pixel (y, x) into ``dst``: towards the neighbour across its
     edge, by how much its luma differs from the mean of its four neighbours. False (``dst``
@@ -74,42 +74,39 @@ def _fxaa(src, dst, luma, edge_min, edge_rel, subpix):
                 dst[y, x, 2] = src[y, x, 2]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True)
 def _fxaa_spans(src, dst, luma, near, span, edge_min, edge_rel, subpix):
-    """``_fxaa`` in the spans of ``span`` pixels marked in ``near`` (h, spans);
-    ``dst`` holds a copy of ``src`` already. ``luma`` (h, w) is filled where needed."""
+    """``_fxaa`` in the spans of ``span`` pixels marked in ``near`` (h, spans), each
+    one pixel wider on both sides; ``dst`` holds a copy of ``src`` already.
+    ``luma`` (h, w) is filled where needed."""
     h, w = src.shape[0], src.shape[1]
     nk = near.shape[1]
-    # luma of the marked spans and of the rows above and below them, one pixel wider
+    # luma of the marked spans and of the rows above and below them, two pixels wider
     for y in range(h):
         for k in range(nk):
             if near[y, k] or (y > 0 and near[y - 1, k]) or (y < h - 1 and near[y + 1, k]):
-                for x in range(max(k * span - 1, 0), min(k * span + span + 1, w)):
+                for x in range(max(k * span - 2, 0), min(k * span + span + 2, w)):
                     luma[y, x] = 0.299 * src[y, x, 0] + 0.587 * src[y, x, 1] + 0.114 * src[y, x, 2]
-    for y in range(h):
+    for y in range(1, h - 1):
         for k in range(nk):
-            x0 = k * span
-            x1 = min(x0 + span, w)
-            if not near[y, k] or y == 0 or y == h - 1:
+            if not near[y, k]:
                 continue
-            for x in range(max(x0, 1), min(x1, w - 1)):
+            x0 = k * span
+            for x in range(max(x0 - 1, 1), min(x0 + span + 1, w - 1)):
                 _blend(src, dst, luma, y, x, edge_min, edge_rel, subpix)
 
 
 def antialias_where(img: np.ndarray, busy: np.ndarray, span: int, out: np.ndarray | None = None) -> np.ndarray:
     """``antialias`` only near spans of ``span`` pixels marked in ``busy`` (h, ceil(w / span))
     bool (what is not sky or ground: the backdrop, ``trackrider.render.backdrop``, has no
-    edges to smooth)."""
+    edges to smooth): in each marked span, the pixel on either side of it and the spans
+    above and below it, which hold every pixel beside a marked one."""
     src = np.ascontiguousarray(img)
     if out is None:
         out = np.empty_like(src)
-    # a span is smoothed when it, a span beside it or one above or below is marked
     near = busy.copy()
-    near[:, 1:] |= busy[:, :-1]
-    near[:, :-1] |= busy[:, 1:]
-    wide = near.copy()
-    near[1:] |= wide[:-1]
-    near[:-1] |= wide[1:]
+    near[1:] |= busy[:-1]
+    near[:-1] |= busy[1:]
     luma = np.empty(src.shape[:2], dtype=np.float32)
     out[...] = src
     _fxaa_spans(src, out, luma, near, span, np.float32(EDGE_MIN), np.float32(EDGE_REL), np.float32(SUBPIX))

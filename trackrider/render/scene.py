@@ -242,16 +242,18 @@ class _Finish:
     """Makes one frame from what was read back: the backdrop (sky, ground), the
     anti-aliasing where there is more than the backdrop, the overlay."""
 
-    __slots__ = ("backdrop", "hud", "raw", "size", "cam", "hud_state", "antialias")
+    __slots__ = ("backdrop", "hud", "raw", "size", "cam", "hud_state", "antialias", "free")
 
-    def __init__(self, backdrop, hud, raw, size, cam, hud_state, antialias):
+    def __init__(self, backdrop, hud, raw, size, cam, hud_state, antialias, free):
         self.backdrop, self.hud, self.raw, self.size = backdrop, hud, raw, size
-        self.cam, self.hud_state, self.antialias = cam, hud_state, antialias
+        self.cam, self.hud_state, self.antialias, self.free = cam, hud_state, antialias, free
 
     def __call__(self) -> np.ndarray:
         from trackrider.render.antialias import antialias_where
 
-        img, busy = self.backdrop.compose(self.raw, self.size, self.cam)
+        img, busy = self.backdrop.compose(self.raw[0], self.size, self.cam)
+        self.free.append(self.raw)  # the read-back buffer may take the next frame
+        self.raw = None
         if self.antialias:
             img = antialias_where(img, busy, self.backdrop.span)
         if self.hud is not None:
@@ -423,6 +425,9 @@ class RideScene:
             del rod_actor
         self._matrix = np.eye(4)
         self._pixels = vtkUnsignedCharArray()
+        #: read-back buffers (RGBA, numpy array and the VTK array over its memory) free to take a frame:
+        #: a frame finished in a writer's thread gives its buffer back there
+        self._free = []
         self.camera = pl.renderer.GetActiveCamera()
         self.hud = _Hud(self.size) if hud else None
 
@@ -471,9 +476,9 @@ class RideScene:
         rw = self.plotter.ren_win
         rw.Render()  # a screenshot alone would not re-render
         w, h = self.size
-        rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._pixels, 0)
-        raw = np.frombuffer(memoryview(self._pixels), dtype=np.uint8)
         if self.backdrop is None:
+            rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._pixels, 0)
+            raw = np.frombuffer(memoryview(self._pixels), dtype=np.uint8)
             img = raw.reshape(h, w, 3)[::-1]
             if self.antialias and antialias:
                 from trackrider.render.antialias import antialias as fxaa
@@ -486,13 +491,24 @@ class RideScene:
                     img = np.array(img)
                 self.hud.draw(img, self.hud.state())
             return img
+        # RGBA, the renderer's own layout (cheaper to read than RGB), straight into a buffer of ours
+        buf = self._free.pop() if self._free else self._new_buffer()
+        rw.GetRGBACharPixelData(0, 0, w - 1, h - 1, 0, buf[1], 0)
         cam = self.camera
         vec = self.backdrop.camera_vector(cam.GetPosition(), cam.GetFocalPoint(), cam.GetViewUp(),
                                           cam.GetViewAngle(), w / h)
         hud_state = self.hud.state() if self.hud is not None else None
-        make = _Finish(self.backdrop, self.hud, np.array(raw) if deferred else raw, self.size, vec, hud_state,
-                       self.antialias)
+        make = _Finish(self.backdrop, self.hud, buf, self.size, vec, hud_state, self.antialias, self._free)
         return make if deferred else make()
+
+    def _new_buffer(self):
+        """(array (h·w·4,) uint8, the vtkUnsignedCharArray over its memory): VTK reads pixels into it."""
+        from vtkmodules.util.numpy_support import numpy_to_vtk
+
+        w, h = self.size
+        arr = np.zeros((w * h, 4), dtype=np.uint8)
+        vtk_arr = numpy_to_vtk(arr, deep=False)  # same size as a frame: VTK writes into it, never reallocates
+        return arr.reshape(-1), vtk_arr
 
     def set_visible(self, entities, visible: bool) -> None:
         """Show or hide the actors of these entity indices (tests: what hides the view)."""
