@@ -40,13 +40,13 @@ def _cpu():
     return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
 
 
-def run(rec, spec, size, quality, fps, out_dir, encode=True, camera="chase"):
+def run(rec, spec, size, quality, fps, out_dir, encode=True, camera="chase", tag="full"):
     """Render one clip; returns (RenderStats, output path). ``stats.extra`` holds
     the CPU seconds of this process (renderer, llvmpipe threads) and of the
     ffmpeg child (encoder): figures that the load of a shared machine disturbs less."""
     stats = RenderStats()
     cpu0 = _cpu()
-    out = Path(out_dir) / f"bench_{size[0]}x{size[1]}.mp4"
+    out = Path(out_dir) / f"bench_{tag}_{size[0]}x{size[1]}.mp4"  # one file per scene: the size printed is its own"
     if encode:
         render_ride(None, out, camera=camera, fps=fps, size=size, quality=quality, recording=rec, scene=spec, stats=stats)
     else:  # rendering alone: frames go nowhere
@@ -104,7 +104,7 @@ def main(argv=None):
             runs = {"full": [], "simple": []}
             for _ in range(max(args.repeat, 1)):
                 for label, q in (("full", None), ("simple", simple)):
-                    runs[label].append(run(rec, spec, size, q, args.fps, tmp))
+                    runs[label].append(run(rec, spec, size, q, args.fps, tmp, tag=label))
             best_of = {k: median_run(v) for k, v in runs.items()}
             for label in ("full", "simple"):
                 st, out = best_of[label]
@@ -126,7 +126,7 @@ def main(argv=None):
                   "(the speed ratio where the CPU is the limit)")
         if args.variants:
             for label, q in (("1280x720 high (MSAA x4, medium)", "high"), ("1280x720 draft (ultrafast)", "draft")):
-                st, out = best(args.repeat, rec, spec, (1280, 720), q, args.fps, tmp)
+                st, out = best(args.repeat, rec, spec, (1280, 720), q, args.fps, tmp, tag=q)
                 print(line(label, st, out))
 
             st, _ = best(args.repeat, rec, spec, (1280, 720), Quality("msaa8", multi_samples=8), args.fps, tmp, encode=False)
