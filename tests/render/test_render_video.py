@@ -42,6 +42,46 @@ def test_still_shows_the_track_and_the_train(ride, tmp_path):
     assert train_pixels(img).sum() > 500
 
 
+def test_frames_finished_later_or_out_of_order_are_the_frames_rendered(ride):
+    """The MP4 writer finishes a frame (backdrop, anti-aliasing, overlay) in its own
+    thread while the next ones render, from a pooled read-back buffer: however late or
+    in whatever order the frames are finished, each is the frame made at once."""
+    from trackrider.render.quality import Quality
+    from trackrider.render.video import frame_times, render_frames
+
+    rec, spec = ride
+    times = frame_times(rec.t_start, rec.t_end, 10.0, 1.0)[:6]
+
+    def frames(consume):
+        render_frames(rec, spec, times, "chase", SMALL, 10.0, 1.0, Quality(), consume)
+
+    at_once = []
+    frames(lambda img: at_once.append(np.array(img)))
+
+    class Deferred:
+        deferred = True  # frames come as callables that make them
+
+        def __init__(self, lag):
+            self.lag, self.waiting, self.done = lag, [], []
+
+        def __call__(self, make):
+            self.waiting.append(make)
+            if len(self.waiting) > self.lag:  # finish the oldest one, lag frames late
+                self.done.append(np.array(self.waiting.pop(0)()))
+
+    late = Deferred(lag=2)
+    frames(late)
+    late.done += [np.array(m()) for m in late.waiting]
+    kept = Deferred(lag=len(times))
+    frames(kept)
+    backwards = [np.array(m()) for m in reversed(kept.waiting)][::-1]
+    assert len(at_once) == len(times) and len({f.tobytes() for f in at_once}) == len(times)  # frames differ
+    for got in (late.done, backwards):
+        assert len(got) == len(times)
+        for a, b in zip(at_once, got):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_the_blue_pixels_are_the_train(ride, tmp_path):
     # the same ride with the train painted red: every blue pixel turns red
     import dataclasses
