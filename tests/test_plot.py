@@ -98,3 +98,16 @@ def test_plot_units_and_the_profile_without_a_scenario(results, tmp_path):
     s, z, sections, what = _profile(moved, name, d)
     assert sections == [] and "no scenario" in what and np.all(np.diff(s) >= 0)
     assert plot_results(moved, tmp_path / "moved.png").is_file()
+
+
+def test_plot_of_a_counterweight_shows_no_rider_g(results, tmp_path):
+    """weight_drop's falling weight is a counterweight: its G panels say so instead of
+    plotting G at a rider point nobody sits at; the sled's are plotted."""
+    from trackrider.plot import _summary, has_riders
+
+    summary = _summary(results)
+    assert summary["trains"]["weight"]["role"] == "counterweight"
+    assert not has_riders(summary, "weight") and has_riders(summary, "sled")
+    assert has_riders({}, "weight")  # no summary to tell: plotted as a train with riders
+    png = plot_results(results, tmp_path / "weight.png", train="weight")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -100,17 +100,30 @@ _SECTION_COLOURS = {"lift": "#4c72b0", "launch": "#dd8452", "brake": "#c44e52", 
                     "booster": "#55a868", "station": "#8c8c8c"}
 
 
-def _profile(results_dir: Path, train: str, d: dict):
+def _summary(results_dir: Path) -> dict:
+    """The results folder's ``summary.json``, or {} when it cannot be read."""
+    import json
+
+    try:
+        summary = json.loads((results_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return summary if isinstance(summary, dict) else {}
+
+
+def has_riders(summary: dict, train: str) -> bool:
+    """Whether ``train`` carries riders (G at a rider point means something): False for a
+    ``role = "counterweight"`` train of the run's summary, True otherwise."""
+    figures = (summary.get("trains") or {}).get(train) if isinstance(summary, dict) else None
+    return not (isinstance(figures, dict) and figures.get("role") == "counterweight")
+
+
+def _profile(results_dir: Path, train: str, d: dict, summary: dict | None = None):
     """(s, z, sections, note) of the car's track: the scenario's track, else the car's own path."""
     from trackrider.report.data import load_scenario_of, track_profile
 
-    try:
-        import json
-
-        summary = json.loads((results_dir / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        summary = {}
-    scenario, _ = load_scenario_of(summary, results_dir) if isinstance(summary, dict) else (None, "")
+    summary = _summary(results_dir) if summary is None else summary
+    scenario, _ = load_scenario_of(summary, results_dir) if summary else (None, "")
     found = track_profile(scenario, train) if scenario is not None else None
     if found is not None:
         _, _, s, xyz, sections = found
@@ -159,7 +172,9 @@ def plot_results(results_dir, out_png, car: int = 1, train: str | None = None, u
         raise InputError(f"units must be one of {', '.join(SYSTEMS)}, got {units!r}")
     u = Units(units)
     name, d = read_car_series(results_dir / "timeseries.csv", car=car, train=train)
-    profile = _profile(results_dir, name, d) if np.isfinite(d["s"]).any() else None
+    summary = _summary(results_dir)
+    profile = _profile(results_dir, name, d, summary) if np.isfinite(d["s"]).any() else None
+    riders = has_riders(summary, name)
     d = dict(d)
     d["speed"] = d["speed"] * u.speed_factor
     d["s"] = d["s"] * u.length_factor
@@ -200,6 +215,9 @@ def plot_results(results_dir, out_png, car: int = 1, train: str | None = None, u
             mask = np.ones_like(x, dtype=bool) if c == 0 else on_track
             if c == 1 and not mask.any():
                 ax.text(0.5, 0.5, "not on a track", ha="center", va="center", transform=ax.transAxes)
+            elif col != "speed" and not riders:
+                ax.text(0.5, 0.5, "a counterweight: no riders, no rider G", ha="center", va="center",
+                        transform=ax.transAxes)
             else:
                 filtered = d.get(f"{col}_filtered")
                 ax.plot(x[mask], d[col][mask], lw=0.7, color="0.55" if filtered is not None else "C0",
