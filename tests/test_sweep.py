@@ -120,6 +120,25 @@ def test_random_and_lhs_plans_are_deterministic_and_in_range(tmp_path, method):
     assert [p["values"] for p in other] != [p["values"] for p in plan]
 
 
+def test_summary_row_has_the_operation_figures_of_a_ride_with_block_sections():
+    """Throughput and time held at block boundaries come from summary["operation"]
+    (empty cells without it); collisions are counted in their own column."""
+    summary = {"status": "completed", "simulated_s": 600.0,
+               "trains": {"red": {"min_speed": 0.0}, "blue": {"min_speed": 0.5}},
+               "events": [{"kind": "collision"}, {"kind": "dispatch"}, {"kind": "lap"}],
+               "operation": {"throughput_trains_per_hour": 55.75, "riders_per_hour": 669.0,
+                             "block_sections": {"lift": {"held_s": 29.0, "type": "lift"},
+                                                "brake": {"held_s": 12.5, "type": "brake"},
+                                                "station": {"held_s": 0.0, "type": "station"}}}}
+    row = sw.summary_row(summary)
+    assert (row["trains_per_hour"], row["riders_per_hour"], row["held_s"]) == (55.75, 669.0, 41.5)
+    assert row["n_collision"] == 1 and row["n_other_events"] == 2 and row["n_events"] == 3
+    assert row["min_speed"] == 0.0
+    plain = sw.summary_row({"status": "completed", "trains": {"red": {"min_speed": 1.0}}})
+    assert plain["trains_per_hour"] is None and plain["riders_per_hour"] is None and plain["held_s"] is None
+    assert list(plain) == list(row)  # the same columns with or without operation
+
+
 # ----------------------------------------------------------------- executors
 
 def test_failing_task_is_recorded_and_sweep_goes_on(plumbing, tmp_path):

@@ -83,7 +83,7 @@ TRAIN_FIGURES = {
 }
 #: event kinds (trackrider.metrics) counted into ``n_<kind>`` columns; others
 #: go to ``n_other_events``
-EVENT_KINDS = ("stalled", "rolled_back", "wheel_lift", "support_lost", "ran_off_track")
+EVENT_KINDS = ("stalled", "rolled_back", "wheel_lift", "support_lost", "ran_off_track", "collision")
 
 #: headline figures of the summary and the plot: (column, "min" | "max", label)
 HEADLINES = (
@@ -93,6 +93,7 @@ HEADLINES = (
     ("min_g_vertical", "min", "lowest vertical G"),
     ("max_abs_g_lateral", "max", "largest lateral G"),
     ("max_abs_g_longitudinal", "max", "largest longitudinal G"),
+    ("trains_per_hour", "min", "lowest throughput, trains/h"),
 )
 #: statuses reported in the summary run by run
 BAD_STATUSES = ("stalled", "derailed", "ran_off_track", "diverged", "error")
@@ -466,7 +467,11 @@ def summary_row(summary: dict) -> dict:
 
     Per-train figures (:data:`TRAIN_FIGURES`) are combined over the trains to
     the worst case (lowest minimum, highest maximum); events are counted by
-    kind into ``n_<kind>`` columns; ``n_events`` is the total.
+    kind into ``n_<kind>`` columns; ``n_events`` is the total. A ride with
+    stations or block sections adds its throughput (``trains_per_hour``,
+    ``riders_per_hour``) and ``held_s``, the time trains spent held at block
+    boundaries, summed over the block sections (``summary["operation"]``;
+    empty cells for a run without them).
     """
     row: dict[str, Any] = {"status": summary.get("status", ""),
                            "simulated_s": summary.get("simulated_s")}
@@ -489,6 +494,17 @@ def summary_row(summary: dict) -> dict:
     for kind in EVENT_KINDS:
         row[f"n_{kind}"] = counts[kind]
     row["n_other_events"] = other
+    op = summary.get("operation")
+    op = op if isinstance(op, dict) else {}
+
+    def number(v):
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+    row["trains_per_hour"] = number(op.get("throughput_trains_per_hour"))
+    row["riders_per_hour"] = number(op.get("riders_per_hour"))
+    held = [number(b.get("held_s")) for b in (op.get("block_sections") or {}).values() if isinstance(b, dict)]
+    held = [h for h in held if h is not None]
+    row["held_s"] = float(sum(held)) if held else None
     # valleyed: the train failed a hill. A train that rolls back (no motor
     # acting) oscillates in the valley for minutes before it comes to rest and
     # the run reports ``stalled``; either counts.
