@@ -83,7 +83,8 @@ TRAIN_FIGURES = {
 }
 #: event kinds (trackrider.metrics) counted into ``n_<kind>`` columns; others
 #: go to ``n_other_events``
-EVENT_KINDS = ("stalled", "rolled_back", "wheel_lift", "support_lost", "ran_off_track", "collision")
+EVENT_KINDS = ("stalled", "rolled_back", "wheel_lift", "support_lost", "ran_off_track", "collision",
+               "block_overrun")
 
 #: headline figures of the summary and the plot: (column, "min" | "max", label)
 HEADLINES = (

@@ -152,5 +152,39 @@ def test_on_an_open_line_a_train_that_runs_off_the_end_frees_its_block():
     # ... and goes on, driven by the last metres of its booster (a frictionless line: it coasts)
     assert r[-1, 2, ch.S] > 300.0 and r[-1, 2, ch.SPEED] > 2.0
     kinds = [e["kind"] for e in w.operation.events]
-    assert "lap" not in kinds and "collision" not in kinds
+    assert "lap" not in kinds and "collision" not in kinds and "block_overrun" not in kinds
     assert [e["kind"] for e in w.operation.events if e["train"] == "B"][:2] == ["block_hold", "block_release"]
+
+
+def test_a_block_section_too_weak_to_stop_a_train_reports_its_overrun():
+    """B comes at 20 m/s into a block booster (50 m, 500 N a car) that must hold it (A stands in
+    the block ahead): it cannot stop B, whose lead car passes the section's end at the speed work
+    and energy give, v² = v0² − 2 F (50 + 50 − d) / M (the second car, d behind, brakes for
+    50 − d of it). One ``block_overrun`` event, naming the section, that speed and the train ahead;
+    B then runs into A (a collision)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import analytic
+    from analytic import run
+    from trackrider.physics import CarSpec, World
+    from trackrider.physics import channels as ch
+
+    w = World(dt=1e-3)
+    k = w.add_track(analytic.straight(700.0))
+    car = CarSpec(mass=500.0, length=2.0, width=1.2, height=1.0)
+    w.add_train("A", k, 2, car, start_s=470.0, start_speed=0.0)
+    w.add_train("B", k, 2, car, start_s=60.0, start_speed=20.0)
+    w.add_section("booster", k, 80.0, 130.0, speed=10.0, max_force=500.0, block=True, name="signal 1")
+    w.add_section("booster", k, 400.0, 450.0, speed=10.0, max_force=5000.0, block=True, name="signal 2")
+    t, r, st = run(w, 30000, 100)
+    d = float(r[0, 2, ch.S] - r[0, 3, ch.S])     # B's car spacing
+    over = [e for e in w.operation.events if e["kind"] == "block_overrun"]
+    assert len(over) == 1 and over[0]["train"] == "B" and over[0]["section"] == "signal 1"
+    assert over[0]["block_ahead_held_by"] == "A"
+    v1 = np.sqrt(20.0**2 - 2 * 500.0 * (100.0 - d) / 1000.0)
+    assert over[0]["speed"] == pytest.approx(v1, rel=2e-3)
+    j = int(np.argmax(r[:, 2, ch.S] > 130.0))   # the lead passes 130 m between samples j − 1 and j
+    assert over[0]["t"] == pytest.approx(np.interp(130.0, r[j - 1:j + 1, 2, ch.S], t[j - 1:j + 1]), abs=2e-3)
+    kinds = [e["kind"] for e in w.operation.events if e["train"] == "B"]
+    assert kinds.index("block_hold") < kinds.index("block_overrun") < kinds.index("collision")

@@ -196,6 +196,13 @@ def test_operation_event_sentences():
     assert f"car 1 of blue collided with car 1 of red at s = 0.0 m, closing at {1.5 * KMH:.1f} km/h." in text
     assert "train red had been held by lift longer than max_hold: the blocks are deadlocked" in text
     assert "train red was dispatched from st." in text
+    from trackrider.report.page import _operation_event
+
+    who, words, after = _operation_event({"t": 3.0, "train": "blue", "car": 1, "kind": "block_overrun",
+                                          "section": "mid brake", "speed": 5.0, "block_ahead_held_by": "red"},
+                                         Units("metric"))
+    assert (who + " " + words + after) == ("train blue ran through the end of mid brake, which was holding it for "
+                                           "red ahead, at 18.0 km/h: the section cannot stop it")
 
 
 def test_intervals_and_shared_blocks():

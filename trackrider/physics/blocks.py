@@ -98,6 +98,7 @@ class Operation:
         # per section state
         n = len(self.sections)
         self.held_train = [-1] * n        # the train a hold acts on (block_hold logged), −1 none
+        self.overran: set[tuple[int, int]] = set()   # (section, train): its lead car passed ``to`` on a hold
         self.hold_since = [math.nan] * n
         self.held_total = [0.0] * n
         self.station_state = ["empty"] * n   # empty | arriving | dwelling | waiting | dispatching
@@ -237,6 +238,9 @@ class Operation:
             if nxt[1] >= len(self.track_blocks[tk]):
                 others = set()           # an open track's last block: nothing ahead to wait for
             clear = not others
+            if train >= 0 and ops.mode[i] == MODE_HOLD:
+                self._overrun(i, t, train, tk, occ.get(nxt, set()) - {train}, s, on)
+            self.overran = {(j, k) for j, k in self.overran if j != i or k == train}
             if sec["kind"] == "station":
                 mode = self._station(i, t, train, clear, s, first)
             else:
@@ -280,6 +284,20 @@ class Operation:
                 self._hold_log(i, t, train)
         self.station_state[i] = state
         return MODE_DRIVE if state == "dispatching" else MODE_HOLD
+
+    def _overrun(self, i, t, train, tk, ahead, s, on):
+        """An overrun: the section was holding ``train`` (the block ahead, held by the trains
+        ``ahead``, not clear when the logic last ran) and the train's lead car has passed ``to``:
+        the section could not stop it (too short, or too weak for the train's speed). One
+        ``block_overrun`` event a pass."""
+        lead = self.train_cars[train][0]
+        if ((i, train) in self.overran or not on[lead] or self.world.cars.track[lead] != tk
+                or self.in_section(i, float(s[lead]))):
+            return
+        self.overran.add((i, train))
+        self._event(t, train, "block_overrun", section=self.section_name(i),
+                    speed=float(np.linalg.norm(self.world.bodies.vel[lead])),
+                    block_ahead_held_by=", ".join(sorted(self.train_names[k] for k in ahead)))
 
     def _hold_log(self, i, t, train):
         """Keep the hold of section ``i`` on ``train`` (−1: none) and log its start and end."""

@@ -37,6 +37,7 @@ EVENT_WORDS = {
     "block_hold": "was held at a block",
     "block_release": "was released from a block",
     "collision": "collided with another train",
+    "block_overrun": "ran through a block section that was holding it",
     "lap": "completed a lap",
 }
 #: events listed one by one at most (the rest are counted)
@@ -203,6 +204,11 @@ def _operation_event(ev: dict, units: Units):
         held = ev.get("held_s")
         return f"train {train}", f"was released by {section}" + (
             f" after {held:.1f} s held" if _finite(held) else ""), ""
+    if kind == "block_overrun":
+        v, ahead = ev.get("speed"), ev.get("block_ahead_held_by")
+        return (f"train {train}", f"ran through the end of {section}, which was holding it"
+                + (f" for {ahead} ahead" if ahead else ""),
+                f", at {_speed(v, units)}: the section cannot stop it" if _finite(v) else "")
     if kind == "lap":
         lap = ev.get("lap_time")
         return f"train {train}", "completed a lap" + (f" in {lap:.1f} s" if _finite(lap) else ""), ""
