@@ -331,3 +331,33 @@ def test_progress_callable_sees_every_frame(ride, tmp_path):
     render_ride(None, tmp_path / "p.gif", fps=4, size=(64, 36), recording=rec, scene=spec,
                 progress=lambda done, total: seen.append((done, total)))
     assert seen == [(i, 7) for i in range(1, 8)]  # 0, 0.25, ... 1.5 s
+
+
+def test_gif_frames_are_dithered_so_the_sky_does_not_band(tmp_path, monkeypatch):
+    """A 255-colour palette leaves a sky gradient few colours: plain quantisation cuts it into
+    bands (8×8 block means off by up to ~6 levels); the ordered dither spreads the steps, so the
+    block means follow the picture more closely. The Bayer matrix holds every threshold once."""
+    from trackrider.render import geometry as geo
+    from trackrider.render import video
+
+    b = video.bayer(8)
+    assert sorted(np.round((b.ravel() + 0.5) * 64 - 0.5).astype(int)) == list(range(64))
+    h, w = 144, 256
+    yy, xx = np.mgrid[0:h, 0:w]
+    g = ((yy + 0.5 * xx) / (h + 0.5 * w))[..., None]
+    img = np.rint(np.array(geo.SKY_TOP) * (1 - g) + np.array(geo.SKY_BOTTOM) * g).astype(np.uint8)
+    grass = geo.grass_texture(128)
+    img[h // 2:] = np.concatenate([grass[: h // 2], grass[: h // 2]], axis=1)
+
+    def block_error(amp):
+        monkeypatch.setattr(video._GifWriter, "DITHER", amp)
+        writer = video._GifWriter(tmp_path / f"d{amp}.gif", 10.0)
+        writer(img)
+        writer.close()
+        out = iio3.imread(tmp_path / f"d{amp}.gif", index=None)[0][..., :3].astype(float)
+        means = [a[:64].reshape(8, 8, 32, 8, 3).mean(axis=(1, 3)) for a in (img.astype(float), out)]
+        return np.abs(means[0] - means[1])
+
+    amp = video._GifWriter.DITHER
+    plain, dithered = block_error(0.0), block_error(amp)
+    assert plain.max() > 5.0 and dithered.max() < 0.8 * plain.max() and dithered.mean() < plain.mean()

@@ -284,16 +284,36 @@ class _Mp4Writer:
             raise self.error
 
 
+def bayer(n: int = 8) -> np.ndarray:
+    """The (n, n) ordered-dither (Bayer) matrix, n a power of two: thresholds evenly spread over
+    (−0.5, 0.5), each n × n block holding every one once."""
+    m = np.zeros((1, 1))
+    while m.shape[0] < n:
+        m = np.block([[4 * m, 4 * m + 2], [4 * m + 3, 4 * m + 1]])
+    return (m + 0.5) / m.size - 0.5
+
+
 class _GifWriter:
-    """Frames quantised to a palette as they come (1 byte per pixel kept in memory)."""
+    """Frames quantised to a palette as they come (1 byte per pixel kept in memory). Before it, an
+    ordered dither of ±``DITHER`` levels: a palette of 255 colours would cut the sky's gradient into
+    visible bands; the fixed pattern does not crawl from frame to frame as error diffusion would."""
+
+    DITHER = 4.0
 
     def __init__(self, path, fps):
         self.path, self.fps, self.frames = path, fps, []
+        self._pattern = None
 
     def __call__(self, img):
         from PIL import Image
 
-        self.frames.append(Image.fromarray(img).quantize(colors=255, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE))
+        h, w = img.shape[:2]
+        if self._pattern is None or self._pattern.shape[:2] != (h, w):
+            b = bayer(8)
+            self._pattern = (2.0 * self.DITHER * np.tile(b, (h // 8 + 1, w // 8 + 1))[:h, :w, None]).astype(np.float32)
+        dithered = np.clip(img + self._pattern, 0.0, 255.0).astype(np.uint8)
+        self.frames.append(Image.fromarray(dithered).quantize(colors=255, method=Image.Quantize.FASTOCTREE,
+                                                              dither=Image.Dither.NONE))
 
     def close(self):
         if self.frames:
