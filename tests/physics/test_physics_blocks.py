@@ -124,25 +124,33 @@ def test_scenarios_without_block_sections_have_no_block_column_or_operation(tmp_
     assert "block" not in res.summary["columns"]
 
 
-def test_on_an_open_line_a_train_that_runs_off_the_end_frees_its_block():
-    """A railway-like line: B waits in its block section (a block booster) while A is in the next
-    block, and goes on at the section's speed once A has run off the end of the line; no laps."""
+def _open_line(a_speed, b_start, b_speed, signal_force, n_steps):
+    """A 700 m level line, two block boosters ("signal 1" 80–130 m, ``signal_force`` N a car, and
+    "signal 2" 400–450 m), train A (2 × 500 kg) from 470 m at ``a_speed``, train B from ``b_start``
+    at ``b_speed``. Returns (world, t, samples, status) after ``n_steps`` of 1 ms."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).parent))
     import analytic
     from analytic import run
     from trackrider.physics import CarSpec, World
-    from trackrider.physics import channels as ch
 
     w = World(dt=1e-3)
     k = w.add_track(analytic.straight(700.0))
     car = CarSpec(mass=500.0, length=2.0, width=1.2, height=1.0)
-    w.add_train("A", k, 2, car, start_s=470.0, start_speed=10.0)
-    w.add_train("B", k, 2, car, start_s=110.0, start_speed=10.0)
-    w.add_section("booster", k, 80.0, 130.0, speed=10.0, max_force=5000.0, block=True, name="signal 1")
+    w.add_train("A", k, 2, car, start_s=470.0, start_speed=a_speed)
+    w.add_train("B", k, 2, car, start_s=b_start, start_speed=b_speed)
+    w.add_section("booster", k, 80.0, 130.0, speed=10.0, max_force=signal_force, block=True, name="signal 1")
     w.add_section("booster", k, 400.0, 450.0, speed=10.0, max_force=5000.0, block=True, name="signal 2")
-    t, r, st = run(w, 60000, 100)
+    return (w, *run(w, n_steps, 100))
+
+
+def test_on_an_open_line_a_train_that_runs_off_the_end_frees_its_block():
+    """A railway-like line: B waits in its block section (a block booster) while A is in the next
+    block, and goes on at the section's speed once A has run off the end of the line; no laps."""
+    from trackrider.physics import channels as ch
+
+    w, t, r, st = _open_line(10.0, 110.0, 10.0, 5000.0, 60000)
     assert st.ok
     a_off = t[np.argmax(np.isnan(r[:, 1, ch.S]) | ((r[:, 1, ch.FLAGS].astype(int) & ch.RAN_OFF) != 0))]
     assert 20.0 < a_off < 25.0                       # A's last car leaves the line at s = 700
@@ -162,22 +170,9 @@ def test_a_block_section_too_weak_to_stop_a_train_reports_its_overrun():
     and energy give, v² = v0² − 2 F (50 + 50 − d) / M (the second car, d behind, brakes for
     50 − d of it). One ``block_overrun`` event, naming the section, that speed and the train ahead;
     B then runs into A (a collision)."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    import analytic
-    from analytic import run
-    from trackrider.physics import CarSpec, World
     from trackrider.physics import channels as ch
 
-    w = World(dt=1e-3)
-    k = w.add_track(analytic.straight(700.0))
-    car = CarSpec(mass=500.0, length=2.0, width=1.2, height=1.0)
-    w.add_train("A", k, 2, car, start_s=470.0, start_speed=0.0)
-    w.add_train("B", k, 2, car, start_s=60.0, start_speed=20.0)
-    w.add_section("booster", k, 80.0, 130.0, speed=10.0, max_force=500.0, block=True, name="signal 1")
-    w.add_section("booster", k, 400.0, 450.0, speed=10.0, max_force=5000.0, block=True, name="signal 2")
-    t, r, st = run(w, 30000, 100)
+    w, t, r, st = _open_line(0.0, 60.0, 20.0, 500.0, 30000)
     d = float(r[0, 2, ch.S] - r[0, 3, ch.S])     # B's car spacing
     over = [e for e in w.operation.events if e["kind"] == "block_overrun"]
     assert len(over) == 1 and over[0]["train"] == "B" and over[0]["section"] == "signal 1"
