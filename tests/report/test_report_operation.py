@@ -151,7 +151,8 @@ def test_no_operation_without_blocks(classic_run):
 
 
 def _synthetic_run() -> RunData:
-    """Two one-car trains on a circuit of three blocks, 0–10 s at 1 Hz; blue runs into red in block 1."""
+    """Two one-car trains on a circuit of three blocks, 0–10 s at 1 Hz; blue runs through the station's
+    hold into red in block 1."""
     t = np.arange(11.0)
     red = np.array([0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2], float)[:, None]
     blue = np.array([2, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1], float)[:, None]
@@ -159,6 +160,8 @@ def _synthetic_run() -> RunData:
                         summary={}, track_name="loop", colour=c)
               for n, b, c in (("red", red, "#cd1e23"), ("blue", blue, "#1e5adc"))]
     events = [{"t": 1.0, "train": "red", "car": 1, "kind": "dispatch", "section": "st"},
+              {"t": 3.9, "train": "blue", "car": 1, "kind": "block_overrun", "section": "st", "speed": 2.0,
+               "block_ahead_held_by": "red"},
               {"t": 4.0, "train": "blue", "car": 1, "kind": "collision", "other_train": "red", "other_car": 1,
                "closing_speed": 1.5},
               {"t": 4.0, "train": "red", "car": 1, "kind": "collision", "other_train": "blue", "other_car": 1,
@@ -177,11 +180,12 @@ def test_timeline_marks_collisions_deadlocks_and_shared_blocks():
     svg_text, facts = block_timeline(run)
     # red stays in blocks 0, 1, 2; blue in 2, 0, 1: three stays each
     assert facts["bars"] == 6 and facts["lanes"] == 3
-    assert facts["dispatches"] == 1 and facts["collisions"] == 2 and facts["holds"] == 1
+    assert facts["dispatches"] == 1 and facts["collisions"] == 2 and facts["holds"] == 1 and facts["overruns"] == 1
     # blue entered red's block 1 at t = 4 and both stayed to t = 8
     assert [(s["k"], s["i0"], s["i1"]) for s in facts["shared"]] == [(1, 4, 8)]
     svg = ET.fromstring(svg_text)
     assert len(_shapes(_groups(svg, "blocks-collisions"))) == 2
+    assert len(_shapes(_groups(svg, "blocks-overruns"))) == 1
     text = " ".join(el.text or "" for el in svg.iter(f"{SVG}text"))
     assert "stalled at 9.5 s: red held at lift longer than max_hold" in text and "two trains in one block" in text
     assert "block 2: section[3] (brake)" in text and "block 0: st (station)" in text
@@ -196,6 +200,8 @@ def test_operation_event_sentences():
     assert f"car 1 of blue collided with car 1 of red at s = 0.0 m, closing at {1.5 * KMH:.1f} km/h." in text
     assert "train red had been held by lift longer than max_hold: the blocks are deadlocked" in text
     assert "train red was dispatched from st." in text
+    assert ("train blue ran through the end of st, which was holding it for red ahead, at "
+            f"{2.0 * KMH:.1f} km/h: the section cannot stop it.") in text
     from trackrider.report.page import _operation_event
 
     who, words, after = _operation_event({"t": 3.0, "train": "blue", "car": 1, "kind": "block_overrun",

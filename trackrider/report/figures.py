@@ -353,9 +353,10 @@ def _block_at(run: RunData, train: str, car, t) -> int | None:
 def block_timeline(run: RunData) -> tuple[str | None, dict]:
     """Block occupancy against time: a lane per block (labelled by the block section that starts it),
     a bar in the train's colour for each stay of a train in it (any of its cars, from the ``block``
-    column; consecutive samples merged), holds hatched on the block section's lane, dispatches and
-    collisions marked. Returns the SVG (None without a ``block`` column) and what it drew:
-    ``{"bars": n, "holds": n, "dispatches": n, "collisions": n, "shared": [...], "lanes": n}``."""
+    column; consecutive samples merged), holds hatched on the block section's lane, dispatches,
+    collisions and overruns (a train through a hold) marked. Returns the SVG (None without a ``block``
+    column) and what it drew: ``{"bars": n, "holds": n, "dispatches": n, "collisions": n,
+    "overruns": n, "shared": [...], "lanes": n}``."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -419,6 +420,7 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
     events = run.summary.get("events") or []
     disp_x, disp_y, disp_c = [], [], []
     col_x, col_y = [], []
+    over_x, over_y = [], []
     for ev in events:
         kind = ev.get("kind")
         if kind == "dispatch":
@@ -434,6 +436,11 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
             if y is not None:
                 col_x.append(float(ev["t"]))
                 col_y.append(y)
+        elif kind == "block_overrun":
+            y = lane_of_section(ev.get("train"), ev.get("section"), ev.get("t"))
+            if y is not None:
+                over_x.append(float(ev["t"]))
+                over_y.append(y)
         elif kind == "stalled" and ev.get("section") and ev.get("t") is not None:
             ax.axvline(float(ev["t"]), color="#b71c1c", lw=1.5, ls="--", zorder=4)
             handles.append(Line2D([], [], color="#b71c1c", lw=1.5, ls="--",
@@ -447,6 +454,11 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
         pts = ax.scatter(col_x, col_y, marker="X", s=70, c="#d50000", edgecolors="k", linewidths=0.6, zorder=6)
         pts.set_gid("collisions")
         handles.append(Line2D([], [], ls="none", marker="X", ms=8, mfc="#d50000", mec="k", label="collision"))
+    if over_x:
+        pts = ax.scatter(over_x, over_y, marker=">", s=70, c="#ff6d00", edgecolors="k", linewidths=0.6, zorder=6)
+        pts.set_gid("overruns")
+        handles.append(Line2D([], [], ls="none", marker=">", ms=8, mfc="#ff6d00", mec="k",
+                              label="ran through a hold (block overrun)"))
     shared = shared_blocks(visits)
     for sh in shared:
         y = row[(sh["track"], sh["k"])]
@@ -465,5 +477,5 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
         ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=min(len(handles), 6),
                   fontsize=8, frameon=False, borderaxespad=0.2)
     facts = {"bars": bars, "holds": drawn_holds, "dispatches": len(disp_x), "collisions": len(col_x),
-             "shared": shared, "lanes": len(keys)}
+             "overruns": len(over_x), "shared": shared, "lanes": len(keys)}
     return to_svg(fig, "blocks"), facts
