@@ -11,23 +11,7 @@ from trackrider.render import geometry as geo
 from trackrider.render import models
 from trackrider.render.antialias import antialias, antialias_where
 from trackrider.render.backdrop import KEY, SPAN, Backdrop, sky_table
-
-from trackrider.render.synthetic import Frames
-
-
-class Straight:
-    """A level straight along +x at height z0 (m): N = +y (left), B = +z."""
-
-    closed = False
-
-    def __init__(self, length=20.0, z0=5.0):
-        self.length, self.z0 = length, z0
-
-    def frames(self, s):
-        s = np.atleast_1d(np.asarray(s, dtype=float))
-        n = len(s)
-        p = np.column_stack([s, np.zeros(n), np.full(n, self.z0)])
-        return Frames(p, np.tile([1.0, 0, 0], (n, 1)), np.tile([0, 1.0, 0], (n, 1)), np.tile([0, 0, 1.0], (n, 1)))
+from trackrider.render.synthetic import StraightTrack
 
 
 def _frame(w, h, fill=KEY):
@@ -114,7 +98,7 @@ def test_railway_runs_on_an_embankment_low_and_a_deck_on_piers_high():
     lay = geo.StyledLayout(style="railway", gauge=1.435, rail_depth=0.2, rail_radius=0.05, support_spacing=20.0,
                            clearance=2.1)
     for z0, bank in ((3.0, True), (20.0, False)):
-        track = Straight(length=100.0, z0=z0)
+        track = StraightTrack(length=100.0, z0=z0)
         bed = geo.railway_bed(track, lay, 0.0)
         colours = {tuple(c) for c in bed.colours}
         assert (geo.EMBANKMENT_COLOUR in colours) == bank and (geo.DECK_COLOUR in colours) == (not bank)

@@ -4,22 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.render import geometry as geo
-from trackrider.render.synthetic import Frames
-
-
-class Straight:
-    """A level straight along +x at height z0 (m): N_w = +y (left), B_w = +z."""
-
-    closed = False
-
-    def __init__(self, length=20.0, z0=5.0):
-        self.length, self.z0 = length, z0
-
-    def frames(self, s):
-        s = np.atleast_1d(np.asarray(s, dtype=float))
-        n = len(s)
-        p = np.column_stack([s, np.zeros(n), np.full(n, self.z0)])
-        return Frames(p, np.tile([1.0, 0, 0], (n, 1)), np.tile([0, 1.0, 0], (n, 1)), np.tile([0, 0, 1.0], (n, 1)))
+from trackrider.render.synthetic import StraightTrack
 
 
 def test_rails_sit_at_half_gauge_under_the_curve():
@@ -27,7 +12,7 @@ def test_rails_sit_at_half_gauge_under_the_curve():
     rails = geo.tube(centres=np.zeros((2, 3)), side=np.tile([0, 1.0, 0], (2, 1)),
                      up=np.tile([0, 0, 1.0], (2, 1)), radius=0.05, sides=8, colour=geo.RAIL_COLOUR)
     assert rails.quads.shape == (8, 4)
-    q, z_low = geo.track_structure(Straight(), layout)
+    q, z_low = geo.track_structure(StraightTrack(), layout)
     is_rail = np.all(q.colours == geo.RAIL_COLOUR, axis=1)
     rail_pts = q.points[np.unique(q.quads[is_rail])]
     # every rail vertex is one radius from its rail's axis, at y = ±gauge/2, z = z0 − depth − r
@@ -42,12 +27,12 @@ def test_rails_sit_at_half_gauge_under_the_curve():
 
 def test_supports_reach_the_ground_and_only_where_upright():
     layout = geo.TrackLayout(support_spacing=5.0)
-    q = geo.supports(Straight(20.0, z0=8.0), layout, z_ground=0.0)
+    q = geo.supports(StraightTrack(20.0, z0=8.0), layout, z_ground=0.0)
     assert len(q.quads) == 4 * 5  # four columns, no bottom faces
     assert q.points[:, 2].min() == 0.0
     assert q.points[:, 2].max() < 8.0 - layout.rail_depth
     # too low: no columns
-    assert len(geo.supports(Straight(20.0, z0=0.2), layout, z_ground=0.0).quads) == 0
+    assert len(geo.supports(StraightTrack(20.0, z0=0.2), layout, z_ground=0.0).quads) == 0
 
 
 def test_ground_is_a_checkerboard_covering_the_box():

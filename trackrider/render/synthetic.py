@@ -1,6 +1,7 @@
 """A synthetic ride for tests, the benchmark and demos, independent of the
 simulator: an analytic closed track (an oval with two hills) and a train whose
-cars follow it at the speed energy conservation gives. No VTK here.
+cars follow it at the speed energy conservation gives; a level straight for
+tests of the track's geometry. No VTK here.
 """
 from __future__ import annotations
 
@@ -18,6 +19,21 @@ class Frames:
     tangent: np.ndarray
     normal: np.ndarray
     binormal: np.ndarray
+
+
+class StraightTrack:
+    """A level straight along +x at height ``z0`` (m), ``length`` long: T = +x, N = +y (left), B = +z."""
+
+    closed = False
+
+    def __init__(self, length: float = 20.0, z0: float = 5.0):
+        self.length, self.z0 = float(length), float(z0)
+
+    def frames(self, s) -> Frames:
+        s = np.atleast_1d(np.asarray(s, dtype=float))
+        n = len(s)
+        p = np.column_stack([s, np.zeros(n), np.full(n, self.z0)])
+        return Frames(p, np.tile([1.0, 0, 0], (n, 1)), np.tile([0, 1.0, 0], (n, 1)), np.tile([0, 0, 1.0], (n, 1)))
 
 
 class OvalTrack:
