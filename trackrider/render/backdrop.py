@@ -70,6 +70,21 @@ def mip_chain(texture: np.ndarray):
 SPAN = 32
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _put(dst, y, x, c):
+    """``dst[y, x]`` = the packed colour ``c`` (r | g << 8 | b << 16)."""
+    dst[y, x, 0], dst[y, x, 1], dst[y, x, 2] = c & 0xFF, (c >> 8) & 0xFF, c >> 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put_hazed(dst, y, x, c, a, h0, h1, h2):
+    """``dst[y, x]`` = the packed colour ``c`` blended with the haze (h0, h1, h2) by ``a`` / 256."""
+    ka = 256 - a
+    dst[y, x, 0] = np.uint8((ka * (c & 0xFF) + a * h0 + 128) >> 8)
+    dst[y, x, 1] = np.uint8((ka * ((c >> 8) & 0xFF) + a * h1 + 128) >> 8)
+    dst[y, x, 2] = np.uint8((ka * ((c >> 16) & 0xFF) + a * h2 + 128) >> 8)
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes, sky, haze, haze_half, nodes, busy, mip_texels):
     h, w = dst.shape[0], dst.shape[1]
@@ -86,6 +101,8 @@ def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes,
     dxn = 2.0 / w
     h0, h1, h2 = np.int64(haze[0]), np.int64(haze[1]), np.int64(haze[2])
     mean = mips[offs[nl - 1]]  # the last level's one texel: the texture's mean colour
+    # each loop below first keeps what the renderer drew (a pixel not of the key colour): written
+    # out in every loop, as a helper numba inlines it costs the pass ~15 %
     mip2 = mip_texels * mip_texels
     nn = nodes.shape[1]
     for y in range(h):
@@ -127,8 +144,7 @@ def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes,
                         dst[y, x, 0], dst[y, x, 1], dst[y, x, 2] = src[i], src[i + 1], src[i + 2]
                         fg = True
                         continue
-                    sv = sky[min((sa + ds * (x - xa)) >> 16, top)]
-                    dst[y, x, 0], dst[y, x, 1], dst[y, x, 2] = sv & 0xFF, (sv >> 8) & 0xFF, sv >> 16
+                    _put(dst, y, x, sky[min((sa + ds * (x - xa)) >> 16, top)])
             elif ga == 1.0 and gb == 1.0:  # ground: the texel of the span's mip level, hazed
                 texels2 = min(nodes[5, k], nodes[5, k + 1])
                 lev = 0
@@ -164,10 +180,7 @@ def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes,
                         a = np.int64(256.0 / (1.0 + wa + dw * j))
                         tv = mips[base + ((np.int64(math.floor((qa + dq * j) * t)) & m) << lg)
                                     + (np.int64(math.floor((pa + dp * j) * t)) & m)]
-                        ka = 256 - a
-                        dst[y, x, 0] = np.uint8((ka * (tv & 0xFF) + a * h0 + 128) >> 8)
-                        dst[y, x, 1] = np.uint8((ka * ((tv >> 8) & 0xFF) + a * h1 + 128) >> 8)
-                        dst[y, x, 2] = np.uint8((ka * ((tv >> 16) & 0xFF) + a * h2 + 128) >> 8)
+                        _put_hazed(dst, y, x, tv, a, h0, h1, h2)
                     busy[y, k] = fg
                     continue
                 # texel coordinates in fixed point (16 bits of fraction), linear across the span
@@ -189,10 +202,7 @@ def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes,
                     j = x - xa
                     a = (ha + dh * j) >> 16  # haze t / (t + haze_half), 0..256
                     tv = mips[base + ((((va + dv * j) >> 16) & m) << lg) + (((ua + du * j) >> 16) & m)]
-                    ka = 256 - a
-                    dst[y, x, 0] = np.uint8((ka * (tv & 0xFF) + a * h0 + 128) >> 8)
-                    dst[y, x, 1] = np.uint8((ka * ((tv >> 8) & 0xFF) + a * h1 + 128) >> 8)
-                    dst[y, x, 2] = np.uint8((ka * ((tv >> 16) & 0xFF) + a * h2 + 128) >> 8)
+                    _put_hazed(dst, y, x, tv, a, h0, h1, h2)
             else:  # the horizon crosses the span: each pixel on its own (the ground here is far: its mean colour)
                 for x in range(xa, xb):
                     p = row + x
@@ -205,14 +215,11 @@ def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes,
                     dz = bz + nx * r2
                     s = dz / math.sqrt(q0 + nx * nx * rr)
                     if dz >= 0.0 or above == 0.0:
-                        sv = sky[min(int(abs(s) * top), top)]
-                        dst[y, x, 0], dst[y, x, 1], dst[y, x, 2] = sv & 0xFF, (sv >> 8) & 0xFF, sv >> 16
+                        _put(dst, y, x, sky[min(int(abs(s) * top), top)])
                     else:
                         t = (ground_z - pz) / dz
                         a = np.int64(256.0 * t / (t + haze_half))
-                        dst[y, x, 0] = np.uint8(((256 - a) * (mean & 0xFF) + a * h0 + 128) >> 8)
-                        dst[y, x, 1] = np.uint8(((256 - a) * ((mean >> 8) & 0xFF) + a * h1 + 128) >> 8)
-                        dst[y, x, 2] = np.uint8(((256 - a) * ((mean >> 16) & 0xFF) + a * h2 + 128) >> 8)
+                        _put_hazed(dst, y, x, mean, a, h0, h1, h2)
             busy[y, k] = fg
 
 
