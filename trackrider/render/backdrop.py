@@ -86,7 +86,8 @@ def _put_hazed(dst, y, x, c, a, h0, h1, h2):
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes, sky, haze, haze_half, nodes, busy, mip_texels):
+def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes, sky, haze, haze_half, nodes, busy,
+             mip_texels, shifts):
     h, w = dst.shape[0], dst.shape[1]
     px, py, pz = cam[0], cam[1], cam[2]
     # cam[3:6] forward (unit), cam[6:9] right × tan(half width), cam[9:12] up × tan(half height)
@@ -156,9 +157,7 @@ def _compose(src, words, dst, key, mask, cam, ground_z, tile, mips, offs, sizes,
                 n = sizes[lev]
                 m = n - 1
                 base = offs[lev]
-                lg = 0
-                while (1 << lg) < n:
-                    lg += 1
+                lg = shifts[lev]
                 wa = nodes[4, k] * haze_half
                 dw = (nodes[4, k + 1] - nodes[4, k]) * haze_half * inv
                 if abs(nodes[4, k + 1] - nodes[4, k]) > 0.05 * min(nodes[4, k], nodes[4, k + 1]):
@@ -261,6 +260,7 @@ class Backdrop:
         # texels and sky colours packed one to a word (r | g << 8 | b << 16): one load a pixel
         self.mips = packed(np.rint(mips).reshape(-1, 3))
         self.offs = offs // 3  # in texels
+        self.shifts = np.round(np.log2(self.sizes)).astype(np.int64)  # a level's row of texels: index << shift
         self.sky = packed(np.rint(sky_table()))
         self.haze = np.asarray(geo.SKY_BOTTOM, dtype=np.int64)
         self.key = np.asarray(KEY, dtype=np.uint8)
@@ -299,5 +299,5 @@ class Backdrop:
         key = np.array([*self.key, 0], dtype=np.uint8).view(np.uint32)[0]
         mask = np.array([255, 255, 255, 0], dtype=np.uint8).view(np.uint32)[0]
         _compose(raw, raw.view(np.uint32), out, key, mask, cam, self.ground_z, self.tile, self.mips, self.offs,
-                 self.sizes, self.sky, self.haze, self.haze_half, nodes, busy, MIP_TEXELS)
+                 self.sizes, self.sky, self.haze, self.haze_half, nodes, busy, MIP_TEXELS, self.shifts)
         return out, busy
