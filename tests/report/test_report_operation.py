@@ -23,13 +23,9 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
-def two_train_run(tmp_path_factory):
+def two_train_run(run_with_report):
     """scenarios/two_train_coaster.toml for 120 s: dispatches, holds on the lift, mid and final brake, a lap."""
-    out = tmp_path_factory.mktemp("ops") / "two"
-    result = CliRunner().invoke(app, ["run", str(ROOT / "scenarios" / "two_train_coaster.toml"), "--out", str(out),
-                                      "--duration", "120", "-q", "--report"])
-    assert result.exit_code == 0, result.stderr
-    return out
+    return run_with_report("two_train_coaster", 120)
 
 
 def _timeline_svg(page: str) -> ET.Element:
