@@ -161,8 +161,16 @@ def test_kernels_are_kept_per_version_of_the_sources(fresh_cache_state, monkeypa
     assert before == cache.source_fingerprint(copy)                        # stable
     callee = copy / "physics" / "couplings.py"
     callee.write_text(callee.read_text() + "\n# a changed callee\n")
-    assert cache.source_fingerprint(copy) != before
+    changed = cache.source_fingerprint(copy)
+    assert changed != before
     assert cache.source_fingerprint() == cache.source_fingerprint(PACKAGE)
+    constants = copy / "physics" / "channels.py"        # no njit in it: its constants are compiled in
+    constants.write_text(constants.read_text() + "\n# changed constants\n")
+    assert cache.source_fingerprint(copy) != changed
+    changed = cache.source_fingerprint(copy)
+    page = copy / "report" / "page.py"                  # nothing a kernel imports: same kernels
+    page.write_text(page.read_text() + "\n# a changed report\n")
+    assert cache.source_fingerprint(copy) == changed
 
     root = tmp_path / "cache"
     for k in range(5):                                                    # five older versions

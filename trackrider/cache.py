@@ -12,7 +12,7 @@ read-only install cannot cache at all. trackrider's kernels are cached instead i
    on Windows.
 
 Below it the kernels of one version of the sources live in ``kernels-<hash>``, the hash of
-the contents of every ``.py`` file of the package (``source_fingerprint``): numba's cache
+the contents of every ``.py`` file the kernels can depend on (``source_fingerprint``): numba's cache
 checks only a kernel's own file, so after an upgrade or a ``git pull`` that changed a kernel
 it calls (another file), it would otherwise load stale machine code. The newest
 ``KEEP_VERSIONS`` such folders are kept, older ones removed when a new one is made. Below
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -79,15 +80,47 @@ def usable_cache_dir() -> Path | None:
     return root
 
 
+_IMPORT = re.compile(r"^\s*(?:from\s+(trackrider(?:\.\w+)*)\s+import\s+\(?([\w\s,]*)|import\s+(trackrider(?:\.\w+)*))",
+                     re.MULTILINE)
+
+
+def kernel_sources(pkg: Path) -> list[Path]:
+    """The ``.py`` files of the package that compiled kernels can depend on: every file that uses
+    ``njit``, and (transitively) every file of the package it imports from (its constants and the
+    functions it calls are compiled into the kernels). Sorted by path."""
+    def module_file(name: str) -> Path | None:
+        rel = Path(*name.split(".")[1:])
+        for cand in (pkg / rel.with_suffix(".py"), pkg / rel / "__init__.py"):
+            if cand.is_file():
+                return cand
+        return None
+
+    todo = [p for p in pkg.rglob("*.py") if "njit" in p.read_text(encoding="utf-8")]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for mod, names, plain in _IMPORT.findall(path.read_text(encoding="utf-8")):
+            cands = [plain] if plain else [mod] + [f"{mod}.{n.split()[0]}" for n in names.split(",") if n.strip()]
+            for name in cands:
+                f = module_file(name)
+                if f is not None and f not in seen:
+                    todo.append(f)
+    return sorted(seen)
+
+
 def source_fingerprint(package: Path | None = None) -> str:
-    """16 hex digits of a hash of the contents of every ``.py`` file of the package (its relative
-    paths too): any change to any source gives new kernel folders (the module docstring)."""
+    """16 hex digits of a hash of the contents (and relative paths) of every file the kernels can
+    depend on (``kernel_sources``): a change to any of them gives new kernel folders (the module
+    docstring); a change to the report or the command line does not."""
     global _FINGERPRINT
     if package is None and _FINGERPRINT is not None:
         return _FINGERPRINT
     pkg = Path(package) if package is not None else Path(__file__).resolve().parent
     h = hashlib.sha1()
-    for path in sorted(pkg.rglob("*.py")):
+    for path in kernel_sources(pkg):
         h.update(path.relative_to(pkg).as_posix().encode())
         h.update(b"\0")
         h.update(path.read_bytes())
