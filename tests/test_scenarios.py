@@ -192,6 +192,13 @@ def test_freight_holds_speed_up_the_grade():
     grade = car.mass * G * math.sin(math.atan(0.015))
     davis = A + B * 15.0 + C * 15.0**2
     assert np.mean(ts["motor_force"][late]) == pytest.approx(grade + davis, rel=0.02)
+    # every wagon's booster pushes alike, at every sample (docs/physics.md, "Rows that share a load"):
+    # on the straight each its own need, in the curve within 0.1 % of each other
+    n = sc.trains[0].cars
+    F = ts["motor_force"].reshape(-1, n)
+    straight = ts["t"].reshape(-1, n)[:, 0] < 10.0
+    np.testing.assert_allclose(F[straight], grade + davis, rtol=1e-4)
+    assert np.all(np.ptp(F, axis=1) <= 1e-3 * (grade + davis))
     assert res.summary["events"] == [] and res.status == "completed"
     # in the curve: lateral G v²/(gR) and flange load m v²/R on the lead wagon
     R = 400.0

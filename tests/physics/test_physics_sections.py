@@ -271,14 +271,70 @@ def test_bounded_rows_are_exact_with_the_chain_in_one_step(kind, v0, opts):
 
 def test_a_train_held_by_several_brakes_shares_the_load_equally():
     """20 cars at rest on a uniform 2° grade, the 5 lead cars on a stop brake: each braked car holds
-    a fifth of the train, 4 m g sin α (the rows are redundant through the rigid couplers; their
-    equal softness makes the split unique and equal, up to 0.3 %: the couplers' drift correction
-    against that softness), from the first step on; together exactly n m g sin α."""
+    a fifth of the train, 4 m g sin α (the rows are redundant through the rigid couplers: one set
+    point, split by least squares; docs/physics.md, "Rows that share a load"), from the first step
+    on; together exactly n m g sin α."""
     a = np.radians(2.0)
     w = _train_on(analytic.straight(200.0, pitch_deg=2.0), 20, 0.0, "brake", 5, max_force=1e5)
     t, r, st = run(w, 200, 10)
     F = r[:, :, ch.MOTOR_FORCE]
-    np.testing.assert_allclose(F[:, :5], 4 * M * G * np.sin(a), rtol=3e-3)
+    np.testing.assert_allclose(F[:, :5], 4 * M * G * np.sin(a), rtol=1e-6)
     np.testing.assert_allclose(F[1:, :5].sum(axis=1), 20 * M * G * np.sin(a), rtol=1e-6)
     assert np.all(F[:, 5:] == 0.0)
     assert np.all(np.abs(r[:, :, ch.SPEED]) < 1e-6)
+
+
+# ----------------------------------------------------------------------------- rows that share a load
+WAGON = dict(mass=20000.0, length=14.0, width=3.0, height=3.5, cg_height=1.5, rider_height=1.5)
+
+
+@pytest.mark.parametrize("where", ["grade", "circle"])
+def test_self_propelled_wagons_holding_speed_share_it_equally_and_their_couplers_carry_nothing(where):
+    """30 wagons, each with a booster row, hold 15 m/s on a 1.5 % grade (or a level 400 m circle)
+    against Davis resistance (docs/physics.md, "Rows that share a load"): every wagon pushes the
+    same force, its own need m g sin α + A + B v + C v² (1e-4; equal to 1e-6 of each other), and
+    no coupler carries anything (below 1e-6 of a wagon's weight) — at every recorded step."""
+    n, v, A, B, C = 30, 15.0, 300.0, 6.0, 0.6
+    alpha = np.arctan(0.015) if where == "grade" else 0.0
+    w = World(dt=2e-3)
+    if where == "grade":
+        w.add_track(analytic.straight(2000.0, pitch_deg=np.degrees(alpha), n=4001))
+        s0 = 600.0
+    else:
+        w.add_track(analytic.flat_circle(R=400.0, n=20001))
+        s0 = 500.0
+    w.add_train("a", 0, n, CarSpec(**WAGON), coupling=CouplingSpec("distance", 1.0), wheels="railway",
+                start_s=s0, start_speed=v)
+    w.add_section("booster", 0, 0.0, 1990.0 if where == "grade" else 2400.0, speed=v, max_force=4500.0)
+    w.set_resistance(davis=(A, B, C))
+    need = WAGON["mass"] * G * np.sin(alpha) + A + B * v + C * v * v
+    for _ in range(5):
+        t, r, st = run(w, 250, 25)
+        assert st.ok
+        F = r[:, :, ch.MOTOR_FORCE]
+        np.testing.assert_allclose(F, need, rtol=1e-4)
+        assert np.all(np.ptp(F, axis=1) <= 1e-6 * need)
+        assert np.max(np.abs(w.jlam[: n - 1, 0])) / w.dt < 1e-6 * WAGON["mass"] * G
+
+
+def test_a_lift_pulls_every_car_alike_and_the_couplers_carry_the_closed_form():
+    """A 7-car train with its 4 lead cars on a chain lift up a 30° straight (the rest on the
+    grade behind it) at 2 m/s: each lift car pulls n m g sin α / k, and the coupler behind car j
+    carries T_j = Σ_{i≤j} (P_i − m g sin α) — j m g sin α (n/k − 1) within the lift, (n − j) m g
+    sin α behind it (tension; 1e-4 of m g)."""
+    n, k, a = 7, 4, np.radians(30.0)
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(200.0, pitch_deg=30.0))
+    w.add_train("a", 0, n, car(cg_height=0.4, rider_height=1.1), coupling=CouplingSpec("distance", 0.5),
+                start_s=100.0, start_speed=2.0)
+    w.add_section("lift", 0, 100.0 - (k - 1) * 2.5 - 1.0, 190.0, speed=2.0, max_force=2e4)
+    t, r, st = run(w, 400, 20)
+    assert st.ok
+    mgs = M * G * np.sin(a)
+    P = n * mgs / k
+    np.testing.assert_allclose(r[-1, :k, ch.MOTOR_FORCE], P, rtol=1e-6)
+    assert np.all(r[-1, k:, ch.MOTOR_FORCE] == 0.0)
+    tension = -w.jlam[: n - 1, 0] / w.dt                    # λ > 0 pushes the ends apart
+    j = np.arange(1, n)
+    closed = np.where(j < k, j * mgs * (n / k - 1.0), (n - j) * mgs)
+    np.testing.assert_allclose(tension, closed, atol=1e-4 * M * G)

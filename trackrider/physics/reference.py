@@ -80,7 +80,7 @@ def exact_bounded_solve(w, max_passes=5000):
     from scipy.optimize import lsq_linear
     from trackrider.physics import kernels as kn
     from trackrider.physics.joints.common import JI_A, JI_B, JI_CHAIN
-    from trackrider.physics.rows import HOLD_SOFTNESS, ROW_SOFTNESS
+    from trackrider.physics.rows import HOLD_SOFTNESS, ROW_SOFTNESS, SAME_TARGET
     from trackrider.physics import channels as ch
 
     world, tmp = _one_step(w, w.iterations, True)
@@ -158,8 +158,28 @@ def exact_bounded_solve(w, max_passes=5000):
     # the softness of a bounded row: ROW_SOFTNESS (ratchet, friction: HOLD_SOFTNESS) times its own
     # mobility with every equality row in place (S's diagonal: for a rigid train the train's)
     soft = np.array([ROW_SOFTNESS if item[2] == 0 else HOLD_SOFTNESS for item in bounded])
-    S[np.diag_indices_from(S)] += soft * np.diag(S)
+    gam_b = soft * np.diag(S)
     rb = rhs[brow] - KEB.T @ xr
+    # rows of one set point (one train, one class, targets within SAME_TARGET) act as one row
+    # (docs/physics.md, "Rows that share a load"): a rigid train's S is s sᵀ on them, so their
+    # right-hand side is projected onto s (the least-squares consistent targets) and they share one
+    # softness, the class's times their mean mobility
+    tb = np.array(t)[brow]
+    train_of = np.array([w.entity_train[item[1]] for item in bounded])
+    cls = np.array([0 if item[2] == 0 else 1 for item in bounded])
+    done = np.zeros(len(bounded), bool)
+    for i in range(len(bounded)):
+        if done[i]:
+            continue
+        g = np.flatnonzero(~done & (train_of == train_of[i]) & (cls == cls[i]) & (np.abs(tb - tb[i]) <= SAME_TARGET))
+        g = g[g >= i]
+        done[g] = True
+        if len(g) < 2:
+            continue
+        sv = S[g[0], g] / np.sqrt(S[g[0], g[0]])
+        rb[g] = sv * (sv @ rb[g]) / (sv @ sv)
+        gam_b[g] = soft[g] * np.mean(np.diag(S)[g])
+    S[np.diag_indices_from(S)] += gam_b
     lam = np.zeros(nrow)
 
     def friction_bounds():

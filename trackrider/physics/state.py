@@ -149,6 +149,8 @@ CarRows = namedtuple("CarRows", [
     "s",        # (nb,) row velocity change per unit of the train's free motion (couplings.train_mode)
     "v",        # (nb,) row velocity J·u at the start of the scalar solve
     "passes",   # (2,) int: passes of the last solve, most in one solve since the world was built
+    "group",    # (nb, 3) int: the row's group of one set point (couplings.group_rows), −1 alone
+    "ystar",    # (nb, 3) the group's target of the train's free motion Y
 ])
 
 Work = namedtuple("Work", ["R", "W", "A", "Ainv", "M", "K", "Kinv", "qf", "theta", "fr2", "rr"])
@@ -170,7 +172,8 @@ def make_temps(nb: int, nj: int, first, count) -> Temps:
     work = Work(z((3, 3)), z((6, 6)), z((5, 5)), z((5, 5)), z((8, 8)), z((NJR, NJR)), z((NJR, NJR)), z(4), z(3),
                 z(NCOL), z(16))
     crow = CarRows(z((nbx, 3)), z((nbx, 3)), z((nbx, 3)), np.zeros((nbx, 3), np.int64), z((nbx, 3)), z((nbx, 6)),
-                   z(nbx), z((nbx, 3)), np.zeros(nbx, np.int64), z(nbx), z(nbx), z(nbx), np.zeros(2, np.int64))
+                   z(nbx), z((nbx, 3)), np.zeros(nbx, np.int64), z(nbx), z(nbx), z(nbx), np.zeros(2, np.int64),
+                   np.zeros((nbx, 3), np.int64), z((nbx, 3)))
     return Temps(trk, rows, chains, scratch, work, crow)
 
 
