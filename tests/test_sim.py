@@ -200,8 +200,8 @@ def test_killed_run_leaves_no_complete_looking_file(tmp_path):
     script = tmp_path / "slow.py"
     script.write_text(textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from test_sim import StandInWorld
+        sys.path.insert(0, {str(ROOT)!r})
+        from tests.test_sim import StandInWorld
         from trackrider.sim import run_world
         run_world(StandInWorld(sleep=0.05), 600.0, 100, out_dir={str(out)!r})
     """))

@@ -5,7 +5,7 @@ import pytest
 from trackrider.curves import Track, load_curve, pack_tracks
 from trackrider.curves.compact import C_B, C_KAPPA, C_N, C_OMEGA, C_P, C_T, NCOL, eval_track
 
-from curves_helpers import CURVES, helix_points
+from tests.curves.curves_helpers import CURVES, helix_points
 
 
 def _eval_many(ct, s):

@@ -10,7 +10,7 @@ from trackrider.curves import Track, curve_report, format_curve_report, load_cur
 from trackrider.curves.io import NL2_HEADER
 from trackrider.errors import InputError
 
-from curves_helpers import CURVES, helix_points
+from tests.curves.curves_helpers import CURVES, helix_points
 
 ZUP_TO_NL2 = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])  # (x, y, z) -> (X, Y, Z) with Y up
 

@@ -16,7 +16,7 @@ import pytest
 from trackrider.curves import Track, arc, clothoid, loop, straight
 from trackrider.curves.segments import start
 
-from curves_helpers import darboux_fd_error, osculating_bank_deg
+from tests.curves.curves_helpers import darboux_fd_error, osculating_bank_deg
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ import pytest
 from trackrider.curves import Track, load_curve, loop, straight
 from trackrider.errors import InputError
 
-from curves_helpers import CURVES, darboux_fd_error, helix_points, osculating_bank_deg
+from tests.curves.curves_helpers import CURVES, darboux_fd_error, helix_points, osculating_bank_deg
 
 R_LOOP = 10.0
 

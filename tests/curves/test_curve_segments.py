@@ -8,7 +8,7 @@ from trackrider.curves import Track, arc, clothoid, helix, loop, straight
 from trackrider.curves.segments import start
 from trackrider.errors import InputError
 
-from curves_helpers import darboux_fd_error
+from tests.curves.curves_helpers import darboux_fd_error
 
 
 def test_straight_and_start():

@@ -4,7 +4,7 @@ import pytest
 
 from trackrider.curves import Track
 
-from curves_helpers import helix_points
+from tests.curves.curves_helpers import helix_points
 
 
 def test_circle_curvature_torsion_length():

@@ -128,11 +128,8 @@ def _open_line(a_speed, b_start, b_speed, signal_force, n_steps):
     """A 700 m level line, two block boosters ("signal 1" 80–130 m, ``signal_force`` N a car, and
     "signal 2" 400–450 m), train A (2 × 500 kg) from 470 m at ``a_speed``, train B from ``b_start``
     at ``b_speed``. Returns (world, t, samples, status) after ``n_steps`` of 1 ms."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    import analytic
-    from analytic import run
+    from tests.physics import analytic
+    from tests.physics.analytic import run
     from trackrider.physics import CarSpec, World
 
     w = World(dt=1e-3)

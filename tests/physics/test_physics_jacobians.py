@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import analytic
-from analytic import qexp, qmul
+from tests.physics import analytic
+from tests.physics.analytic import qexp, qmul
 from trackrider.curves.compact import C_B, C_N, C_P, C_T, NCOL, eval_track
 from trackrider.physics import joints as jk
 from trackrider.physics import kernels as kn

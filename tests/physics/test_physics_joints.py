@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import analytic
-from analytic import qexp, qmul
+from tests.physics import analytic
+from tests.physics.analytic import qexp, qmul
 from trackrider.physics import World
 from trackrider.physics import channels as ch
 from trackrider.physics import joints as jk

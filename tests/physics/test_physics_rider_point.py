@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import analytic
-from analytic import run
+from tests.physics import analytic
+from tests.physics.analytic import run
 from trackrider.physics import CarSpec, CouplingSpec, World
 from trackrider.physics import channels as ch
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import analytic
+from tests.physics import analytic
 from trackrider.errors import InputError
 from trackrider.physics import CarSpec, World
 from trackrider.physics import channels as ch

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy.special import ellipk
 
-import analytic
-from analytic import run
+from tests.physics import analytic
+from tests.physics.analytic import run
 from trackrider.errors import InputError
 from trackrider.physics import CarSpec, World
 from trackrider.physics import channels as ch

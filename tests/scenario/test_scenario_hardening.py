@@ -3,7 +3,7 @@ counterweights, warnings kept for summary.json."""
 from __future__ import annotations
 
 import pytest
-from scenario_texts import BASE
+from tests.scenario.scenario_texts import BASE
 
 from trackrider.errors import InputError
 from trackrider.scenario import build_world, load_scenario

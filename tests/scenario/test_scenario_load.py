@@ -5,7 +5,7 @@ import pickle
 import textwrap
 
 import pytest
-from scenario_texts import BASE
+from tests.scenario.scenario_texts import BASE
 
 from trackrider.errors import InputError
 from trackrider.scenario import build_world, load_scenario

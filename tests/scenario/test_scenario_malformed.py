@@ -6,7 +6,7 @@ Every case is run through ``trackrider validate`` and ``trackrider run --out``
 from __future__ import annotations
 
 import pytest
-from scenario_texts import BASE
+from tests.scenario.scenario_texts import BASE
 from typer.testing import CliRunner
 
 from trackrider.cli import app

@@ -11,7 +11,7 @@ import json
 import math
 import tomllib
 
-from scenario_texts import BASE
+from tests.scenario.scenario_texts import BASE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
