@@ -225,7 +225,7 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
                 tables.append(block_table(t, smp, fg, gauge, extra))
 
     last_t = [-math.inf]
-    from trackrider.metrics import DivergenceCheck, blank_ran_off
+    from trackrider.divergence import DivergenceCheck, blank_ran_off
 
     divergence = DivergenceCheck.from_world(world, record_dt, tracks) if hasattr(world, "joints") else None
     insane = []   # (t, entity, reason) of the first instant that is not sane

@@ -13,7 +13,7 @@
 * ``JointGeometry.violation(samples)`` gives the largest violation of the
   position constraints, m, at each recorded instant, from the recorded
   positions and orientations (``trackrider.physics.channels``); the run's
-  divergence test (``trackrider.metrics.DivergenceCheck``) ends a run whose
+  divergence test (``trackrider.divergence.DivergenceCheck``) ends a run whose
   constraint is violated by more than ``DIVERGED_VIOLATION`` m.
 """
 from __future__ import annotations
