@@ -152,7 +152,7 @@ def test_distance_joint_between_a_car_and_the_world_holds_it_on_a_grade():
 
 @pytest.mark.parametrize("ctype", ["distance", "ball"])
 def test_chain_solve_equals_a_direct_solve_of_the_whole_step_on_a_hilly_curve(ctype):
-    from trackrider.physics.reference import exact_coupler_impulses, one_step_rows
+    from tests.physics.reference import exact_coupler_impulses, one_step_rows
 
     w = World(dt=1e-3)
     w.add_track(analytic.hilly_circle(R=60.0, amp=3.0, waves=4, n=6001))

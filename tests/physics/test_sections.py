@@ -257,7 +257,7 @@ def test_bounded_rows_are_exact_with_the_chain_in_one_step(kind, v0, opts):
     """The section rows of a 60-car train (on a quarter of it) and its couplers after one step's
     solve agree with an independent exact solve of the same step (sparse Schur complement and
     bounded-variable least squares, ``reference.exact_bounded_solve``) within 1e-4."""
-    from trackrider.physics.reference import exact_bounded_solve
+    from tests.physics.reference import exact_bounded_solve
 
     track = analytic.hilly_circle(R=100.0, amp=1.0, waves=4, n=4001)
     w = _train_on(track, 60, v0, kind, 15, **opts)
