@@ -93,33 +93,26 @@ class DivergenceCheck:
         """The check of a built ``World`` (its joints, masses and gravity); with ``tracks`` (the
         world's ``Track`` objects by index) also each car's distance from its track."""
         from trackrider.physics.checks import JointGeometry, TrackGeometry, entity_of
+        from trackrider.physics.joints import kind as joint_kind
 
         n = int(world.n_entities)
         ends = []
         for k, t in enumerate(world.trains):           # couplings join the cars of a train
             first = entity_of(world, ("car", k, 0))
             ends += [(first, first + c) for c in range(1, int(t["n"]))]
-        motor_hinge = []
+        unrecorded = []     # an end of each joint that does work or stores energy the channels miss
         for jd in world.joints:
             a, b = entity_of(world, jd["a"]), entity_of(world, jd["b"])
             ends.append((a, b))
-            p = jd.get("p", {})
-            if jd["kind"] == "hinge" and (p.get("motor_speed") or 0.0) != 0.0:   # 0: a damper
-                motor_hinge.append(a if a >= 0 else b)
-            # a spring that may start stretched stores energy the channels do not record
-            if p.get("stiffness") and (p.get("rest") or p.get("length") is not None):
-                motor_hinge.append(a if a >= 0 else b)
-        ends += list(getattr(world, "contact_ends", ()))   # trains that meet pass energy to each other
+            if joint_kind(jd["kind"]).unrecorded_energy(jd.get("p", {})):
+                unrecorded.append(a if a >= 0 else b)
+        ends += list(world.contact_ends)   # trains that meet pass energy to each other
         groups = entity_groups(n, ends)
-        mass = np.asarray(getattr(world, "mass", np.ones(n)), dtype=float)[:n]
-        skip = [any(e in g for e in motor_hinge) for g in groups]
-        try:
-            geometry = JointGeometry.from_world(world)
-        except (AttributeError, KeyError, TypeError, ValueError, IndexError):   # a stand-in world
-            geometry = None
+        mass = np.asarray(world.mass, dtype=float)[:n]
+        skip = [any(e in g for e in unrecorded) for g in groups]
         track_geometry = TrackGeometry.from_world(world, tracks) if tracks else None
-        return cls(groups, [float(mass[g].sum()) for g in groups], getattr(world, "gravity", 9.81), record_dt,
-                   joints=geometry, skip_energy=skip, tracks=track_geometry)
+        return cls(groups, [float(mass[g].sum()) for g in groups], world.gravity, record_dt,
+                   joints=JointGeometry.from_world(world), skip_energy=skip, tracks=track_geometry)
 
     def check(self, t, samples):
         """First instant of this chunk that is not sane: ``(index, entity or None, reason)``, or None."""

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trackrider.events import event_type, status_of
 from trackrider.filters import ZeroPhaseLowpass
 from trackrider.physics import channels as ch
 
@@ -77,8 +78,6 @@ MAX_EVENTS = 1000
 #: extra CSV columns derived here, after the raw channels
 FILTERED_G = ("g_vertical_filtered", "g_lateral_filtered", "g_longitudinal_filtered")
 _G_CHANNELS = (ch.G_VERTICAL, ch.G_LATERAL, ch.G_LONGITUDINAL)
-
-STATUS_PRECEDENCE = ("diverged", "ran_off_track", "derailed", "stalled", "completed")
 
 
 # ----------------------------------------------------------------------------------
@@ -158,13 +157,17 @@ def section_at(s, sections):
 
 @dataclass
 class Event:
-    """One event of a run: time s, train (or body) name, car (1 = lead), kind."""
+    """One event of a run: time s, train (or body) name, car (1 = lead), kind (a type of
+    ``trackrider.events.EVENTS``: any other is a programming error)."""
 
     t: float
     train: str
     car: int
     kind: str
     extra: dict | None = None   # the kind's own keys (section, other_train, closing_speed, lap_time ...)
+
+    def __post_init__(self):
+        event_type(self.kind)
 
     def as_dict(self):
         d = {"t": self.t, "train": self.train, "car": self.car, "kind": self.kind}
@@ -603,17 +606,10 @@ class RideMetrics:
 
     # -- results ------------------------------------------------------------------
     def status(self) -> str:
-        """``diverged`` > ``ran_off_track`` > ``derailed`` > ``stalled`` > ``completed``."""
-        kinds = {e.kind for e in self.events}
-        if self.diverged is not None or "diverged" in kinds:
-            return "diverged"
-        if "ran_off_track" in kinds:
-            return "ran_off_track"
-        if "wheel_lift" in kinds or "support_lost" in kinds:
-            return "derailed"
-        if "stalled" in kinds:
-            return "stalled"
-        return "completed"
+        """The first status of ``events.STATUSES`` (``diverged`` > ``ran_off_track`` > ``derailed`` >
+        ``stalled`` > ``completed``) that an event sets (``events.EVENTS``)."""
+        kinds = [e.kind for e in self.events] + (["diverged"] if self.diverged is not None else [])
+        return status_of(kinds)
 
     def energy_group_of_train(self, k):
         """Index of the energy group of train ``k``."""

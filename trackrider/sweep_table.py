@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .events import COUNTED, STATUSES
 from .sweep_plan import SweepSpec
 
 #: statuses a row can have: the simulation's own, or ``error`` (the run failed)
@@ -31,10 +32,9 @@ TRAIN_FIGURES = {
     "max_l_over_v": max,
     "energy_drift": lambda xs: max(xs, key=abs),
 }
-#: event kinds (trackrider.metrics) counted into ``n_<kind>`` columns; others
+#: event kinds counted into ``n_<kind>`` columns (``events.EVENTS``' ``counted``); others
 #: go to ``n_other_events``
-EVENT_KINDS = ("stalled", "rolled_back", "wheel_lift", "support_lost", "ran_off_track", "collision",
-               "block_overrun")
+EVENT_KINDS = COUNTED
 
 #: headline figures of the summary and the plot: (column, "min" | "max", label)
 HEADLINES = (
@@ -47,7 +47,7 @@ HEADLINES = (
     ("trains_per_hour", "min", "lowest throughput, trains/h"),
 )
 #: statuses reported in the summary run by run
-BAD_STATUSES = ("stalled", "derailed", "ran_off_track", "diverged", "error")
+BAD_STATUSES = tuple(s for s in reversed(STATUSES) if s != "completed") + FAILED
 
 
 def summary_row(summary: dict) -> dict:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from trackrider.physics.sections import SECTIONS
+
 
 def _one_step(w, iterations, bounded):
     """The stages of one step up to its solve on copies of ``w``'s state: (world records, temps)."""
@@ -47,17 +49,15 @@ def one_step_rows(w):
 
 def _section_row(kind, speed, fmax, h, v):
     """(target, lower, upper) of a section row (docs/physics.md "Sections"), written again here."""
-    from trackrider.physics import channels as ch
-
     F = fmax * h
     forward = v >= 0.0
-    if kind == ch.LIFT:
+    if kind == SECTIONS["lift"].code:
         return speed, 0.0, F
-    if kind == ch.BRAKE:
+    if kind == SECTIONS["brake"].code:
         return 0.0, -F, F
-    if kind == ch.LAUNCH:
+    if kind == SECTIONS["launch"].code:
         return (speed, 0.0, F) if forward else (-speed, -F, 0.0)
-    if kind == ch.TRIM:
+    if kind == SECTIONS["trim"].code:
         return (speed, -F, 0.0) if forward else (-speed, 0.0, F)
     return (speed, -F, F) if forward else (-speed, -F, F)
 
@@ -81,7 +81,6 @@ def exact_bounded_solve(w, max_passes=5000):
     from trackrider.physics import kernels as kn
     from trackrider.physics.joints.common import JI_A, JI_B, JI_CHAIN
     from trackrider.physics.rows import HOLD_SOFTNESS, ROW_SOFTNESS
-    from trackrider.physics import channels as ch
 
     world, tmp = _one_step(w, w.iterations, True)
     bodies, cars, joints, res, secs = world.bodies, world.cars, world.joints, world.res, world.sections
@@ -133,7 +132,7 @@ def exact_bounded_solve(w, max_passes=5000):
         if sec >= 0:
             tv, lo, hi = _section_row(int(secs.kind[sec]), secs.speed[sec], secs.fmax[sec], h, cars.speed0[b])
             bounded.append([len(t), b, 0, lo, hi]); add([(b, f)], tv, gb, (b, 0))
-            if secs.kind[sec] == ch.LIFT:
+            if secs.kind[sec] == SECTIONS["lift"].code:
                 bounded.append([len(t), b, 1, 0.0, np.inf]); add([(b, f)], 0.0, gb, (b, 1))
         if friction:
             bounded.append([len(t), b, 2, 0.0, 0.0]); add([(b, f)], 0.0, gb, (b, 2))

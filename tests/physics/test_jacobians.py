@@ -11,6 +11,7 @@ from trackrider.physics import joints as jk
 from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics.joints import common as jc
+from trackrider.physics.joints import distance, pulley
 
 RNG = np.random.default_rng(7)
 
@@ -95,40 +96,43 @@ def _joint_setup(kind, slack=False):
     ji = np.zeros((1, jc.NJI), np.int64)
     jf = np.zeros((1, jc.NJF))
     ji[0, jc.JI_KIND], ji[0, jc.JI_A], ji[0, jc.JI_B] = kind, 0, 1
-    jf[0, jc.JF_LA:jc.JF_LA + 3] = RNG.normal(size=3)
-    jf[0, jc.JF_LB:jc.JF_LB + 3] = RNG.normal(size=3)
-    jf[0, jc.JF_GA:jc.JF_GA + 3] = pos[0] + [0.3, 0.2, 5.0]
-    jf[0, jc.JF_GB:jc.JF_GB + 3] = pos[1] + [-0.4, 0.1, 4.0]
-    jf[0, jc.JF_RATIO] = 1.7
-    jf[0, jc.JF_LEN] = 1.0
-    if kind == jk.J_BALL_TRACK:  # anchors meet: C = 0
-        pa = pos[0] + rot(quat[0]) @ jf[0, jc.JF_LA:jc.JF_LA + 3]
-        pos[1] = pa - rot(quat[1]) @ jf[0, jc.JF_LB:jc.JF_LB + 3]
+    jf[0, jc.LA:jc.LA + 3] = RNG.normal(size=3)
+    jf[0, jc.LB:jc.LB + 3] = RNG.normal(size=3)
+    if kind == jk.CODES["pulley"]:
+        jf[0, pulley.GROUND_A:pulley.GROUND_A + 3] = pos[0] + [0.3, 0.2, 5.0]
+        jf[0, pulley.GROUND_B:pulley.GROUND_B + 3] = pos[1] + [-0.4, 0.1, 4.0]
+        jf[0, pulley.RATIO] = 1.7
+        jf[0, pulley.ROPE] = 1.0
+    if kind == jk.CODES["distance"]:
+        jf[0, distance.LENGTH] = 1.0
+    if kind == jk.CODES["ball_track"]:  # anchors meet: C = 0
+        pa = pos[0] + rot(quat[0]) @ jf[0, jc.LA:jc.LA + 3]
+        pos[1] = pa - rot(quat[1]) @ jf[0, jc.LB:jc.LB + 3]
     return pos, quat, ji, jf
 
 
 def _joint_C(kind, pos, quat, jf, n_fixed=None):
-    pa = pos[0] + rot(quat[0]) @ jf[0, jc.JF_LA:jc.JF_LA + 3]
-    pb = pos[1] + rot(quat[1]) @ jf[0, jc.JF_LB:jc.JF_LB + 3]
-    if kind == jk.J_DISTANCE:
-        return np.array([np.linalg.norm(pb - pa) - jf[0, jc.JF_LEN]])
-    if kind == jk.J_BALL:
+    pa = pos[0] + rot(quat[0]) @ jf[0, jc.LA:jc.LA + 3]
+    pb = pos[1] + rot(quat[1]) @ jf[0, jc.LB:jc.LB + 3]
+    if kind == jk.CODES["distance"]:
+        return np.array([np.linalg.norm(pb - pa) - jf[0, distance.LENGTH]])
+    if kind == jk.CODES["ball"]:
         return pa - pb
-    if kind == jk.J_BALL_TRACK:
+    if kind == jk.CODES["ball_track"]:
         return np.array([(pa - pb) @ n_fixed])
-    la = np.linalg.norm(pa - jf[0, jc.JF_GA:jc.JF_GA + 3])
-    lb = np.linalg.norm(pb - jf[0, jc.JF_GB:jc.JF_GB + 3])
-    return np.array([jf[0, jc.JF_LEN] - (la + jf[0, jc.JF_RATIO] * lb)])
+    la = np.linalg.norm(pa - jf[0, pulley.GROUND_A:pulley.GROUND_A + 3])
+    lb = np.linalg.norm(pb - jf[0, pulley.GROUND_B:pulley.GROUND_B + 3])
+    return np.array([jf[0, pulley.ROPE] - (la + jf[0, pulley.RATIO] * lb)])
 
 
-@pytest.mark.parametrize("kind", [jk.J_DISTANCE, jk.J_BALL, jk.J_PULLEY, jk.J_BALL_TRACK])
+@pytest.mark.parametrize("kind", [jk.CODES["distance"], jk.CODES["ball"], jk.CODES["pulley"], jk.CODES["ball_track"]])
 def test_joint_rows_match_finite_differences(kind):
     pos, quat, ji, jf = _joint_setup(kind)
     rows = kn.joint_rows(ji, jf, pos, quat, 1e-3, 0.0)
     jJ, jm = rows.J, rows.m
     m = jm[0]
     n_fixed = None
-    if kind == jk.J_BALL_TRACK:
+    if kind == jk.CODES["ball_track"]:
         n_fixed = rot(quat[0])[:, 0] + rot(quat[1])[:, 0]
         n_fixed /= np.linalg.norm(n_fixed)
     for _ in range(5):

@@ -19,6 +19,7 @@ from trackrider.physics import channels as ch
 from trackrider.physics import joints as jk
 from trackrider.physics import kernels as kn
 from trackrider.physics.joints import common as jc
+from trackrider.physics.joints import hinge, hinge_axis, prismatic, slide
 
 G = 9.81
 RNG = np.random.default_rng(11)
@@ -217,59 +218,62 @@ def _jf(kind, quat, slack=0):
     ji = np.zeros((1, jc.NJI), np.int64)
     jf = np.zeros((1, jc.NJF))
     ji[0, jc.JI_KIND], ji[0, jc.JI_A], ji[0, jc.JI_B], ji[0, jc.JI_SLACK] = kind, 0, 1, slack
-    jf[0, jc.JF_LA:jc.JF_LA + 3] = RNG.normal(size=3)
-    jf[0, jc.JF_LB:jc.JF_LB + 3] = RNG.normal(size=3)
+    jf[0, jc.LA:jc.LA + 3] = RNG.normal(size=3)
+    jf[0, jc.LB:jc.LB + 3] = RNG.normal(size=3)
     ax = RNG.normal(size=3)
     ax /= np.linalg.norm(ax)
-    jf[0, jc.JF_AX:jc.JF_AX + 3] = ax
+    M = jk.kind(jk.KINDS[kind][0])
+    jf[0, M.AXIS:M.AXIS + 3] = ax
     n1 = np.cross(ax, [1.0, 0.0, 0.0])
     n1 /= np.linalg.norm(n1)
     n2 = np.cross(ax, n1)
     Ra, Rb = rot(quat[0]), rot(quat[1])
-    if kind == jk.J_HINGE:  # normals in b axes
-        jf[0, jc.JF_P1:jc.JF_P1 + 3] = Rb.T @ Ra @ n1
-        jf[0, jc.JF_P2:jc.JF_P2 + 3] = Rb.T @ Ra @ n2
-    elif kind == jk.J_PRISMATIC:
-        jf[0, jc.JF_P1:jc.JF_P1 + 3] = n1
-        jf[0, jc.JF_P2:jc.JF_P2 + 3] = n2
-        jf[0, jc.JF_Q:jc.JF_Q + 4] = qmul(quat[0] * [1, -1, -1, -1], quat[1])  # at rest: θ = 0
-    elif kind == jk.J_HINGE_AXIS:
-        jf[0, jc.JF_P1:jc.JF_P1 + 3] = n1
-        jf[0, jc.JF_P2:jc.JF_P2 + 3] = Rb.T @ Ra @ (np.cos(0.3) * n1 + np.sin(0.3) * n2)
-        jf[0, jc.JF_MIN], jf[0, jc.JF_MAX] = -1.0, 1.0
-    elif kind == jk.J_SLIDE:
-        jf[0, jc.JF_MIN], jf[0, jc.JF_MAX] = -10.0, 10.0
+    if kind == jk.CODES["hinge"]:  # normals in b axes
+        jf[0, hinge.NORMAL_1:hinge.NORMAL_1 + 3] = Rb.T @ Ra @ n1
+        jf[0, hinge.NORMAL_2:hinge.NORMAL_2 + 3] = Rb.T @ Ra @ n2
+    elif kind == jk.CODES["prismatic"]:
+        jf[0, prismatic.NORMAL_1:prismatic.NORMAL_1 + 3] = n1
+        jf[0, prismatic.NORMAL_2:prismatic.NORMAL_2 + 3] = n2
+        jf[0, prismatic.Q_REL:prismatic.Q_REL + 4] = qmul(quat[0] * [1, -1, -1, -1], quat[1])  # at rest: θ = 0
+    elif kind == jk.CODES["hinge_axis"]:
+        jf[0, hinge_axis.REF_A:hinge_axis.REF_A + 3] = n1
+        jf[0, hinge_axis.REF_B:hinge_axis.REF_B + 3] = Rb.T @ Ra @ (np.cos(0.3) * n1 + np.sin(0.3) * n2)
+        jf[0, hinge_axis.MIN_ANGLE], jf[0, hinge_axis.MAX_ANGLE] = -1.0, 1.0
+    elif kind == jk.CODES["slide"]:
+        jf[0, slide.MIN_TRAVEL], jf[0, slide.MAX_TRAVEL] = -10.0, 10.0
     return ji, jf
 
 
 def _C(kind, pos, quat, jf, q_rel=None):
     Ra, Rb = rot(quat[0]), rot(quat[1])
-    pa = pos[0] + Ra @ jf[0, jc.JF_LA:jc.JF_LA + 3]
-    pb = pos[1] + Rb @ jf[0, jc.JF_LB:jc.JF_LB + 3]
-    ax = Ra @ jf[0, jc.JF_AX:jc.JF_AX + 3]
-    if kind == jk.J_HINGE:
-        return np.concatenate([pa - pb, [ax @ (Rb @ jf[0, jc.JF_P1:jc.JF_P1 + 3]),
-                                         ax @ (Rb @ jf[0, jc.JF_P2:jc.JF_P2 + 3])]])
-    if kind == jk.J_PRISMATIC:
+    pa = pos[0] + Ra @ jf[0, jc.LA:jc.LA + 3]
+    pb = pos[1] + Rb @ jf[0, jc.LB:jc.LB + 3]
+    M = jk.kind(jk.KINDS[kind][0])
+    ax = Ra @ jf[0, M.AXIS:M.AXIS + 3]
+    if kind == jk.CODES["hinge"]:
+        return np.concatenate([pa - pb, [ax @ (Rb @ jf[0, hinge.NORMAL_1:hinge.NORMAL_1 + 3]),
+                                         ax @ (Rb @ jf[0, hinge.NORMAL_2:hinge.NORMAL_2 + 3])]])
+    if kind == jk.CODES["prismatic"]:
         d = pb - pa
         th = np.zeros(3)
-        tq = qmul(quat[0], jf[0, jc.JF_Q:jc.JF_Q + 4])
+        tq = qmul(quat[0], jf[0, prismatic.Q_REL:prismatic.Q_REL + 4])
         kn.rotation_error(np.ascontiguousarray(quat[1]), tq, th)
-        return np.concatenate([[d @ (Ra @ jf[0, jc.JF_P1:jc.JF_P1 + 3]), d @ (Ra @ jf[0, jc.JF_P2:jc.JF_P2 + 3])], th])
-    if kind == jk.J_HINGE_AXIS:
-        ra = Ra @ jf[0, jc.JF_P1:jc.JF_P1 + 3]
-        rb = Rb @ jf[0, jc.JF_P2:jc.JF_P2 + 3]
+        return np.concatenate([[d @ (Ra @ jf[0, prismatic.NORMAL_1:prismatic.NORMAL_1 + 3]),
+                                d @ (Ra @ jf[0, prismatic.NORMAL_2:prismatic.NORMAL_2 + 3])], th])
+    if kind == jk.CODES["hinge_axis"]:
+        ra = Ra @ jf[0, hinge_axis.REF_A:hinge_axis.REF_A + 3]
+        rb = Rb @ jf[0, hinge_axis.REF_B:hinge_axis.REF_B + 3]
         return np.array([np.arctan2(np.cross(ra, rb) @ ax, ra @ rb)])
-    return np.array([(pb - pa) @ ax])   # J_SLIDE
+    return np.array([(pb - pa) @ ax])   # slide
 
 
-@pytest.mark.parametrize("kind", [jk.J_HINGE, jk.J_PRISMATIC, jk.J_HINGE_AXIS, jk.J_SLIDE])
+@pytest.mark.parametrize("kind", [jk.CODES["hinge"], jk.CODES["prismatic"], jk.CODES["hinge_axis"], jk.CODES["slide"]])
 def test_new_joint_rows_match_finite_differences(kind):
     """J·u = dC/dt (central differences, ε = 1e-6) at random states and motions, for every row of
     the hinge, the prismatic (with its moving-axis term), the hinge angle row and the slide row."""
     for _ in range(4):
         pos, quat = _two_bodies()
-        ji, jf = _jf(kind, quat, slack=1 if kind in (jk.J_HINGE_AXIS, jk.J_SLIDE) else 0)
+        ji, jf = _jf(kind, quat, slack=1 if kind in (jk.CODES["hinge_axis"], jk.CODES["slide"]) else 0)
         rows = kn.joint_rows(ji, jf, pos, quat, 1e-3, 0.0)
         jJ, jm = rows.J, rows.m
         m = jm[0]

@@ -1,4 +1,4 @@
-"""Sections (row 6 motors) and resistance against closed forms (issue 4, PHYSICS.md §6)."""
+"""Sections (row 6 motors) and resistance against closed forms (issue 4, docs/physics.md §6)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +8,7 @@ from tests.physics import analytic
 from tests.physics.analytic import run
 from trackrider.physics import CarSpec, CouplingSpec, World
 from trackrider.physics import channels as ch
+from trackrider.physics.sections import SECTIONS
 
 G = 9.81
 M = 600.0
@@ -30,7 +31,7 @@ def test_chain_lift_on_a_20_degree_straight(cg):
     late = t > 2.0
     assert np.all(np.abs(r[late, 0, ch.SPEED] - 4.0) < 0.01)
     assert np.all(np.abs(r[late, 0, ch.MOTOR_FORCE] / (M * G * np.sin(a)) - 1) < 0.02)
-    assert np.all(r[late, 0, ch.SECTION] == ch.LIFT)
+    assert np.all(r[late, 0, ch.SECTION] == SECTIONS["lift"].code)
     assert np.all(r[late, 0, ch.FLAGS].astype(int) & ch.MOTOR_ACTIVE)
 
 
@@ -115,7 +116,7 @@ def test_section_switches_on_and_off_cleanly():
     assert np.all(r[outside, 0, ch.MOTOR_FORCE] == 0.0)
     assert np.all(r[outside, 0, ch.SECTION] == -1)
     inside = (s > 10.01) & (s < 19.99)
-    assert np.all(r[inside, 0, ch.SECTION] == ch.BOOSTER)
+    assert np.all(r[inside, 0, ch.SECTION] == SECTIONS["booster"].code)
     after = s > 20.5
     assert np.ptp(r[after, 0, ch.SPEED]) < 1e-9  # coasting at whatever it left with
 

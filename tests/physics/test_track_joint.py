@@ -1,4 +1,4 @@
-"""Track joint, integrator and recording against closed forms (PHYSICS.md §2, §5, §6)."""
+"""Track joint, integrator and recording against closed forms (docs/physics.md §2, §5, §6)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +11,7 @@ from trackrider.errors import InputError
 from trackrider.physics import CarSpec, World
 from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
+from trackrider.physics.sections import SECTIONS
 
 G = 9.81
 
@@ -27,7 +28,9 @@ def test_channels_cover_the_architecture_columns():
               "section flags").split()
     assert ch.NAMES == tuple(wanted)
     assert [ch.INDEX[n] for n in wanted] == list(range(ch.N_CHANNELS))
-    assert (ch.LIFT, ch.LAUNCH, ch.BRAKE, ch.TRIM, ch.BOOSTER) == (0, 1, 2, 3, 4)
+    # the recorded section codes never change (results carry them)
+    assert {name: t.code for name, t in SECTIONS.items()} == dict(lift=0, launch=1, brake=2, trim=3, booster=4,
+                                                                   station=5)
 
 
 def test_rotation_error_is_the_rotation_vector_not_twice_it():

@@ -49,17 +49,13 @@ SECTIONS = {t.name: t for t in (
                 "stops every arriving train, holds it dwell s, dispatches it at speed", block="station"),
 )}
 
-#: the recorded ``section`` column without a section
-SECTION_NONE = -1
 #: code → name (the ``section`` column's values)
 NAMES = {t.code: name for name, t in SECTIONS.items()}
-#: types that may end a block (``block = true``); stations always do
-BLOCK_TYPES = tuple(name for name, t in SECTIONS.items() if t.block in ("own", "drive"))
 #: the colour of a section type that is not in the table (a hand-edited file)
 UNKNOWN_COLOUR = "#999999"
 
 
-def colour(name: str) -> str:
-    """The plots' colour of section type ``name``."""
+def colour(name: str, unknown: str = UNKNOWN_COLOUR) -> str:
+    """The plots' colour of section type ``name`` (``unknown`` for a type not in the table)."""
     t = SECTIONS.get(name)
-    return t.colour if t is not None else UNKNOWN_COLOUR
+    return t.colour if t is not None else unknown
