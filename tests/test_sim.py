@@ -14,7 +14,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -22,22 +21,18 @@ import pytest
 
 from trackrider.errors import InputError
 from trackrider.physics import channels as ch
+from trackrider.physics.world import RunStatus
 from trackrider.record import CSV_NAME, SUMMARY_NAME, read_summary, read_timeseries
 from trackrider.sim import Result, run_world
+
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass
-class Status:
-    diverged: bool = False
-    t: float | None = None
-    entity: int | None = None
-    message: str = ""
-
-
 class StandInWorld:
-    """Follows the World.run contract: two cars of train "red" and a body "bob".
+    """Implements the whole ``trackrider.sim.World`` protocol: two cars of train "red" and a body "bob".
 
     The cars move along x at speed 10 + sin t with g_vertical 1 + 0.5 sin 20t;
     ``diverge_at`` (s) makes ``run`` stop with a diverged status there;
@@ -47,8 +42,17 @@ class StandInWorld:
 
     def __init__(self, dt=0.001, diverge_at=None, sleep=0.0, initial_sample=False, interrupt_at=None):
         self.dt = dt
+        self.gravity = 9.81
         self.entity_labels = [("red", 1), ("red", 2), ("bob", 1)]
         self.entity_train = [0, 0, -1]
+        self.n_entities = 3
+        self.trains = ({"name": "red", "track": 0, "n": 2, "cg": 0.0, "railway": False, "suspended": False},)
+        self.gauges = (1.0,)
+        self.joints = ()
+        self.contact_trains, self.contact_ends = [], []
+        self.operation = None
+        self.pos, self.quat = np.zeros((3, 3)), np.tile([1.0, 0.0, 0.0, 0.0], (3, 1))
+        self.mass = np.array([600.0, 600.0, 10.0])
         self.step_count = 0
         self.time = 0.0
         self.calls = 0
@@ -86,10 +90,10 @@ class StandInWorld:
         t = steps * self.dt
         if self.interrupt_at is not None and len(t) and t[-1] >= self.interrupt_at:
             raise KeyboardInterrupt
-        status = Status()
+        status = RunStatus("ok", n_steps)
         if self.diverge_at is not None and len(t) and t[-1] >= self.diverge_at:
             t = t[t < self.diverge_at]
-            status = Status(True, self.diverge_at, 1, "non-finite velocity")
+            status = RunStatus("diverged", n_steps, self.diverge_at, 1, None, "non-finite velocity")
             n_steps = int(round(self.diverge_at / self.dt)) - k0
         if self.initial_sample:
             t0 = np.array([k0 * self.dt])
@@ -377,7 +381,7 @@ class TestParabolicHill:
 
 @pytest.mark.parametrize("factor, lifts", [(0.9, False), (1.1, True)])
 def test_railway_wheel_lift_event_on_a_flat_curve(factor, lifts):
-    """Inner wheels unload at v² = g R (gauge/2) / h_cg (PHYSICS.md §6)."""
+    """Inner wheels unload at v² = g R (gauge/2) / h_cg (docs/physics.md §6)."""
     from trackrider.physics import CarSpec
 
     radius, gauge, h_cg, mass = 30.0, 1.435, 1.5, 20000.0
