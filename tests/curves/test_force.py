@@ -1,4 +1,4 @@
-"""Force-vector design (trackrider/curves/force.py, PHYSICS.md §7): closed forms, signs, errors, export.
+"""Force-vector design (trackrider/curves/force.py, docs/physics.md §7): closed forms, signs, errors, export.
 
 Closed forms: ``normal_g = lateral_g = 0`` from level flight is the ballistic
 parabola; level with ``normal_g = 1`` and ``lateral_g = v²/(gR)`` a horizontal
@@ -22,7 +22,8 @@ from typer.testing import CliRunner
 
 from trackrider.cli import app
 from trackrider.curves import Track, load_curve
-from trackrider.curves.force import Schedule, design_heartline, design_track, pchip_slopes
+from trackrider.curves.force import Schedule, design_heartline, pchip_slopes
+from trackrider.curves.track import design_track
 from trackrider.curves.io import save_curve
 from trackrider.curves.segments import force, geometric, start
 from trackrider.errors import InputError
