@@ -16,6 +16,9 @@ from trackrider.divergence import DivergenceCheck, blank_ran_off
 from trackrider.physics import channels as ch
 from trackrider.record import read_timeseries
 
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
+
 ROOT = Path(__file__).resolve().parents[1]
 SC = ROOT / "scenarios"
 

@@ -6,9 +6,13 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from trackrider.scenario import load_scenario
 from trackrider.sim import simulate
+
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 ROOT = Path(__file__).resolve().parents[1]
 G = 9.81

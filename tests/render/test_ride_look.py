@@ -13,7 +13,7 @@ from trackrider.render.recording import Recording, quat_to_matrix
 from trackrider.render.spec import SceneSpec, TrackSpec, TrainSpec
 from trackrider.render.synthetic import OvalTrack, matrix_to_quat, synthetic_ride
 
-pytestmark = pytest.mark.render
+pytestmark = [pytest.mark.render, pytest.mark.requires_gl]
 SMALL = (320, 180)
 
 

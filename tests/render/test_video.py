@@ -14,7 +14,7 @@ from trackrider.errors import InputError
 from trackrider.render import probe, render_ride
 from trackrider.render.synthetic import recording_columns
 
-pytestmark = pytest.mark.render
+pytestmark = [pytest.mark.render, pytest.mark.requires_gl]
 
 
 def rail_pixels(img: np.ndarray) -> np.ndarray:

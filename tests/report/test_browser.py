@@ -3,7 +3,6 @@ and without fetching anything but the page itself."""
 from __future__ import annotations
 
 import http.server
-import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -11,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian package 'chromium')")]
+from tests.conftest import CHROMIUM
+
+pytestmark = [pytest.mark.slow, pytest.mark.requires_chromium]
 
 #: a headless browser that stays off the network and logs the page's console to stderr
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
