@@ -1,4 +1,4 @@
-"""Tracks built from segments (INTERFACE.md track `segments`)."""
+"""Tracks built from segments (a track's `segments`, docs/curves.md)."""
 import math
 
 import numpy as np

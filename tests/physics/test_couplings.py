@@ -1,4 +1,4 @@
-"""Couplings, trains and joints against closed forms (PHYSICS.md §3, §6)."""
+"""Couplings, trains and joints against closed forms (docs/physics.md §3, §6)."""
 from __future__ import annotations
 
 import numpy as np

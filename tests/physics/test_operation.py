@@ -1,4 +1,4 @@
-"""Trains that meet (PHYSICS.md §8; physics/operation.py): contact rows between trains on a track,
+"""Trains that meet (docs/physics.md §8; physics/operation.py): contact rows between trains on a track,
 against momentum conservation and Newton's restitution law."""
 from __future__ import annotations
 

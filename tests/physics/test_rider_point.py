@@ -1,5 +1,5 @@
 """G-forces at a rider point away from the centre of mass, and coupler forces of a
-1000-car train (PHYSICS.md §5, §6).
+1000-car train (docs/physics.md §5, §6).
 
 Vertical circle of radius R, car riding inside, rider at height h above the track
 curve (towards the centre), car's centre of mass on the curve. With θ the angle
