@@ -10,8 +10,9 @@ kind's own fields); ``trackrider.metrics`` finds the ride's events in the sample
 * ``status``: the run status it sets (``STATUSES``), or None: information only.
 
 A run's status is the first of ``STATUSES`` that one of its events sets, else ``completed``.
-``record_event`` refuses a kind not in the table, so a new event type cannot be left out of the
-report, the sweep table or the status.
+``metrics.Event`` refuses a kind not in the table (``event_type``), and ``tests/test_registries.py``
+checks every kind the code emits, so a new event type cannot be left out of the report, the sweep
+table or the status.
 
 Light: no numpy (the report and the sweep table import it).
 """

@@ -17,6 +17,7 @@ from trackrider.jit import njit
 from trackrider.physics.joints.common import LA, LB, anchor, param_columns, set_row
 from trackrider.physics.maths import cross
 
+# parameter columns: stiffness N/m (0: rigid), damping N·s/m
 STIFFNESS, DAMPING, END = param_columns(1, 1)
 
 

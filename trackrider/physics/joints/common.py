@@ -17,7 +17,7 @@ from trackrider.physics.state import NJR  # noqa: F401  (rows per joint at most)
 # ---- parameter columns (Joints.param) every kind has
 LA = 0              # anchor a in body a axes (or world point if a is the world), 3
 LB = 3              # anchor b, 3
-#: columns of a joint's parameter row (the widest kind's ``param_columns`` end fits: test_registry)
+#: columns of a joint's parameter row (the widest kind's ``param_columns`` end fits: tests/test_registries.py)
 NJF = 20
 
 

@@ -22,6 +22,7 @@ from trackrider.physics.joints.common import JI_SLACK, LA, LB, anchor, one_sided
 from trackrider.physics.maths import cross
 from trackrider.settings import MAX_COEFF, MAX_LENGTH, check_ordered, setting
 
+# parameter columns: rest length m; stiffness N/m (0: rigid); damping N·s/m; slack range [min, max] m
 LENGTH, STIFFNESS, DAMPING, MIN_LENGTH, MAX_LENGTH, END = param_columns(1, 1, 1, 1, 1)
 
 

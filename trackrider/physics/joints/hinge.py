@@ -22,6 +22,7 @@ from trackrider.physics.joints.common import LA, LB, anchor, axis_normals, axis_
 from trackrider.physics.maths import cross
 from trackrider.settings import MAX_COEFF, VECTOR, check_nonzero, check_ordered, setting
 
+# parameter columns: the axis in a's axes (world axes if a is the world), two normals of it in b's axes
 AXIS, NORMAL_1, NORMAL_2, END = param_columns(3, 3, 3)
 
 

@@ -17,6 +17,8 @@ from trackrider.jit import njit
 from trackrider.physics.joints.common import axis_w, one_sided, param_columns, set_row
 from trackrider.physics.maths import cross
 
+# parameter columns: the hinge's axis in a's axes; reference normals in a's and b's axes (equal at the start);
+# angle limits rad; motor speed rad/s; its torque bound N·m (inf: unbounded); damping N·m·s/rad
 AXIS, REF_A, REF_B, MIN_ANGLE, MAX_ANGLE, SPEED, MAX_TORQUE, DAMPING, END = param_columns(3, 3, 3, 1, 1, 1, 1, 1)
 
 

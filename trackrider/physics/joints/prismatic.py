@@ -25,6 +25,8 @@ from trackrider.physics.joints.common import LA, LB, anchor, axis_normals, axis_
 from trackrider.physics.maths import cross, qmul, rotvec
 from trackrider.settings import MAX_COEFF, MAX_LENGTH, VECTOR, check_nonzero, check_ordered, setting
 
+# parameter columns: the axis in a's axes; two normals of it in a's axes; b's rest attitude relative to a,
+# q_a0* ⊗ q_b0 (w, x, y, z)
 AXIS, NORMAL_1, NORMAL_2, Q_REL, END = param_columns(3, 3, 3, 4)
 
 

@@ -19,6 +19,7 @@ from trackrider.physics.joints.common import JI_SLACK, LA, LB, anchor, param_col
 from trackrider.physics.maths import cross
 from trackrider.settings import BOOLEAN, VECTOR, setting
 
+# parameter columns: ground points (world, m, 3 each); ratio; rope length C_i = l_a + ratio l_b at the start, m
 GROUND_A, GROUND_B, RATIO, ROPE, END = param_columns(3, 3, 1, 1)
 
 

@@ -13,6 +13,7 @@ from trackrider.jit import njit
 from trackrider.physics.joints.common import LA, LB, anchor, axis_w, one_sided, param_columns, set_row
 from trackrider.physics.maths import cross
 
+# parameter columns: the axis in a's axes; travel limits m; spring N/m, damper N·s/m; its rest travel m
 AXIS, MIN_TRAVEL, MAX_TRAVEL, STIFFNESS, DAMPING, REST, END = param_columns(3, 1, 1, 1, 1, 1)
 
 
