@@ -72,6 +72,7 @@ class StandInWorld:
         s[:, :, ch.G_VERTICAL] = (1.0 + 0.5 * np.sin(20 * t))[:, None]
         s[:, :, ch.WHEEL_LOAD] = 600 * 9.81
         s[:, :, ch.KINETIC_ENERGY] = (0.5 * 600 * v ** 2)[:, None]
+        s[:, :, ch.POTENTIAL_ENERGY] = (0.5 * 600 * (11.0 ** 2 - v ** 2))[:, None]   # energy kept (divergence test)
         s[:, :, ch.QW] = 1.0
         s[:, :, ch.SECTION] = -1
         s[:, :, ch.FLAGS] = ch.ON_TRACK
