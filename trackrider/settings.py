@@ -597,8 +597,8 @@ class SectionConfig:
             raise error("s_to", f"must be greater than from ({self.s_from:g} m), got {self.s_to:g} m")
         role = SECTIONS[self.type].block
         if self.block and role is None:
-            raise error("block", f"a {self.type} cannot end a block: block sections are "
-                                 ", ".join(t for t, s in SECTIONS.items() if s.block))
+            kinds = ", ".join(t for t, s in SECTIONS.items() if s.block)
+            raise error("block", f"a {self.type} cannot end a block: block sections are {kinds}")
         if self.dwell is not None and role != "station":
             raise error("dwell", f"applies to stations only, not to a {self.type}")
         if role == "station":

@@ -97,7 +97,8 @@ def _variant(tmp_path, old, new, count=1):
     ("from = 219.0\nto = 251.0", "from = 219.0\nto = 224.0", "shorter than train 'red'"),
     ("start_s = 27.0", "start_s = 640.0", "starts in the block of final brake"),
     ("start_s = 664.0", "start_s = 20.0", "starts in the block of station"),
-    ('type = "brake"\nfrom = 219.0', 'type = "trim"\nfrom = 219.0', "cannot end a block"),
+    ('type = "brake"\nfrom = 219.0', 'type = "trim"\nfrom = 219.0',
+     "cannot end a block: block sections are lift, brake, booster, station"),
     ("speed = 4.0\nmax_force = 10000.0\nblock = true", "speed = 4.0\nmax_force = 10000.0\nblock = true\ndwell = 3.0",
      "applies to stations only"),
 ])
