@@ -1,4 +1,4 @@
-"""No impossible number reported as a result: the divergence test (trackrider.metrics.DivergenceCheck),
+"""No impossible number reported as a result: the divergence test (trackrider.divergence.DivergenceCheck),
 ran-off cars, the dt warning, counterweights; and the sweep size limits."""
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ import numpy as np
 import pytest
 
 from trackrider.errors import InputError
-from trackrider.metrics import DivergenceCheck, blank_ran_off
+from trackrider.divergence import DivergenceCheck, blank_ran_off
 from trackrider.physics import channels as ch
 from trackrider.record import read_timeseries
+
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 ROOT = Path(__file__).resolve().parents[1]
 SC = ROOT / "scenarios"

@@ -4,7 +4,7 @@ import pytest
 import scipy.signal as ss
 
 from trackrider import filters
-from trackrider.metrics import filtfilt_reference_sos
+from trackrider.filters import filtfilt_reference_sos
 
 
 @pytest.mark.parametrize("order", [2, 4, 6])

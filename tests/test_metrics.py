@@ -11,9 +11,12 @@ import pytest
 from scipy.signal import butter, sosfiltfilt
 
 from trackrider import metrics as mt
-from trackrider.metrics import (RideMetrics, ZeroPhaseLowpass, energy_groups_from_joints,
-                                filtfilt_reference, wheel_split)
+from tests.filter_oracle import filtfilt_reference
+from trackrider.events import status_of
+from trackrider.filters import ZeroPhaseLowpass
+from trackrider.metrics import RideMetrics, energy_groups_from_joints, wheel_split
 from trackrider.physics import channels as ch
+from trackrider.physics.sections import SECTIONS
 
 
 def chunks_of(n, rng, largest=500):
@@ -216,7 +219,7 @@ def test_stall_in_a_valley_but_not_on_a_brake():
     assert ev[0]["t"] == pytest.approx(3.0 - 0.03, abs=0.02)   # first sample below 0.05 m/s
     assert m.status() == "stalled"
     # the same stop on a brake section is a normal stop
-    section = np.where(t > 2.5, float(ch.BRAKE), -1.0)
+    section = np.where(t > 2.5, float(SECTIONS["brake"].code), -1.0)
     m, _ = run_metrics(t, make_samples(t, 1, speed=speed, section=section))
     assert m.summary()["events"] == [] and m.status() == "completed"
     # at rest for less than STALL_REST_TIME: no stall
@@ -247,7 +250,12 @@ def test_status_precedence():
     assert m.status() == "ran_off_track"
     m.mark_diverged(2.5, 0)
     assert m.status() == "diverged"
-    assert mt.STATUS_PRECEDENCE[0] == "diverged" and mt.STATUS_PRECEDENCE[-1] == "completed"
+    # the rule itself, on the event types' table: the most severe status any event sets
+    assert status_of(["rolled_back", "stalled", "wheel_lift", "lap"]) == "derailed"
+    assert status_of(["support_lost", "ran_off_track", "stalled"]) == "ran_off_track"
+    assert status_of(["rolled_back", "collision", "dispatch"]) == "completed"
+    with pytest.raises(ValueError, match="unknown event type 'wheel_slip'"):
+        status_of(["wheel_slip"])
 
 
 def test_energy_drift_counts_only_quiet_stretches():

@@ -18,6 +18,9 @@ from trackrider.cli import app
 from trackrider.scenario import load_scenario
 from trackrider.sim import simulate
 
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.toml")
                    if "sweep" not in tomllib.loads(p.read_text(encoding="utf-8")))

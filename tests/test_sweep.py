@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from trackrider import sweep as sw
+from trackrider import sweep_plan
 from trackrider.errors import InputError
 
 
@@ -41,7 +42,7 @@ def write(path: Path, text: str) -> Path:
 @pytest.fixture
 def plumbing(tmp_path, monkeypatch):
     """A 12-run grid over a base file that is not checked (no scenario loader needed)."""
-    monkeypatch.setattr(sw, "check_axes", lambda spec: None)
+    monkeypatch.setattr(sweep_plan, "check_axes", lambda spec: None)
     write(tmp_path / "base.toml", "[simulation]\nduration = 1.0\n")
     return write(tmp_path / "sweep.toml", """
 [sweep]

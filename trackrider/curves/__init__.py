@@ -6,7 +6,7 @@ Public API::
     load_curve, save_nl2           curve files (points CSV, NoLimits 2 CSV, JSON)
     straight, arc, helix, clothoid, loop    segment builders for Track.from_segments
     start, geometric                        force-vector design (the `force` builder is segments.force:
-                                            the name `force` here is the module force.py, design_track)
+                                            the name `force` here is the module force.py; track.design_track)
     curve_report, format_curve_report       what ``trackrider curve FILE`` prints
     CompactTrack, PackedTracks, pack_tracks, eval_track   the numba table (compact.py)
 """

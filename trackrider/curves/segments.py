@@ -301,16 +301,24 @@ def _check_nodes(pieces, source):
                          "or turns too tightly for too long", path=source, where="segments")
 
 
+#: segment types that describe a heartline (force-vector design, ``force.py``), not the rail
+DESIGN_TYPES = ("force", "geometric")
+
+
+def is_design(segments) -> bool:
+    """Whether a segment list has ``force`` or ``geometric`` segments (then it describes a heartline)."""
+    return isinstance(segments, (list, tuple)) and any(
+        isinstance(s, dict) and s.get("type") in DESIGN_TYPES for s in segments)
+
+
 def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentCurve:
-    """Turn INTERFACE.md's ``segments`` (list of dicts) into a :class:`SegmentCurve`."""
+    """Turn a scenario's ``segments`` (docs/curves.md) (list of dicts) into a :class:`SegmentCurve`."""
     if not isinstance(segments, (list, tuple)) or len(segments) == 0:
         raise InputError("segments must be a non-empty list of tables", path=source, where="segments")
-    from .force import DESIGN_TYPES, is_design  # force-vector design: a heartline, built by force.py
-
     if is_design(segments):
         i = next(j for j, s in enumerate(segments) if isinstance(s, dict) and s.get("type") in DESIGN_TYPES)
         raise InputError("force and geometric segments describe a heartline: build the track with "
-                         "Track.from_segments or trackrider.curves.force.design_track", path=source,
+                         "Track.from_segments or trackrider.curves.track.design_track", path=source,
                          where=f"segments[{i}].type")
     if isinstance(segments[0], dict) and segments[0].get("type") == "start":
         extra = sorted({"speed", "heart"} & set(segments[0]))

@@ -1,4 +1,4 @@
-"""A train's couplers solved exactly: the chain solve (PHYSICS.md §3–4).
+"""A train's couplers solved exactly: the chain solve (docs/physics.md §3–4).
 
 Chain (one train): couplers j0 … j0+n−1 (one row each: distance or track ball, ``joints/``),
 coupler k joins bodies (a_k, b_k) with b_k = a_{k+1}. With rows 1–5 of every car eliminated

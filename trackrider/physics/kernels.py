@@ -27,14 +27,20 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
 from trackrider.jit import njit
 from trackrider.physics import channels as ch
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
-from trackrider.physics.joints import prepare_joint
+from trackrider.physics.joints.dispatch import prepare_joint
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import rotation_error  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
                                           prepare_contacts, solve_contacts, watch)
 from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_PASSES, PRESENT, ROW_SOFTNESS
 from trackrider.physics.rows import friction_bound, joint_apply, solve_joint_pgs
+from trackrider.physics.sections import SECTIONS
 from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
+
+# section type codes (``sections.SECTIONS``) and which types have the anti-rollback ratchet, by code
+S_LIFT, S_LAUNCH, S_BRAKE = SECTIONS["lift"].code, SECTIONS["launch"].code, SECTIONS["brake"].code
+S_TRIM, S_BOOSTER, S_STATION = SECTIONS["trim"].code, SECTIONS["booster"].code, SECTIONS["station"].code
+HAS_RATCHET = np.array([t.ratchet for t in sorted(SECTIONS.values(), key=lambda t: t.code)])
 
 
 # ----------------------------------------------------------------------------- stages
@@ -227,18 +233,21 @@ def section_row(kind, speed, fmax, h, v):
     ``v`` is the car's speed along T at the start of the step. A lift works towards +s only
     (it is a chain: a car rolling back is held by its ratchet); launch, trim and booster act
     in the car's direction of travel (towards −s when v < 0: target −speed, bounds mirrored);
-    a brake holds either way.
+    a brake holds either way. One branch per type of ``sections.SECTIONS``; a code without one is
+    an error, never another type's rule.
     """
     F = fmax * h
-    if kind == ch.LIFT:
+    if kind == S_LIFT:
         return speed, 0.0, F
-    if kind == ch.BRAKE:
+    if kind == S_BRAKE:
         return 0.0, -F, F
-    if kind == ch.LAUNCH:
+    if kind == S_LAUNCH:
         return (speed, 0.0, F) if v >= 0.0 else (-speed, -F, 0.0)
-    if kind == ch.TRIM:
+    if kind == S_TRIM:
         return (speed, -F, 0.0) if v >= 0.0 else (-speed, 0.0, F)
-    return (speed, -F, F) if v >= 0.0 else (-speed, -F, F)  # booster
+    if kind == S_BOOSTER or kind == S_STATION:   # a station dispatches as a booster (else blocks hold it)
+        return (speed, -F, F) if v >= 0.0 else (-speed, -F, F)
+    raise ValueError("a section type without its branch in kernels.section_row")
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -297,7 +306,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
         else:
             tv, lo, hi = car_section_row(sections, sec, b, cars, h, ops)
             cars.lam_motor[b] = min(max(cars.lam_motor[b], lo), hi)
-            if sections.kind[sec] != ch.LIFT:
+            if not HAS_RATCHET[sections.kind[sec]]:
                 cars.lam_ratchet[b] = 0.0
             else:
                 cars.lam_ratchet[b] = max(cars.lam_ratchet[b], 0.0)
@@ -343,7 +352,7 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
             tv, lo, hi = car_section_row(sections, sec, b, cars, cfg.h, ops)
             crow.target[b, 0], crow.lo[b, 0], crow.hi[b, 0] = tv, lo, hi
             crow.present[b, 0] = PRESENT
-            if sections.kind[sec] == ch.LIFT:
+            if HAS_RATCHET[sections.kind[sec]]:
                 crow.target[b, 1], crow.lo[b, 1], crow.hi[b, 1] = 0.0, 0.0, np.inf
                 crow.present[b, 1] = PRESENT
         if friction:
@@ -504,7 +513,7 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
 
     s is predicted as s + h (T·v_A), then corrected by a Newton step of the closest-point
-    condition f(s) = (A.P − P(s))·T(s) = 0 with f'(s) = −1 + (A.P − P)·P''(s) (PHYSICS.md §2).
+    condition f(s) = (A.P − P(s))·T(s) = 0 with f'(s) = −1 + (A.P − P)·P''(s) (docs/physics.md §2).
     Leaving an open track's end sets RAN_OFF and frees the car.
     """
     h, pos, quat, vel, omg = cfg.h, bodies.pos, bodies.quat, bodies.vel, bodies.omg
@@ -803,6 +812,11 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
 def py_prepare_track_block(b, bodies, cars, erp_h, trk, wk):
     update_rotations(bodies)
     prepare_track_block(b, bodies, cars, erp_h, trk, wk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def py_section_row(kind, speed, fmax, h, v):
+    return section_row(kind, speed, fmax, h, v)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

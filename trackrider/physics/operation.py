@@ -1,5 +1,5 @@
 """Kernels of a ride's operation: trains that meet, held block sections, and the watch that hands
-control back to Python at block boundaries (docs/physics.md, "Trains that meet"; PHYSICS.md §8).
+control back to Python at block boundaries (docs/physics.md, "Trains that meet"; docs/physics.md §8).
 
 Trains that meet. Consecutive trains on one track (ordered along +s; on a closed track the last
 is followed by the first) are joined by a one-sided *contact row* between the front car of the

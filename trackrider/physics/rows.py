@@ -1,4 +1,4 @@
-"""Bounded rows: the generic projected Gauss–Seidel update of joint row blocks (PHYSICS.md §4; a
+"""Bounded rows: the generic projected Gauss–Seidel update of joint row blocks (docs/physics.md §4; a
 joint's rows come from its kind, ``joints/``, nothing here depends on the kind), and the cars'
 bounded rows along T (targets, bounds, softness), which are solved with the chain
 (``couplings.train_rows_scalar``, ``kernels.solve_car_rows``)."""

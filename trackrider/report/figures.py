@@ -13,22 +13,19 @@ import re
 
 import numpy as np
 
+from trackrider.physics.sections import colour as section_colour
 from trackrider.report.data import RunData, TrainData, coupler_forces
 from trackrider.report.units import Units
 
-#: fill colour of each section type on the height profile and the G plots
-SECTION_COLOURS = {"lift": "#4c72b0", "launch": "#dd8452", "brake": "#c44e52", "trim": "#da8bc3",
-                   "booster": "#55a868", "station": "#8c8c8c"}
 #: line colours of the front, middle and rear car
 CAR_COLOURS = ("#1f77b4", "#2ca02c", "#d62728")
+#: a section label's colour when its type is not in ``sections.SECTIONS`` (a hand-edited file)
+LABEL_GREY = "#555555"
 #: line style of the report's run and of the one it is compared with
 RUN_STYLES = ("-", "--")
 
 G_ROWS = (("g_vertical_filtered", "vertical G"), ("g_lateral_filtered", "lateral G"),
           ("g_longitudinal_filtered", "longitudinal G"))
-
-_svg_count = [0]
-
 
 def _figure(width, height):
     from matplotlib.figure import Figure
@@ -75,10 +72,10 @@ def _breaks(s, *ys):
 def _shade_sections(ax, tr: TrainData, units: Units, labels=True):
     for sec in tr.sections:
         lo, hi = units.length(sec.s_from), units.length(sec.s_to)
-        ax.axvspan(lo, hi, color=SECTION_COLOURS.get(sec.type, "#999999"), alpha=0.13, lw=0)
+        ax.axvspan(lo, hi, color=section_colour(sec.type), alpha=0.13, lw=0)
         if labels:
             ax.text(0.5 * (lo + hi), 1.0, f"{sec.label}\n({sec.type})", transform=ax.get_xaxis_transform(),
-                    ha="center", va="bottom", fontsize=7, color=SECTION_COLOURS.get(sec.type, "#555555"),
+                    ha="center", va="bottom", fontsize=7, color=section_colour(sec.type, LABEL_GREY),
                     clip_on=False)
 
 
@@ -247,7 +244,7 @@ def top_view(runs: list[RunData], name: str, units: Units) -> str:
             i = int(np.argmin(np.abs(tr.track_s - 0.5 * (sec.s_from + sec.s_to))))
             px, py = units.length(tr.track_xyz[i, 0]), units.length(tr.track_xyz[i, 1])
             ax.annotate(sec.label, (px, py), textcoords="offset points", xytext=(8, -10), fontsize=8,
-                        color=SECTION_COLOURS.get(sec.type, "#555555"))
+                        color=section_colour(sec.type, LABEL_GREY))
         ax.set_aspect("equal", adjustable="datalim")
         ax.autoscale_view()
         ax.set_xlabel(f"x ({units.length_unit})")

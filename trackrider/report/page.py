@@ -13,33 +13,16 @@ import math
 from pathlib import Path
 
 from trackrider.errors import InputError
+from trackrider.events import EVENTS, STATUSES
 from trackrider.outputs import REPORT_GENERATOR, atomic_file, check_out_file, head_contains
 from trackrider.report.units import SYSTEMS, Units
 
 #: the generator tag every report carries; ``--overwrite`` replaces only files that have it
 GENERATOR = REPORT_GENERATOR
 
-STATUS_WORDS = {
-    "completed": "Completed: the ride ran to its end.",
-    "derailed": "Derailed: a car's wheels lifted or it lost its support (see the events).",
-    "ran_off_track": "Ran off the track: a car left the end of an open track.",
-    "stalled": "Stalled: a train came to rest outside every section.",
-    "diverged": "Diverged: the simulation failed; what was recorded up to then is shown.",
-}
-EVENT_WORDS = {
-    "wheel_lift": "lifted its inner wheels (inner rail load below zero)",
-    "support_lost": "lost its support: the wheels let go of the rails",
-    "ran_off_track": "ran off the end of the track",
-    "stalled": "came to rest and stalled",
-    "rolled_back": "rolled back",
-    "diverged": "made the simulation diverge",
-    "dispatch": "was dispatched from the station",
-    "block_hold": "was held at a block",
-    "block_release": "was released from a block",
-    "collision": "collided with another train",
-    "block_overrun": "ran through a block section that was holding it",
-    "lap": "completed a lap",
-}
+#: what the page says of each status and event type (``trackrider.events``)
+STATUS_WORDS = STATUSES
+EVENT_WORDS = {name: e.words for name, e in EVENTS.items()}
 #: events listed one by one at most (the rest are counted)
 MAX_LISTED_EVENTS = 60
 

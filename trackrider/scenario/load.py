@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from trackrider.errors import InputError
+from trackrider.physics import joints
 from trackrider.settings import (
     ANCHOR,
     BOOLEAN,
@@ -26,7 +27,6 @@ from trackrider.settings import (
     NUMBER,
     STRING,
     VECTOR,
-    JOINTS,
     Setting,
     build,
     check_value,
@@ -454,7 +454,7 @@ def _design_track(ctx: _Ctx, cfg: TrackConfig, where: str, design: dict):
     """Build a force-vector design with the scenario's gravity and (nl2-mode) resistance."""
     import warnings
 
-    from trackrider.curves.force import design_track
+    from trackrider.curves.track import design_track
 
     res = design["resistance"]
     nl2 = res.mode == "nl2"
@@ -472,7 +472,7 @@ def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int, design: dict | None = None)
     ``design``: ``gravity`` and ``resistance`` for force-vector designs.
     """
     from trackrider import curves  # geometry is heavy-ish (scipy): import on use
-    from trackrider.curves.force import is_design
+    from trackrider.curves.segments import is_design
 
     where = f"track[{i}]"
     try:
@@ -656,8 +656,9 @@ def _joint_end(ctx: _Ctx, word: str, loc: str, trains: list[TrainConfig], bodies
 
 def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[BodyConfig]) -> JointConfig:
     where = f"joint[{i}]"
-    kind = _string(ctx, t, "type", where, choices=tuple(JOINTS))
-    _check_keys(ctx, t, where, JOINT_COMMON + tuple(file_keys(JOINTS[kind])))
+    kind = _string(ctx, t, "type", where, choices=joints.USER_KINDS)
+    module = joints.kind(kind)
+    _check_keys(ctx, t, where, JOINT_COMMON + tuple(file_keys(module.Settings)))
     a = _string(ctx, t, "a", where)
     b = _string(ctx, t, "b", where)
     end_a = _joint_end(ctx, a, f"{where}.a", trains, bodies)
@@ -666,9 +667,9 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
         raise ctx.error(f"{where}.b", f"joins {a!r} to itself")
     if end_a == "world" and end_b == "world":
         raise ctx.error(f"{where}.b", "joins the world to the world")
-    spec = _settings(ctx, JOINTS[kind], {k: v for k, v in t.items() if k not in JOINT_COMMON}, where)
-    if kind == "pulley" and "world" in (end_a, end_b):
-        raise ctx.error(where, "a pulley joins two cars or bodies, not the world (its ground anchors are fixed)")
+    spec = _settings(ctx, module.Settings, {k: v for k, v in t.items() if k not in JOINT_COMMON}, where)
+    if module.NO_WORLD_END and "world" in (end_a, end_b):
+        raise ctx.error(where, module.NO_WORLD_END)
     params = joint_params(spec)
     return JointConfig(
         type=kind, a=a, b=b, end_a=end_a, end_b=end_b,
