@@ -15,6 +15,10 @@ from trackrider.physics import channels as ch
 ENERGY_RISE_LIMIT = 0.10
 #: ... of at least the energy of its mass raised by this height, m (a group at rest)
 ENERGY_FLOOR_HEIGHT = 1.0
+#: a sample is calm while every test stays below this fraction of its limit; in a diverged run the
+#: figures after the last calm sample before the divergence are withheld (docs/outputs.md)
+CALM_FRACTION = 0.1
+
 def entity_groups(n_entities, entity_ends):
     """Connected groups of entities: ``entity_ends`` is an iterable of (a, b) entity indices (−1: the world)."""
     parent = list(range(n_entities))
@@ -87,6 +91,8 @@ class DivergenceCheck:
         self.work = np.zeros(n)
         self.work_max = np.zeros(n)
         self.prev_power = np.full(n, np.nan)
+        self.calm_t = None   # time of the last calm sample so far
+        self.onset = None    # after a divergence: the last calm sample before it (None: none was calm)
 
     @classmethod
     def from_world(cls, world, record_dt, tracks=None):
@@ -127,6 +133,7 @@ class DivergenceCheck:
         if nonfinite.any():
             i, e = np.argwhere(nonfinite)[0]
             bad_at, found = int(i), (int(i), int(e), "non-finite state")
+        stress = np.zeros(m)     # the largest fraction of a test's limit reached, per sample
         # energy
         energy = samples[:, :, ch.KINETIC_ENERGY] + samples[:, :, ch.POTENTIAL_ENERGY]
         power = np.nan_to_num(samples[:, :, ch.MOTOR_FORCE] * samples[:, :, ch.SPEED], nan=0.0)
@@ -148,6 +155,8 @@ class DivergenceCheck:
             spend = self.k0[gi] + (self.v0[gi] - vmin) + np.maximum(wmax, 0.0)
             limit = ENERGY_RISE_LIMIT * np.maximum(spend, self.mass[gi] * self.g * ENERGY_FLOOR_HEIGHT)
             rise = e - self.e0[gi] - w
+            if not self.skip[gi]:
+                stress[:len(rise)] = np.maximum(stress[:len(rise)], rise / limit)
             over = np.flatnonzero(rise > limit) if not self.skip[gi] else np.empty(0, int)
             if over.size and int(over[0]) < bad_at:
                 i = int(over[0])
@@ -165,6 +174,9 @@ class DivergenceCheck:
             from trackrider.physics.checks import DIVERGED_VIOLATION
 
             v = self.joints.violation(samples[:bad_at])
+            if v.size:
+                worst = np.nan_to_num(v, nan=np.inf).max(axis=1) / DIVERGED_VIOLATION
+                stress[:len(worst)] = np.maximum(stress[:len(worst)], worst)
             over = np.argwhere(np.nan_to_num(v, nan=np.inf) > DIVERGED_VIOLATION)
             if over.size:
                 i, k = over[0]
@@ -180,6 +192,12 @@ class DivergenceCheck:
             if hit is not None:
                 i, ent, dist = hit
                 found = (i, ent, f"{dist:.4g} m off its track (the track joint's limit is {DIVERGED_VIOLATION:g} m)")
+        end = found[0] if found is not None else m
+        calm = np.flatnonzero(stress[:end] < CALM_FRACTION)
+        if calm.size:
+            self.calm_t = float(t[calm[-1]])
+        if found is not None:
+            self.onset = self.calm_t
         return found
 
 

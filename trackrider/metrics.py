@@ -243,6 +243,8 @@ class RideMetrics:
         self.events: list[Event] = []
         self.events_dropped = 0
         self.diverged = None
+        self.onset = None
+        self.withheld = []   # (train, figure) of a diverged run: from samples after its onset
         self._init_trackers()
 
     # -- state --------------------------------------------------------------------
@@ -325,9 +327,12 @@ class RideMetrics:
             extra = {k: v for k, v in e.items() if k not in ("t", "train", "car", "kind")}
             self.events.append(Event(float(e["t"]), str(e["train"]), int(e["car"]), str(e["kind"]), extra or None))
 
-    def mark_diverged(self, t, entity=None):
-        """Record that the solver diverged at ``t`` s (on ``entity``, if known)."""
+    def mark_diverged(self, t, entity=None, onset=None):
+        """Record that the solver diverged at ``t`` s (on ``entity``, if known). ``onset``: the last
+        calm sample before it (``divergence.DivergenceCheck.onset``; None: no sample was calm): the
+        figures of later samples are withheld (``withheld``)."""
         self.diverged = float(t)
+        self.onset = None if onset is None else float(onset)
         if entity is None or not (0 <= int(entity) < self.n_entities):
             if len(self.events) < MAX_EVENTS:
                 self.events.append(Event(float(t), "", 0, "diverged"))
@@ -615,15 +620,23 @@ class RideMetrics:
         """Index of the energy group of train ``k``."""
         return k
 
+    def _drifting(self, x) -> bool:
+        """Whether extreme ``x`` comes from a diverged run's samples after its onset (when the state
+        was already drifting towards the divergence: not a result)."""
+        return self.diverged is not None and x.value is not None and (self.onset is None or x.t > self.onset)
+
     def train_summary(self, k) -> dict:
         """Figures of train ``k`` (see the module docstring for definitions)."""
         def val(x):
+            if self._drifting(x):
+                self.withheld.append(self.train_names[k])
+                return None
             return None if x.value is None or not math.isfinite(x.value) else x.value
 
         sections = self.sections[k] if k < len(self.sections) else []
 
         def where(x):
-            if x.value is None:
+            if x.value is None or self._drifting(x):
                 return None
             return {"t": x.t, "car": x.car, "s": x.s, "section": section_at(x.s, sections)}
 

@@ -304,7 +304,9 @@ def _finish(world, run):
             else None
         if run.div_t is None:
             run.div_t = float(world.time)
-        run.metrics.mark_diverged(run.div_t, None if entity is None else int(entity))
+        check = run.divergence
+        onset = check.onset if check.onset is not None else check.calm_t
+        run.metrics.mark_diverged(run.div_t, None if entity is None else int(entity), onset)
         who = f" ({run.labels[entity][0]} car {run.labels[entity][1]})" if entity is not None else (
             f" ({run.div_entity})" if run.div_entity is not None else "")
         run.message = f"simulation diverged at t = {float(run.div_t):.6g} s{who}" + (
@@ -323,6 +325,8 @@ def _summary(world, run, meta) -> dict:
     steps = int(world.step_count) - run.start_steps
     if steps <= 0:
         steps = run.done
+    if run.diverged:   # the run covers its sane samples: up to the last one written
+        steps = max(0, int(round(run.last_t / run.dt)) - run.start_steps) if run.last_t > -np.inf else 0
     measured = run.metrics.summary()
     summary = {"status": measured["status"]}
     if (run.stalled and summary["status"] == "stalled") or run.diverged:
@@ -344,6 +348,13 @@ def _summary(world, run, meta) -> dict:
     # warnings: the scenario's (curve fits) and the run's own, so --quiet runs and sweeps keep them
     damped = {run.names[k] for k, info in enumerate(run.trains[:len(run.names)]) if info.get("damped")}
     own = run_warnings(summary, run.dt, damped)
+    if run.diverged and run.metrics.withheld:
+        onset = run.metrics.onset
+        who = ", ".join(sorted(set(run.metrics.withheld)))
+        own.append(f"figures of {who} from samples after " + (f"t = {onset:.6g} s" if onset is not None else
+                                                                "the start")
+                   + " are withheld (null): the state was already drifting towards the divergence at "
+                   f"t = {float(run.div_t):.6g} s")
     summary["warnings"] = notes + own
     for text in own:
         warnings.warn(text, RuntimeWarning, stacklevel=3)

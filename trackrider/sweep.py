@@ -83,6 +83,25 @@ def _write_json_atomic(path: Path, doc) -> None:
     os.replace(tmp, path)
 
 
+#: s between a pool worker's checks that its driver is alive
+PARENT_POLL_S = 0.5
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """A pool worker's initializer: a daemon thread ends the worker (``os._exit``) once its driver
+    ``parent_pid`` is gone (the worker re-parented), so a driver killed with ``kill -9`` leaves no
+    worker behind. The check runs between kernel calls (each a fraction of a second)."""
+    import threading
+
+    def watch():
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="trackrider-parent-watch", daemon=True).start()
+
+
 def run_one(task: dict) -> dict:
     """Run one scenario of a sweep; never raises for a bad run.
 
@@ -287,7 +306,8 @@ def make_executor(jobs: int | None = None, scheduler=None):
         # kernels from the cache the driver filled).
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
-        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=exit_with_parent,
+                                      initargs=(os.getpid(),))
         return pool, (lambda: pool.shutdown(wait=True, cancel_futures=True)), \
             f"process pool, {n} workers", None
     try:
