@@ -695,8 +695,11 @@ class World:
         # gmag as the kernel once computed it, sqrt(gx² + gy² + gz²)
         cfg = st.Step(self.dt, 0.0, 0.0, -g, math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g)), self.erp / self.dt,
                       self.iterations, self.warm_start, record_every)
+        from trackrider.physics.operation import idle_ops
+
         free = kn.free_joints_flag(self.joint_state)
         car_rows = kn.car_rows_flag(self.records)
+        ops = self.ops if self.ops is not None else idle_ops(len(self._sections), self.ncars)
         oper = self.operation
         if oper is not None and self.step_count == 0 and not getattr(self, "_op_started", False):
             oper.start()
@@ -709,7 +712,7 @@ class World:
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free, car_rows, self.ops)
+                                                      free, car_rows, ops)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:
