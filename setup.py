@@ -29,7 +29,7 @@ class BuildPyWithKernels(build_py):
 
     def run(self):
         super().run()
-        package = Path(self.build_lib) / "trackrider"
+        package = (Path(self.build_lib) / "trackrider").resolve()
         shutil.rmtree(package / "_kernel_cache", ignore_errors=True)  # an earlier build's
         if getattr(self, "editable_mode", False) or not _prebuild_wanted():
             return

@@ -64,16 +64,22 @@ def _scenarios(paths: list[str], steps: int | None) -> None:
 def build(package: Path, scenarios: list[str]) -> Path:
     """Compile into a temporary cache and copy this version's folder to ``package/_kernel_cache``.
     Returns that folder."""
-    package = package.resolve()
     with tempfile.TemporaryDirectory(prefix="trackrider-prebuild-") as tmp:
         path = os.pathsep.join(filter(None, [str(package.parent), os.environ.get("PYTHONPATH")]))
         env = dict(os.environ, TRACKRIDER_CACHE_DIR=tmp, PYTHONPATH=path)
         env.pop("NUMBA_DISABLE_JIT", None)
         me = [sys.executable, "-m", "trackrider.prebuild", "--part"]
-        parts = [subprocess.Popen(me + ["train"], env=env), subprocess.Popen(me + ["setup", *scenarios], env=env)]
-        if any(p.wait() != 0 for p in parts):
+        here = dict(env=env, cwd=str(package.parent))   # the package imported is this one
+        parts = [subprocess.Popen(me + ["train"], **here), subprocess.Popen(me + ["setup", *scenarios], **here)]
+        try:
+            codes = [p.wait() for p in parts]
+        finally:
+            for p in parts:
+                if p.poll() is None:    # this process was stopped: so are the compiles
+                    p.kill()
+        if any(codes):
             raise RuntimeError("compiling the kernels failed")
-        subprocess.run(me + ["runs", *scenarios], env=env, check=True)
+        subprocess.run(me + ["runs", *scenarios], check=True, **here)
         found = sorted(Path(tmp).glob("kernels-*"))
         if len(found) != 1:
             raise RuntimeError(f"expected one kernel folder, found {len(found)}")
@@ -95,7 +101,11 @@ def main(argv: list[str]) -> int:
         print(__doc__.splitlines()[0], file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    dest = build(Path(argv[0]), argv[1:])
+    package = Path(argv[0]).resolve()
+    if not (package / "__init__.py").is_file():
+        print(f"error: {package} is not a package folder", file=sys.stderr)
+        return 2
+    dest = build(package, argv[1:])
     size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
     print(f"trackrider: compiled kernels shipped in {dest} ({size / 1e6:.1f} MB, {time.perf_counter() - t0:.0f} s)")
     return 0
