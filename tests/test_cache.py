@@ -261,3 +261,28 @@ def test_kernels_are_kept_per_version_of_the_sources(fresh_cache_state, monkeypa
 
     assert four_times(1.0) == 4.0
     assert str(four_times._cache._cache_path).startswith(str(here))
+
+
+def test_kernels_compiled_for_the_generic_cpu_are_loaded_on_this_one(fresh_cache_state, monkeypatch, tmp_path):
+    """A portable wheel's kernels (``NUMBA_CPU_NAME=generic`` at build time) are found by a process
+    compiling for its own CPU: nothing compiles, nothing is written to the per-user folder."""
+    import numpy as np
+
+    from trackrider import jit
+    from trackrider.curves import _kernels as k
+
+    code = "import numpy as np; from trackrider.curves._kernels import find_span; find_span(np.arange(5.0), 2.5)"
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", TRACKRIDER_CACHE_DIR=str(tmp_path / "build"))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    shipped = tmp_path / "build" / f"kernels-{cache.source_fingerprint()}"
+    assert list(shipped.rglob("*.nbi"))
+    monkeypatch.setattr(cache, "shipped_dir", lambda: shipped)
+    monkeypatch.setattr(cache, "_KERNELS", {})
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(tmp_path / "user"))
+    py_func = getattr(k.find_span, "py_func", k.find_span)
+    loaded = jit._compiled(py_func, (), {"cache": True})
+    assert loaded(np.arange(5.0), 2.5) == 2
+    assert sum(loaded.stats.cache_hits.values()) == 1 and not loaded.stats.cache_misses
+    assert not list((tmp_path / "user").rglob("*.nb*"))

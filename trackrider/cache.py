@@ -18,7 +18,7 @@ it calls (another file), it would otherwise load stale machine code. The newest
 ``KEEP_VERSIONS`` such folders are kept, older ones removed when a new one is made. Below
 that, one folder per module (``trackrider.physics.kernels``): every copy of the same sources (an
 install, a checkout, an editable install) shares the entries, whatever its path
-(``trackrider.jit.KernelCache``: keyed by this hash, not by numba's file path and time stamp).
+(``trackrider.jit_cache.KernelCache``: keyed by this hash, not by numba's file path and time stamp).
 
 A wheel built by ``pip install .`` ships the kernels compiled at build time
 (``trackrider.prebuild``) in ``<package>/_kernel_cache/kernels-<hash>`` (``shipped_dir``); they
