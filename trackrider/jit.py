@@ -72,14 +72,19 @@ def _compiled(function, args, options):
 
     options = dict(options)
     cache = options.pop("cache", False)
-    dispatcher = numba.njit(*args, **options)(function)
-    if cache and hasattr(dispatcher, "_cache"):  # not with NUMBA_DISABLE_JIT (a plain function then)
-        user, shipped = kernel_folders()
-        if user is not None or shipped is not None:
-            from trackrider.jit_cache import KernelCache
+    if not cache or numba.config.DISABLE_JIT:
+        return numba.njit(*args, **options)(function)
+    dispatcher = numba.njit(**options)(function)  # compiled on first call, or below (a signature)
+    user, shipped = kernel_folders()
+    if user is not None or shipped is not None:
+        from trackrider.jit_cache import KernelCache
 
-            dispatcher._cache = KernelCache(dispatcher.py_func, None if user is None else str(user),
-                                            None if shipped is None else str(shipped))
+        dispatcher._cache = KernelCache(dispatcher.py_func, None if user is None else str(user),
+                                        None if shipped is None else str(shipped))
+    if args:  # numba.njit(signature(s)): compiled now (loaded from the cache), and no other
+        for sig in args[0] if isinstance(args[0], list) else [args[0]]:
+            dispatcher.compile(sig)
+        dispatcher.disable_compile()
     return dispatcher
 
 
