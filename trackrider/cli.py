@@ -398,14 +398,16 @@ def validate(
 
 
 def _python_kernels_for_validate():
-    """``validate`` builds the world once and never steps it, so in a process of its own it runs
-    the kernels' Python originals (numba's ``NUMBA_DISABLE_JIT``) rather than loading compiled
-    ones: loading costs a process 0.3–0.5 s once (numba's registries and BLAS check), more than
-    the whole check of a ride; a 20 km track validates no slower (bench/startup.py). Only when
-    this process was started as ``trackrider validate`` and has not loaded numba yet (never in
-    a test runner or a program that imports trackrider)."""
+    """``validate`` builds the world once and never steps it, so in a process of its own it makes
+    the kernels lazy (``trackrider.jit.lazy_kernels``): their Python originals run while the arrays
+    are small, never importing numba (importing it and loading compiled kernels costs a process
+    0.3–0.5 s, more than the whole check of a ride); a long point track switches to the compiled
+    kernels (bench/startup.py). Only when this process was started as ``trackrider validate`` and
+    has not loaded numba yet (never in a test runner or a program that imports trackrider)."""
     if "numba" not in sys.modules and sys.argv[1:2] == ["validate"]:
-        os.environ["NUMBA_DISABLE_JIT"] = "1"
+        from trackrider.jit import lazy_kernels
+
+        lazy_kernels()
 
 
 @app.command()
