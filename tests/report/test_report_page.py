@@ -41,8 +41,14 @@ def test_run_report_is_self_contained(classic_run):
     assert page.startswith("<!DOCTYPE html>")
     assert outside_references(page) == []
     lowered = page.lower()
-    for tag in ("<script", "<link", "<iframe", "<object", "<embed"):
+    for tag in ("<link", "<iframe", "<object", "<embed"):
         assert tag not in lowered, tag
+    # one script, inline: the page's own (zoom, the time / track-position toggle), which fetches nothing
+    from trackrider.report.script import SCRIPT
+
+    assert lowered.count("<script") == 1 and f"<script>{SCRIPT}</script>" in page
+    for word in ("fetch(", "xmlhttprequest", "import(", "http:", "https:", "src", "eval(", "localstorage"):
+        assert word not in SCRIPT.lower().replace("http://www.w3.org/2000/svg", ""), word
     # every figure is inline SVG; a raster layer inside one is a data: URI
     assert lowered.count("<svg") >= 4
     for m in re.finditer(r'href="([^"]+)"', page):
@@ -62,15 +68,16 @@ def test_run_report_content(classic_run):
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
     assert cells[0] == f"{red['max_g_vertical']:+.2f} g"
     assert cells[1:4] == [f"{at['t']:.2f}", str(at["car"]), f"{at['s']:.1f}"]
-    crest = re.search(r"<tr><td class=\"l\">lowest speed over a crest</td>(.*?)</tr>", page).group(1)
+    crest = re.search(r"<tr><td class=\"l\">lowest speed over a crest \(off the sections\)</td>(.*?)</tr>",
+                      page).group(1)
     assert re.findall(r"<td[^>]*>(.*?)</td>", crest)[0] == f"{red['min_crest_speed'] * KMH:.1f} km/h"
-    assert "chain lift" in crest
     for label in ("airtime (any car below 0 g)", "largest wheel load", "largest L/V", "highest speed",
                   "lowest speed", "largest |lateral G|", "largest |longitudinal G|", "lowest vertical G"):
         assert label in page, label
     # the sections are shaded and named on the height profile (SVG text, not paths)
     assert page.count("chain lift") >= 3 and page.count("brake run") >= 2
-    for heading in ("Height profile and speed", "G-forces along the track", "G–G diagram and layout"):
+    for heading in ("Statistics", "Height profile and speed", "The layout", "The ride: G, roll rate and jerk",
+                    "G–G diagram"):
         assert heading in page
 
 
