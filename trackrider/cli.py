@@ -326,20 +326,11 @@ def run(
         keep_inputs(sc, out_dir)  # results that stand alone: the scenario and its curve files in DIR/inputs/
         summary = getattr(result, "summary", None) or {}
         if not quiet:
-            from rich.console import Console
-
             from trackrider.report.data import section_labels
 
             names = {f"section[{i}]": label for i, (label, sec) in enumerate(zip(section_labels(sc), sc.sections))
                      if not getattr(sec, "name", "")}
-            table, lines = _summary_table(summary, wall, out_dir, compiled, units, names)
-            if sys.stdout.isatty():
-                console = Console()
-            else:       # a file or a pipe: the table at its own width, never wrapped inside a cell
-                console = Console(width=max(80, Console(width=10_000).measure(table).maximum))
-            console.print(table)
-            for line in lines:
-                console.print(line, highlight=False, soft_wrap=True)
+            _print_summary(*_summary_table(summary, wall, out_dir, compiled, units, names))
         if report:
             from trackrider.report import write_report
 
@@ -349,6 +340,20 @@ def run(
         if summary.get("status") == "diverged" or getattr(result, "status", "") == "diverged":
             message = getattr(result, "message", "") or "simulation diverged"
             _fail(f"{message}; outputs recorded so far kept in {out_dir}", 1)
+
+
+def _print_summary(table, lines) -> None:
+    """The summary table and lines on stdout: on a terminal at its width; into a file or a pipe at the
+    table's own width, so no cell is wrapped."""
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        console = Console()
+    else:
+        console = Console(width=max(80, Console(width=10_000).measure(table).maximum))
+    console.print(table)
+    for line in lines:
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):

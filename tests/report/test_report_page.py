@@ -191,6 +191,13 @@ def test_sweep_folder_gets_its_own_page(tmp_path):
     # the sweep figure has a legend
     assert ">ok</text>" in page
     assert outside_references(page) == []
+    # seeds are whole numbers, written in full (not 2.483e+09)
+    from trackrider.sweep import read_table
+
+    _, rows = read_table(out / "sweep.csv")
+    assert all(f"<td>{int(r['seed'])}</td>" in page for r in rows) and "e+09" not in page
+    # where the runs fail: the outcome over each pair of the three numeric axes
+    assert "<h2>Where the runs fail</h2>" in page and page.count('id="outcome-axes_') == 3
     result = runner.invoke(app, ["report", str(out), "--compare", str(out), "--out", str(tmp_path / "c.html")])
     assert result.exit_code == 2 and "compares two runs" in result.stderr
 
@@ -215,3 +222,22 @@ def test_every_bundled_scenario_gets_a_report(name, tmp_path):
         assert "No trains in this run" in page
     if any(t["wheels"] == "railway" for t in summary["trains"].values()):
         assert "Along the train" in page and "coupler force" in page
+
+
+def test_a_valleyed_run_is_not_badged_completed(tmp_path):
+    """Runs that completed with a train that failed a hill say so, in the counts, on their heading, and on
+    the map of where the runs fail, whose boundary is drawn between the two outcomes."""
+    from trackrider.report.figures import outcome_map
+    from trackrider.report.page import sweep_outcome
+
+    rows = [{"run": f"{i:04d}", "seed": 2483000000 + i, "a": float(a), "b": float(b), "status": "completed",
+             "valleyed": a + b > 3} for i, (a, b) in enumerate((a, b) for a in range(4) for b in range(4))]
+    assert [sweep_outcome(r) for r in rows].count("valleyed") == 6
+    svg, facts = outcome_map(rows, ["a", "b"], {})
+    assert facts == "6 of 16 runs valleyed or failed; the dashed line is the boundary."
+    assert svg.count("<svg") == 1
+    # with one outcome only there is no boundary to draw
+    every_pass = [r for r in rows if r["valleyed"] is False]
+    _, none = outcome_map(every_pass, ["a", "b"], {})
+    assert none.endswith("every run passed: no boundary.")
+    assert outcome_map(rows, ["a"], {}) == (None, "")        # one numeric axis: no map

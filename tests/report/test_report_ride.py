@@ -98,7 +98,7 @@ def test_the_ride_is_charted_against_time_and_track_position_and_zooms(known_run
     page = (known_run / "report.html").read_text(encoding="utf-8")
     alt = re.search(r'<div class="alt">(.*?)</div>\s*<h3>', page, re.S).group(1)
     assert 'data-view="against time"' in alt and 'data-view="against track position"' in alt
-    specs = [json.loads(html.unescape(m)) for m in re.findall(r"data-zoom='([^']*)'", alt)]
+    specs = [json.loads(html.unescape(m)) for m in re.findall(r'data-zoom="([^"]*)"', alt)]
     assert len(specs) == 2
     for spec in specs:
         assert len(spec["axes"]) == 5                     # vertical, lateral, longitudinal G, roll rate, jerk
@@ -166,7 +166,7 @@ def test_a_railway_train_gets_a_railway_page(run_with_report):
                  "The line from above"):
         assert word in page, word
     # coupler forces against time zoom like the ride's charts
-    spec = json.loads(html.unescape(re.search(r"data-zoom='([^']*)'", page).group(1)))
+    spec = json.loads(html.unescape(re.search(r'data-zoom="([^"]*)"', page).group(1)))
     assert spec["label"] == "time (s)" and spec["lim"][1] >= 20.0
     assert summary["trains"]["freight"]["wheels"] == "railway"
 

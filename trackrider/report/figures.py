@@ -8,6 +8,7 @@ coloured segments would make the page heavy.
 """
 from __future__ import annotations
 
+import html
 import io
 import json
 import math
@@ -120,7 +121,8 @@ def zoomable(fig, prefix: str, axes: list, label: str) -> str:
         spec["axes"].append({"box": [round(x0, 3), round((1.0 - pos.y1) * h_pt, 3), round(x1, 3),
                                      round((1.0 - pos.y0) * h_pt, 3)],
                              "axis": f"{prefix}-{ax.xaxis.get_gid()}", "stretch": stretch, "move": move})
-    return f"<div class=\"zoom\" data-zoom='{json.dumps(spec, separators=(',', ':'))}'>{svg}</div>"
+    text = html.escape(json.dumps(spec, separators=(",", ":")), quote=True)
+    return f'<div class="zoom" data-zoom="{text}">{svg}</div>'
 
 
 # --------------------------------------------------------------------------- sections
