@@ -499,8 +499,9 @@ def _curve_of(p: Path, format: str, track: Optional[str]):
         if name not in names:
             raise InputError(f"no track named {name!r} (tracks: {', '.join(names)})", path=p, where="--track")
         tc = sc.track_by_name(name)
+        pieces = [seg for seg in tc.segments or [] if not (isinstance(seg, dict) and seg.get("type") == "start")]
         what = ("designed from forces" if getattr(tc.track, "design", None) is not None
-                else f"{len(tc.segments)} segments" if tc.segments else f"curve file {tc.curve}")
+                else f"{len(pieces)} segments" if tc.segments else f"curve file {tc.curve}")
         return tc.track, f"{p} track {name!r}", what
     if track is not None:
         raise InputError("--track names a scenario's track; this is a curve file", path=p)
