@@ -16,7 +16,7 @@ import re
 
 import numpy as np
 
-from trackrider.report.data import RunData, TrainData, coupler_forces
+from trackrider.report.data import RunData, TrainData, coupler_forces, intervals
 from trackrider.report.units import Units
 
 #: fill colour of each section type on the height profile and the G plots
@@ -141,8 +141,6 @@ def _shade_sections(ax, tr: TrainData, units: Units, labels=True):
 
 def section_times(run: RunData, tr: TrainData) -> list[tuple[float, float, object]]:
     """When the lead car is on each section: ``[(t from, t to, Section), ...]`` in time order."""
-    from trackrider.report.data import intervals
-
     s = tr.series["s"][:, 0]
     out = []
     for sec in tr.sections:
@@ -313,8 +311,7 @@ def ride_charts(runs: list[RunData], name: str, units: Units, against: str = "t"
         ax.legend(loc="lower left", fontsize=8, ncol=3 * len(runs), framealpha=0.85)
     for ax in axes:
         ax.grid(True, alpha=0.3)
-    handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
+    if axes[0].get_legend_handles_labels()[0]:
         axes[0].legend(loc="lower left", fontsize=8, ncol=4 * len(runs), framealpha=0.85)
     xlabel = "time (s)" if by_time else f"track position s ({units.length_unit})"
     axes[-1].set_xlabel(xlabel)
@@ -529,8 +526,6 @@ def plot_layout(track, out_png, title: str = "", units: str = "metric"):
 def coupler_charts(runs: list[RunData], name: str, units: Units) -> str | None:
     """Railway trains: the force in the front, middle and rear coupler and the train's largest pull
     and push at each instant, against time (zoomable); None for a single car."""
-    from trackrider.report.data import coupler_forces
-
     pairs = [(k, tr, coupler_forces(tr)) for k, tr in _trains(runs, name)]
     pairs = [(k, tr, f) for k, tr, f in pairs if f is not None]
     if not pairs:
@@ -559,8 +554,6 @@ def coupler_map(run: RunData, name: str, units: Units) -> str | None:
     """Railway trains: coupler force along the train (one row per coupler) against time, a heat map
     (red pull, blue push, centred on 0); None for a single car."""
     from matplotlib.colors import TwoSlopeNorm
-
-    from trackrider.report.data import coupler_forces
 
     tr = run.train(name)
     forces = coupler_forces(tr) if tr is not None else None
@@ -593,8 +586,6 @@ def along_the_train(runs: list[RunData], name: str, units: Units) -> str | None:
 
 
 def _along_the_train(runs, name, units):
-    from trackrider.report.data import coupler_forces
-
     pairs = _trains(runs, name)
     if not pairs:
         return None

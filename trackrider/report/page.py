@@ -225,8 +225,8 @@ def events_in_words(run, units: Units) -> str:
 
 
 def _operation_event(ev: dict, units: Units, run=None):
-    """(who, words, words after the place) of an event of the block logic, with its own keys; None for
-    the other kinds."""
+    """(who, words, words after the place) of an event of the block logic, with its own keys (its section
+    as ``run`` names it, when given); None for the other kinds."""
     kind = ev.get("kind")
     train = ev.get("train")
     section = run.section(ev.get("section")) if run is not None else ev.get("section")
@@ -378,7 +378,7 @@ def statistics_table(rows) -> str:
     return "\n".join(out)
 
 
-def _coupler_rows(run, tr, units: Units) -> list:
+def _coupler_rows(run, tr) -> list:
     """Extremes table rows of a railway train's couplers: the largest pull and push, when, which
     coupler, where its front car was."""
     import numpy as np
@@ -400,16 +400,24 @@ def _coupler_rows(run, tr, units: Units) -> list:
     return rows
 
 
-def _coaster_train(runs, tr, otr, units: Units) -> list[str]:
-    from trackrider.report import figures
-    from trackrider.report.stats import coaster_statistics
+def _tables(runs, tr, units: Units, railway: bool) -> list[str]:
+    """A train's statistics and extremes tables (the extremes with the compared run's beside them)."""
+    from trackrider.report.stats import coaster_statistics, railway_statistics
 
     run, other = runs[0], (runs[1] if len(runs) > 1 else None)
+    otr = other.train(tr.name) if other is not None else None
+    stats = (railway_statistics if railway else coaster_statistics)(run, tr, units)
+    return ["<h3>Statistics</h3>", statistics_table(stats), "<h3>Extremes</h3>",
+            extremes_table(tr.summary, units, railway, otr.summary if otr is not None else None,
+                           other.path.name if other is not None else "", rename=run.section,
+                           extra=_coupler_rows(run, tr) if railway else ())]
+
+
+def _coaster_train(runs, tr, units: Units) -> list[str]:
+    from trackrider.report import figures
+
     both = [r for r in runs if r.train(tr.name) is not None]
-    body = ["<h3>Statistics</h3>", statistics_table(coaster_statistics(run, tr, units)),
-            "<h3>Extremes</h3>",
-            extremes_table(tr.summary, units, False, otr.summary if otr is not None else None,
-                           other.path.name if other is not None else "", rename=run.section),
+    body = _tables(runs, tr, units, False) + [
             "<h3>Height profile and speed</h3>",
             _figure_html(figures.height_profile(both, tr.name, units),
                          "Height of the track along it, sections shaded and named; the lead car's speed."),
@@ -452,17 +460,12 @@ RAILWAY_FIGURES = (
 )
 
 
-def _railway_train(runs, tr, otr, units: Units) -> list[str]:
+def _railway_train(runs, tr, units: Units) -> list[str]:
     from trackrider.report import figures
-    from trackrider.report.stats import railway_statistics
 
-    run, other = runs[0], (runs[1] if len(runs) > 1 else None)
+    run = runs[0]
     both = [r for r in runs if r.train(tr.name) is not None]
-    body = ["<h3>Statistics</h3>", statistics_table(railway_statistics(run, tr, units)),
-            "<h3>Extremes</h3>",
-            extremes_table(tr.summary, units, True, otr.summary if otr is not None else None,
-                           other.path.name if other is not None else "", rename=run.section,
-                           extra=_coupler_rows(run, tr, units))]
+    body = _tables(runs, tr, units, True)
     draw = {"height_profile": lambda: figures.height_profile(both, tr.name, units),
             "coupler_charts": lambda: figures.coupler_charts(both, tr.name, units),
             "coupler_map": lambda: figures.coupler_map(run, tr.name, units),
@@ -512,12 +515,11 @@ def run_page(runs, units: Units) -> str:
     if not run.trains:
         body.append("<p>No trains in this run: only free bodies (below).</p>")
     for tr in run.trains:
-        otr = other.train(tr.name) if other is not None else None
         railway = tr.wheels == "railway"
         swatch = _swatch(tr.colour) if run.operation is not None else ""
         body.append(f'<h2 id="train-{_e(figures._slug(tr.name))}">{swatch}Train {_e(tr.name)}: {len(tr.cars)} car'
                     f'{"s" if len(tr.cars) != 1 else ""}, {_e(tr.wheels)} wheels</h2>')
-        body += (_railway_train if railway else _coaster_train)(runs, tr, otr, units)
+        body += (_railway_train if railway else _coaster_train)(runs, tr, units)
     bodies = s.get("bodies") or {}
     if bodies:
         body.append("<h2>Free bodies</h2><table><tr><th class=\"l\">body</th>"

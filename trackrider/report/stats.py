@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from trackrider.curves.stats import inversions
-from trackrider.report.data import RunData, TrainData
+from trackrider.report.data import RunData, TrainData, intervals
 from trackrider.report.units import Units
 
 #: a train moves once its lead car is faster than this, m/s
@@ -66,8 +66,6 @@ def _on_sections(tr: TrainData, kinds) -> np.ndarray:
 
 
 def _first_stretch(mask: np.ndarray) -> tuple[int, int] | None:
-    from trackrider.report.data import intervals
-
     runs = intervals(mask)
     return runs[0] if runs else None
 
