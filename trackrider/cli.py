@@ -461,21 +461,30 @@ def curve(
             raise InputError("file not found", path=p)
         if p.is_dir():
             raise InputError("is a directory, not a curve file", path=p)
-        from trackrider.outputs import check_out_file
+        from trackrider.curves.io import EXPORT_FORMATS, looks_like_curve_file
+        from trackrider.outputs import atomic_file, check_out_file
 
+        # every output checked before anything is read or written
         if plot is not None:
             if not plot.lower().endswith(".png"):
                 raise InputError(f"--plot must name a .png file, got {plot!r}")
             check_out_file(plot, overwrite, where="--plot")
         if export is not None:
-            _export_curve(p, format, track, export, export_format, overwrite)
-            return
+            if export_format not in EXPORT_FORMATS:
+                raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
+            out = check_out_file(export, overwrite, where="--export", ours=looks_like_curve_file)
         tr, name, what = _curve_of(p, format, track)
-        from trackrider.curves.io import format_curve_report, track_report
+        if export is not None:      # the track as a curve file (a temporary name, then renamed)
+            from trackrider.curves.io import save_curve
 
-        typer.echo(format_curve_report(track_report(tr, name, what)))
+            with atomic_file(out) as tmp:
+                save_curve(tr, tmp, export_format)
+            typer.echo(f"wrote {out} ({export_format}, length {tr.length:.3f} m)")
+        else:
+            from trackrider.curves.io import format_curve_report, track_report
+
+            typer.echo(format_curve_report(track_report(tr, name, what)))
         if plot is not None:
-            from trackrider.outputs import atomic_file
             from trackrider.report.figures import plot_layout
 
             with atomic_file(plot) as tmp:
@@ -510,24 +519,6 @@ def _curve_of(p: Path, format: str, track: Optional[str]):
 
     tr = load_curve(p, format=format)
     return tr, str(p), f"{file_format(p, format)}, {len(tr.points)} points"
-
-
-def _export_curve(p: Path, format: str, track: Optional[str], export: str, export_format: str,
-                  overwrite: bool) -> None:
-    """``curve … --export FILE``: the track written as a curve file (a temporary name, then renamed)."""
-    from trackrider.curves.io import EXPORT_FORMATS, looks_like_curve_file, save_curve
-
-    if export_format not in EXPORT_FORMATS:
-        raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
-    from trackrider.outputs import check_out_file
-
-    out = check_out_file(export, overwrite, where="--export", ours=looks_like_curve_file)
-    tr, _, _ = _curve_of(p, format, track)
-    from trackrider.outputs import atomic_file
-
-    with atomic_file(out) as tmp:
-        save_curve(tr, tmp, export_format)
-    typer.echo(f"wrote {out} ({export_format}, length {tr.length:.3f} m)")
 
 
 # --------------------------------------------------------------------------- plot, render
