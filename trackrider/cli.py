@@ -199,7 +199,7 @@ def _stderr_is_terminal() -> bool:
 
 
 def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s: float = 0.0,
-                   units: str = "metric"):
+                   units: str = "metric", section_names: dict | None = None):
     from rich.table import Table
 
     from trackrider.report.units import Units
@@ -243,21 +243,26 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
                                          else f"{vmax * u.speed_factor:.1f} mph")
         table.add_row(f"{name} (body)", text, "—", "—", "—", "—")
     ev_text = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())) or "none"
-    running = wall - kernel_s            # compiling the kernels (a first run) says nothing of the speed
-    speed = f"{sim_s / running if running > 0 else float('inf'):.1f}× real time"
-    if kernel_s > 0.5:
-        speed += f", after {kernel_s:.1f} s compiling the kernels: first run only"
+    if kernel_s > 0.5:      # compiling the kernels (a first run) says nothing of the speed: said apart
+        running = wall - kernel_s
+        timing = (f"simulated {sim_s:.2f} s in {wall:.2f} s wall time: {kernel_s:.1f} s compiling the kernels "
+                  f"(first run only), then {running:.2f} s simulating "
+                  f"({sim_s / running if running > 0 else float('inf'):.1f}× real time)")
+    else:
+        timing = (f"simulated {sim_s:.2f} s in {wall:.2f} s wall time "
+                  f"({sim_s / wall if wall > 0 else float('inf'):.1f}× real time)")
     lines = [
         f"status: {summary.get('status', '?')}    events: {len(events)} ({ev_text})",
-        f"simulated {sim_s:.2f} s in {wall:.2f} s wall time ({speed}), {summary.get('steps', '?')} steps",
+        f"{timing}, {summary.get('steps', '?')} steps",
     ]
     op = summary.get("operation")
     if op:      # a ride with stations / block sections: its capacity and holds
         tph, rph = op.get("throughput_trains_per_hour"), op.get("riders_per_hour")
-        held = ", ".join(f"{k} {v['held_s']:.0f} s" for k, v in (op.get("block_sections") or {}).items()
-                         if v.get("held_s"))
-        lines.append("operation: " + ("no full dispatch cycle yet" if tph is None
-                                      else f"{tph:.1f} trains/h, {rph:.0f} riders/h")
+        names = section_names or {}
+        held = ", ".join(f"{names.get(k, k)} {v['held_s']:.0f} s"
+                         for k, v in (op.get("block_sections") or {}).items() if v.get("held_s"))
+        lines.append("operation: " + ("throughput not measured (no train dispatched a second time)"
+                                      if tph is None else f"{tph:.1f} trains/h, {rph:.0f} riders/h")
                      + (f"; held: {held}" if held else ""))
     if summary.get("status") == "stalled" and summary.get("message"):
         lines.append(f"stalled: {summary['message']}")
@@ -321,13 +326,11 @@ def run(
         keep_inputs(sc, out_dir)  # results that stand alone: the scenario and its curve files in DIR/inputs/
         summary = getattr(result, "summary", None) or {}
         if not quiet:
-            from rich.console import Console
+            from trackrider.report.data import section_labels
 
-            table, lines = _summary_table(summary, wall, out_dir, compiled, units)
-            console = Console() if sys.stdout.isatty() else Console(width=130)
-            console.print(table)
-            for line in lines:
-                console.print(line, highlight=False, soft_wrap=True)
+            names = {f"section[{i}]": label for i, (label, sec) in enumerate(zip(section_labels(sc), sc.sections))
+                     if not getattr(sec, "name", "")}
+            _print_summary(*_summary_table(summary, wall, out_dir, compiled, units, names))
         if report:
             from trackrider.report import write_report
 
@@ -337,6 +340,20 @@ def run(
         if summary.get("status") == "diverged" or getattr(result, "status", "") == "diverged":
             message = getattr(result, "message", "") or "simulation diverged"
             _fail(f"{message}; outputs recorded so far kept in {out_dir}", 1)
+
+
+def _print_summary(table, lines) -> None:
+    """The summary table and lines on stdout: on a terminal at its width; into a file or a pipe at the
+    table's own width, so no cell is wrapped."""
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        console = Console()
+    else:
+        console = Console(width=max(80, Console(width=10_000).measure(table).maximum))
+    console.print(table)
+    for line in lines:
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
@@ -413,25 +430,28 @@ def _python_kernels_for_validate():
 @app.command()
 def curve(
     path: str = typer.Argument(..., metavar="CURVE_FILE|SCENARIO.toml",
-                               help="A curve file (points CSV, NL2 CSV, JSON), or a scenario with --export."),
+                               help="A curve file (points CSV, NL2 CSV, JSON), or a scenario (its track)."),
     format: str = typer.Option("auto", "--format", "-f", metavar="FORMAT",
                                help="Input format of a curve file: auto | points | nl2 | json."),
     track: Optional[str] = typer.Option(None, "--track", metavar="NAME",
-                                        help="The scenario's track to export (default: its first)."),
+                                        help="The scenario's track (default: its first)."),
     export: Optional[str] = typer.Option(None, "--export", metavar="FILE",
                                          help="Write the track (a scenario's, or the curve file's) to FILE."),
     export_format: str = typer.Option("nl2", "--export-format", metavar="FORMAT",
                                       help="nl2 (NoLimits 2 CSV, default) | points | json."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing curve file FILE."),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE.png",
+                                       help="Also draw the track's side elevation and top view to FILE.png."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing FILE (--export or --plot)."),
 ):
-    """Print a curve's length, height range, minimum radius, largest curvature and torsion, closedness.
+    """Print a track's length, heights, biggest drop, radii, bank, inversions (a curve file or a scenario's).
 
-    With --export, write a scenario's track (built from segments, designed from
-    forces, or loaded) or the curve file as a curve file instead.
+    With --export, write the track as a curve file instead; with --plot, also
+    draw its side elevation and top view.
 
     \b
     Example:
-      trackrider curve curves/first_drop.csv --format points
+      trackrider curve scenarios/classic_coaster.toml
+      trackrider curve curves/first_drop.csv --plot first_drop.png
       trackrider curve scenarios/force_designed.toml --track main --export fvd.csv
     """
     with _guard():
@@ -443,26 +463,40 @@ def curve(
             raise InputError("file not found", path=p)
         if p.is_dir():
             raise InputError("is a directory, not a curve file", path=p)
-        if export is not None or track is not None:
-            _export_curve(p, format, track, export, export_format, overwrite)
-            return
-        from trackrider.curves import curve_report, format_curve_report
+        from trackrider.curves.io import EXPORT_FORMATS, looks_like_curve_file
+        from trackrider.outputs import atomic_file, check_out_file
 
-        typer.echo(format_curve_report(curve_report(p, format)))
+        # every output checked before anything is read or written
+        if plot is not None:
+            if not plot.lower().endswith(".png"):
+                raise InputError(f"--plot must name a .png file, got {plot!r}")
+            check_out_file(plot, overwrite, where="--plot")
+        if export is not None:
+            if export_format not in EXPORT_FORMATS:
+                raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
+            out = check_out_file(export, overwrite, where="--export", ours=looks_like_curve_file)
+        tr, name, what = _curve_of(p, format, track)
+        if export is not None:      # the track as a curve file (a temporary name, then renamed)
+            from trackrider.curves.io import save_curve
+
+            with atomic_file(out) as tmp:
+                save_curve(tr, tmp, export_format)
+            typer.echo(f"wrote {out} ({export_format}, length {tr.length:.3f} m)")
+        else:
+            from trackrider.curves.io import format_curve_report, track_report
+
+            typer.echo(format_curve_report(track_report(tr, name, what)))
+        if plot is not None:
+            from trackrider.report.figures import plot_layout
+
+            with atomic_file(plot) as tmp:
+                plot_layout(tr, tmp, title=name)
+            typer.echo(f"wrote {plot}")
 
 
-def _export_curve(p: Path, format: str, track: Optional[str], export: Optional[str], export_format: str,
-                  overwrite: bool) -> None:
-    """``curve … --export FILE``: the track written as a curve file (a temporary name, then renamed)."""
-    from trackrider.curves.io import EXPORT_FORMATS, looks_like_curve_file, save_curve
-
-    if export is None:
-        raise InputError("--track needs --export FILE (the curve file to write)")
-    if export_format not in EXPORT_FORMATS:
-        raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
-    from trackrider.outputs import check_out_file
-
-    out = check_out_file(export, overwrite, where="--export", ours=looks_like_curve_file)
+def _curve_of(p: Path, format: str, track: Optional[str]):
+    """The track of ``p`` (a scenario's named or first track, or a curve file), its name and how it
+    was made, for ``curve``."""
     if p.suffix.lower() == ".toml":
         if format != "auto":
             raise InputError("--format is the input format of a curve file; the output's is --export-format")
@@ -475,18 +509,18 @@ def _export_curve(p: Path, format: str, track: Optional[str], export: Optional[s
         name = names[0] if track is None else track
         if name not in names:
             raise InputError(f"no track named {name!r} (tracks: {', '.join(names)})", path=p, where="--track")
-        tr = sc.track_by_name(name).track
-    else:
-        if track is not None:
-            raise InputError("--track names a scenario's track; this is a curve file", path=p)
-        from trackrider.curves import load_curve
+        tc = sc.track_by_name(name)
+        pieces = [seg for seg in tc.segments or [] if not (isinstance(seg, dict) and seg.get("type") == "start")]
+        what = ("designed from forces" if getattr(tc.track, "design", None) is not None
+                else f"{len(pieces)} segments" if tc.segments else f"curve file {tc.curve}")
+        return tc.track, f"{p} track {name!r}", what
+    if track is not None:
+        raise InputError("--track names a scenario's track; this is a curve file", path=p)
+    from trackrider.curves import load_curve
+    from trackrider.curves.io import file_format
 
-        tr = load_curve(p, format=format)
-    from trackrider.outputs import atomic_file
-
-    with atomic_file(out) as tmp:
-        save_curve(tr, tmp, export_format)
-    typer.echo(f"wrote {out} ({export_format}, length {tr.length:.3f} m)")
+    tr = load_curve(p, format=format)
+    return tr, str(p), f"{file_format(p, format)}, {len(tr.points)} points"
 
 
 # --------------------------------------------------------------------------- plot, render
