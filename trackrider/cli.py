@@ -261,6 +261,10 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
                      + (f"; held: {held}" if held else ""))
     if summary.get("status") == "stalled" and summary.get("message"):
         lines.append(f"stalled: {summary['message']}")
+    if summary.get("check"):      # the scenario's [check] envelope (docs/checking.md)
+        from trackrider.check.results import status_lines
+
+        lines.extend(status_lines(summary["check"]))
     if out_dir is not None:
         lines.append(f"outputs: {out_dir / 'timeseries.csv'}, {out_dir / 'summary.json'}")
     return table, lines
@@ -393,8 +397,18 @@ def validate(
         from trackrider.scenario import build_world, load_scenario
 
         # building the world (without running it) also catches what the physics refuses
-        build_world(load_scenario(scenario, _parse_sets(sets)))
+        sc = load_scenario(scenario, _parse_sets(sets))
+        build_world(sc)
+        _warn_design(sc)
         typer.echo("ok")
+
+
+def _warn_design(sc) -> None:
+    """The design checks of a scenario's tracks, one ``warning:`` line each (docs/checking.md)."""
+    from trackrider.check.design import design_warnings
+
+    for text in design_warnings(sc):
+        warnings.warn(text)
 
 
 def _python_kernels_for_validate():
@@ -441,21 +455,50 @@ def curve(
             raise InputError("file not found", path=p)
         if p.is_dir():
             raise InputError("is a directory, not a curve file", path=p)
-        if export is not None or track is not None:
+        if export is not None:
             _export_curve(p, format, track, export, export_format, overwrite)
             return
         from trackrider.curves import curve_report, format_curve_report
 
-        typer.echo(format_curve_report(curve_report(p, format)))
+        if p.suffix.lower() == ".toml":     # a scenario: each track's figures and design checks
+            _scenario_curves(p, track)
+            return
+        if track is not None:
+            raise InputError("--track names a scenario's track; this is a curve file", path=p)
+        from trackrider.check.design import energy_speed, track_findings
+        from trackrider.curves import load_curve
+
+        loaded = load_curve(p, format=format)
+        typer.echo(format_curve_report(curve_report(p, format, track=loaded)))
+        for f in track_findings(loaded, energy_speed(loaded, None), label=f"{p}: design check"):
+            warnings.warn(f.message)
 
 
-def _export_curve(p: Path, format: str, track: Optional[str], export: Optional[str], export_format: str,
+def _scenario_curves(p: Path, track: Optional[str]) -> None:
+    """``curve SCENARIO.toml [--track NAME]``: the figures of its tracks, and the design checks' warnings."""
+    from trackrider.curves.io import format_curve_report, track_figures
+    from trackrider.scenario import load_scenario
+
+    sc = load_scenario(p)
+    names = [t.name for t in sc.tracks]
+    if track is not None and track not in names:
+        raise InputError(f"no track named {track!r} (tracks: {', '.join(names)})", path=p, where="--track")
+    for tc in sc.tracks:
+        if track is None or tc.name == track:
+            lines = format_curve_report({"file": "", "format": "", "points": 0, **track_figures(tc.track)})
+            typer.echo(f"track {tc.name} of {p}:")
+            typer.echo("\n".join("  " + line for line in lines.split("\n")[1:]))
+    from trackrider.check.design import design_warnings
+
+    for text in design_warnings(sc, track):
+        warnings.warn(text)
+
+
+def _export_curve(p: Path, format: str, track: Optional[str], export: str, export_format: str,
                   overwrite: bool) -> None:
     """``curve … --export FILE``: the track written as a curve file (a temporary name, then renamed)."""
     from trackrider.curves.io import EXPORT_FORMATS, looks_like_curve_file, save_curve
 
-    if export is None:
-        raise InputError("--track needs --export FILE (the curve file to write)")
     if export_format not in EXPORT_FORMATS:
         raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
     from trackrider.outputs import check_out_file
@@ -602,6 +645,51 @@ def render(
                               train=train, car=car, hud=not no_hud, units=units,
                               notice=lambda m: typer.echo(m, err=True))
         typer.echo(f"wrote {written or out}")
+
+
+# --------------------------------------------------------------------------- check, compare
+
+
+@app.command()
+def check(
+    results_dir: str = typer.Argument(..., metavar="RESULTS_DIR", help="A folder written by 'trackrider run'."),
+    envelope: str = typer.Option(..., "--envelope", "-e", metavar="FILE.toml",
+                                 help="The acceleration envelope (docs/checking.md)."),
+    restraint: Optional[str] = typer.Option(None, "--restraint", metavar="CLASS",
+                                            help="The envelope's restraint class to use ([restraint.CLASS])."),
+    save: bool = typer.Option(False, "--save", help="Also record the check in RESULTS_DIR/summary.json "
+                                                    "(its check block and envelope_exceeded events)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the check block as JSON instead of lines."),
+):
+    """Check a run's filtered rider G against an acceleration envelope; exit 3 when it is exceeded.
+
+    \b
+    Example:
+      trackrider check results/classic_coaster --envelope docs/examples/envelope_example.toml
+    """
+    code = 0
+    with _guard():
+        from trackrider.check.envelope import load_envelope
+        from trackrider.check.results import add_to_summary, check_results_dir, status_lines
+
+        env = load_envelope(envelope, restraint)
+        result, summary = check_results_dir(results_dir, env, notice=lambda m: typer.echo(m, err=True))
+        if save:
+            from trackrider.record import write_summary
+
+            write_summary(results_dir, add_to_summary(summary, result))
+        if as_json:
+            import json
+
+            from trackrider.record import _json_clean
+
+            typer.echo(json.dumps(_json_clean(result), indent=2))
+        else:
+            for line in status_lines(result):
+                typer.echo(line)
+        code = 0 if result["passed"] else 3
+    if code:
+        raise typer.Exit(code)
 
 
 # --------------------------------------------------------------------------- sweep

@@ -287,16 +287,22 @@ def save_nl2(track: Track, path, spacing: float = 0.5) -> Path:
     return path
 
 
-def curve_report(path, format: str = "auto") -> dict:
+def curve_report(path, format: str = "auto", track: Track | None = None) -> dict:
     """Figures ``trackrider curve FILE`` prints: length, heights, radius, curvature, torsion, closed.
 
     Returns a dict with ``file, format, points, length`` (m), ``z_min, z_max`` (m),
     ``min_radius`` (m, ``inf`` if straight), ``max_curvature`` (1/m),
     ``max_abs_torsion`` (1/m, where the radius is below 200 m), ``max_abs_roll`` (deg), ``closed``, ``frame``.
+    ``track``: the curve already loaded from ``path``.
     """
     path = Path(os.fspath(path))
-    track = load_curve(path, format=format)
+    track = load_curve(path, format=format) if track is None else track
     fmt = format if format != "auto" else _detect(path, _read_text(path))
+    return {"file": str(path), "format": fmt, "points": int(len(track.points)), **track_figures(track)}
+
+
+def track_figures(track: Track) -> dict:
+    """:func:`curve_report`'s figures of a track (however it was made)."""
     # every 0.05 m, at most REPORT_SAMPLES samples (a 76 km line: every 0.38 m), in blocks
     n = min(REPORT_SAMPLES, max(2, int(math.ceil(track.length / 0.05)) + 1))
     s_all = np.linspace(0.0, track.length, n)
@@ -310,9 +316,6 @@ def curve_report(path, format: str = "auto") -> dict:
         tmax = max(tmax, float(np.max(np.abs(f.torsion[f.curvature >= TORSION_MIN_CURVATURE]), initial=0.0)))
         rmax = max(rmax, float(np.max(np.abs(f.roll))))
     return {
-        "file": str(path),
-        "format": fmt,
-        "points": int(len(track.points)),
         "length": track.length,
         "z_min": zmin,
         "z_max": zmax,
