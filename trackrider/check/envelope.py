@@ -362,7 +362,8 @@ def duration_check(t, x, limit: DurationLimit):
     """Every stay of the signal ``x`` (direction's sense; NaN: no data) at or beyond the envelope's levels.
 
     Returns ``(violations, points, margin)``: one :class:`Stay` per excursion above the first level
-    that exceeds the envelope somewhere (the level where its length most exceeds the limit);
+    that exceeds the envelope somewhere (at the level where its length exceeds the limit by the largest
+    factor; beyond the last level, where nothing is allowed, the whole stay beyond it);
     ``points`` (k, 2) of (duration, level) — each run's length at its least level, for the figure; the
     margin ``min(level_at(duration) − level)`` over every examined stay (g; < 0 when violated) as a
     :class:`Stay`, or None when the signal never reaches the first level.
@@ -408,11 +409,14 @@ def duration_check(t, x, limit: DurationLimit):
         cands = [m, floor]
         cands += [np.full(len(m), lv) for lv in L[1:-1]]
         cands.append(np.full(len(m), top_plus))
+        # the length is A + B·level, the limit exp(c + e·level) between two points: their ratio is
+        # largest where d/dlevel log(A + B·level) = e, at level = 1/e − A/B (when B, e < 0)
         B = -(bl + br)
+        A = length(np.zeros(len(m)))
         for j, e in enumerate(slopes):
             if e < 0:
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    star = (np.log(np.where(B < 0, B / e, np.nan)) - (lnD[j] - e * L[j])) / e
+                    star = np.where(B < 0, 1.0 / e - A / np.where(B < 0, B, -1.0), np.nan)
                 cands.append(np.clip(np.nan_to_num(star, nan=L[j]), L[j], L[j + 1]))
         C = np.column_stack(cands)
         ok = (C >= floor[:, None]) & (C <= m[:, None])
@@ -458,11 +462,27 @@ class Rate:
     index: int
 
 
-def onset_check(t, g, limit: float):
-    """Stretches where the slope between consecutive samples exceeds ``limit`` (g/s) in magnitude.
+def _stretches(x, y, level):
+    """Each run of ``y > level`` as ``(start, end, k)``: its ends where the straight line between the
+    samples either side crosses ``level`` (at a sample when there is no finite one beside it), ``k`` its peak."""
+    out = []
+    for a, b in _excursions(y > level):
+        start, end = x[a], x[b - 1]
+        if a > 0 and np.isfinite(y[a - 1]):
+            start = x[a - 1] + (x[a] - x[a - 1]) * (level - y[a - 1]) / (y[a] - y[a - 1])
+        if b < len(y) and np.isfinite(y[b]):
+            end = x[b - 1] + (x[b] - x[b - 1]) * (y[b - 1] - level) / (y[b - 1] - y[b])
+        out.append((float(start), float(end), a + int(np.argmax(y[a:b]))))
+    return out
 
-    Returns ``(violations, peak)``: a :class:`Rate` per stretch beyond the limit, and the steepest
-    slope of the whole signal as a :class:`Rate` (None without two consecutive samples).
+
+def onset_check(t, g, limit: float):
+    """Stretches where the onset rate exceeds ``limit`` (g/s) in magnitude.
+
+    The rate is the slope between consecutive samples, taken at the middle of their interval and
+    joined linearly; a stretch lasts between the interpolated crossings of the limit. Returns
+    ``(violations, peak)``: a :class:`Rate` per stretch beyond the limit, and the steepest slope of
+    the whole signal as a :class:`Rate` (None without two consecutive samples).
     """
     t = np.asarray(t, dtype=float)
     g = np.asarray(g, dtype=float)
@@ -473,12 +493,10 @@ def onset_check(t, g, limit: float):
     mag = np.where(np.isfinite(rate), np.abs(rate), -np.inf)
     if not np.isfinite(mag).any():
         return [], None
+    mid = 0.5 * (t[1:] + t[:-1])
     k = int(np.argmax(mag))
-    peak = Rate(float(rate[k]), float(t[k + 1] - t[k]), float(t[k]), float(t[k]), k)
-    out = []
-    for a, b in _excursions(mag > limit):
-        k = a + int(np.argmax(mag[a:b]))
-        out.append(Rate(float(rate[k]), float(t[b] - t[a]), float(t[a]), float(t[k]), k))
+    peak = Rate(float(rate[k]), 0.0, float(mid[k]), float(mid[k]), k)
+    out = [Rate(float(rate[k]), end - start, start, float(mid[k]), k) for start, end, k in _stretches(mid, mag, limit)]
     return out, peak
 
 
@@ -495,22 +513,18 @@ class Outside:
 
 
 def combined_check(t, a, b, ellipse: Ellipse):
-    """Stretches with the combined ratio above 1. Returns ``(violations, peak)`` as :func:`onset_check`."""
+    """Stretches with the combined ratio above 1 (ends interpolated as for the onset rate).
+
+    Returns ``(violations, peak)`` as :func:`onset_check`.
+    """
     t = np.asarray(t, dtype=float)
+    a, b = np.asarray(a, float), np.asarray(b, float)
     r = ellipse.ratio(a, b)
     r = np.where(np.isfinite(r), r, -np.inf)
     if not np.isfinite(r).any():
         return [], None
-    a, b = np.asarray(a, float), np.asarray(b, float)
 
-    def at(k, lo, hi):
-        end = t[min(hi, len(t) - 1)] if hi > lo else t[lo]
-        return Outside(float(r[k]), float(end - t[lo]), float(t[lo]), float(t[k]), int(k),
-                       (float(a[k]), float(b[k])))
+    def at(k, start, end):
+        return Outside(float(r[k]), end - start, start, float(t[k]), int(k), (float(a[k]), float(b[k])))
     k = int(np.argmax(r))
-    peak = at(k, k, k)
-    out = []
-    for lo, hi in _excursions(r > 1.0):
-        k = lo + int(np.argmax(r[lo:hi]))
-        out.append(at(k, lo, hi - 1))
-    return out, peak
+    return [at(k, start, end) for start, end, k in _stretches(t, r, 1.0)], at(k, float(t[k]), float(t[k]))
