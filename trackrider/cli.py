@@ -692,6 +692,78 @@ def check(
         raise typer.Exit(code)
 
 
+@app.command()
+def compare(
+    results_dir: str = typer.Argument(..., metavar="RESULTS_DIR", help="A folder written by 'trackrider run'."),
+    measured: str = typer.Argument(..., metavar="MEASURED.csv", help="The measured trace (a CSV with a header)."),
+    time_col: str = typer.Option(..., "--time", metavar="COLUMN", help="The time column (s)."),
+    accel: str = typer.Option(..., "--accel", metavar="FWD,LEFT,UP",
+                              help="The three acceleration columns in the sensor's forward, left and up axes; "
+                                   "-NAME reverses one (write --accel=-ax,ay,az)."),
+    units: str = typer.Option("g", "--units", metavar="UNITS", help="Of the accelerations: g | m/s2."),
+    altitude: Optional[str] = typer.Option(None, "--altitude", metavar="COLUMN",
+                                           help="An altitude column (m), compared up to a constant datum."),
+    speed: Optional[str] = typer.Option(None, "--speed", metavar="COLUMN", help="A speed column (m/s)."),
+    train: Optional[str] = typer.Option(None, "--train", metavar="NAME", help="The run's train (default: the first)."),
+    car: int = typer.Option(1, "--car", metavar="N", help="Its car the sensor rode in (1 = lead car)."),
+    rotate: bool = typer.Option(False, "--rotate", help="Fit a fixed sensor rotation by least squares."),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE.png", help="Also draw the comparison."),
+    save: bool = typer.Option(False, "--save", help="Also write RESULTS_DIR/compare.json (the report shows it)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing plot or compare.json."),
+):
+    """Compare a run with a measured ride: align in time (and rotation), RMS and peak error per axis.
+
+    \b
+    Example:
+      trackrider compare results/classic_coaster ride.csv --time t --accel ax,ay,az --rotate --plot cmp.png
+    """
+    with _guard():
+        from trackrider.check.compare import compare_lines, compare_run, plot_comparison, read_measured
+        from trackrider.outputs import check_out_file
+
+        if plot is not None:
+            if not plot.lower().endswith(".png"):
+                raise InputError(f"--plot must name a .png file, got {plot!r}")
+            check_out_file(plot, overwrite, where="--plot")
+        target = Path(results_dir) / "compare.json"
+        if save:
+            check_out_file(target, overwrite, where="--save", ours=_is_compare_json)
+        meas = read_measured(measured, time_col, accel.split(","), units, altitude, speed)
+        from trackrider.inputs_copy import load_results_scenario
+        from trackrider.record import read_summary
+
+        scenario, _ = load_results_scenario(results_dir, read_summary(results_dir))
+        result = compare_run(results_dir, meas, train=train, car=car, rotate=rotate, scenario=scenario)
+        import json
+
+        from trackrider.record import _json_clean
+
+        if as_json:
+            typer.echo(json.dumps(_json_clean(result.summary), indent=2))
+        else:
+            for line in compare_lines(result.summary):
+                typer.echo(line)
+        if plot is not None:
+            typer.echo(f"wrote {plot_comparison(result.as_dict(), plot)}")
+        if save:
+            from trackrider.outputs import atomic_file
+
+            with atomic_file(target) as tmp:
+                tmp.write_text(json.dumps(_json_clean(result.as_dict())) + "\n", encoding="utf-8")
+            typer.echo(f"wrote {target}")
+
+
+def _is_compare_json(path) -> bool:
+    import json
+
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(d, dict) and "offset_s" in d and "measured" in d
+
+
 # --------------------------------------------------------------------------- sweep
 
 

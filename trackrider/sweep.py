@@ -84,7 +84,7 @@ TRAIN_FIGURES = {
 #: event kinds (trackrider.metrics) counted into ``n_<kind>`` columns; others
 #: go to ``n_other_events``
 EVENT_KINDS = ("stalled", "rolled_back", "wheel_lift", "support_lost", "ran_off_track", "collision",
-               "block_overrun")
+               "block_overrun", "envelope_exceeded")
 
 #: headline figures of the summary and the plot: (column, "min" | "max", label)
 HEADLINES = (

@@ -39,6 +39,7 @@ EVENT_WORDS = {
     "collision": "collided with another train",
     "block_overrun": "ran through a block section that was holding it",
     "lap": "completed a lap",
+    "envelope_exceeded": "exceeded the acceleration envelope (see Design checks)",
 }
 #: events listed one by one at most (the rest are counted)
 MAX_LISTED_EVENTS = 60
@@ -387,6 +388,8 @@ def run_page(runs, units: Units) -> str:
             body.append("<h3>Along the train</h3>")
             body.append(_figure_html(figures.along_the_train(both, tr.name, units),
                                      "Extremes over the run, car by car: wheel loads, L/V and coupler forces."))
+    from trackrider.report.checks import checks_html
+    body.append(checks_html(run))       # design warnings, the envelope check, a measured ride (docs/checking.md)
     bodies = s.get("bodies") or {}
     if bodies:
         body.append("<h2>Free bodies</h2><table><tr><th class=\"l\">body</th>"
