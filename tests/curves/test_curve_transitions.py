@@ -100,11 +100,12 @@ def test_clothoid_loop_entered_climbing_tops_out_level():
 def test_a_clothoids_g_ramps_linearly_with_s_at_constant_speed():
     """A car at constant speed v on a level clothoid feels lateral G = v² s / (R L g): linear in s
     (the design check's rider G at the rail; ``test_check_design`` rides it)."""
-    from trackrider.check.design import _rider_g
+    from trackrider.check.design import _curvature_vector, _rider_g
 
     R, L, v, g = 50.0, 40.0, 15.0, 9.81
     tr = Track.from_segments([straight(20.0), clothoid(L, end_radius=R), arc(R, 10.0)])
     s = np.linspace(0.0, L, 81)
-    G = _rider_g(tr.frames(20.0 + s), np.full(81, v * v), g)
+    fr = tr.frames(20.0 + s)
+    G = _rider_g(_curvature_vector(fr), fr.binormal, fr.normal, np.full(81, v * v), g)
     assert G[:, 1] == pytest.approx(v * v * s / (R * L * g), abs=1e-9)
     assert G[:, 0] == pytest.approx(np.ones(81), abs=1e-9)

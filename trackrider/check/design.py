@@ -47,8 +47,10 @@ TRANSITION_JUMP = 0.1
 #: one-sided limits at a joint are taken this far from it, m
 JOINT_EPS = 1e-6
 #: spacing of the samples the jerk is measured on, m (longer tracks: at most JERK_SAMPLES of them)
-JERK_DS = 0.1
+JERK_DS = 0.25
 JERK_SAMPLES = 400_000
+#: frames evaluated at once
+FRAME_BLOCK = 50_000
 GRAVITY = 9.81
 
 
@@ -80,7 +82,8 @@ class Thresholds:
 
 
 def energy_speed(track, energy_per_kg: float | None, gravity: float = GRAVITY, sections=()):
-    """The design speed ``v(s)`` (a function of an array of s, m/s) described in the module docstring.
+    """The design speed ``v(s, z=None)`` (a function of arrays of s and the track's z there, m/s)
+    described in the module docstring.
 
     ``energy_per_kg``: ``½ v² + g z`` of the most energetic train (J/kg); None: enough to crest the
     track's highest point. ``sections``: ``(s_from, s_to, speed)`` capping the speed on them.
@@ -90,7 +93,7 @@ def energy_speed(track, energy_per_kg: float | None, gravity: float = GRAVITY, s
         rail_s = np.asarray(track.point_s)[: len(track.design_index)]
         design_v = np.asarray(design.speed)[np.asarray(track.design_index)]
 
-        def v_design(s):
+        def v_design(s, z=None):
             return np.interp(np.asarray(s, float), rail_s, design_v)
         return v_design
     if energy_per_kg is None:
@@ -98,9 +101,9 @@ def energy_speed(track, energy_per_kg: float | None, gravity: float = GRAVITY, s
         energy_per_kg = gravity * float(np.max(z))
     caps = [(float(a), float(b), abs(float(v))) for a, b, v in sections]
 
-    def v_energy(s):
+    def v_energy(s, z=None):
         s = np.asarray(s, float)
-        z = track.frames(s).position[:, 2]
+        z = track.frames(s).position[:, 2] if z is None else np.asarray(z, float)
         v = np.sqrt(np.maximum(0.0, 2.0 * (energy_per_kg - gravity * z)))
         for a, b, cap in caps:
             inside = (s >= a) & (s <= b)
@@ -139,12 +142,17 @@ def scenario_speed(scenario, track_index: int):
 # --------------------------------------------------------------------------- the checks
 
 
-def _rider_g(fr, v2, gravity, rows=slice(None)):
-    """Vertical and lateral G at the rail at speed² ``v2`` (m²/s²) on frames ``fr[rows]``: (n, 2)."""
-    K = np.cross(fr.darboux[rows], fr.tangent[rows])                  # P'' = Ω × T
+def _rider_g(K, B, N, v2, gravity):
+    """Vertical and lateral G at the rail at speed² ``v2`` (m²/s²), curvature vector ``K`` (1/m), up ``B``
+    and left ``N``: (n, 2)."""
     f = v2[:, None] * K
     f[:, 2] += gravity
-    return np.column_stack([np.sum(f * fr.binormal[rows], axis=1), np.sum(f * fr.normal[rows], axis=1)]) / gravity
+    return np.column_stack([np.sum(f * B, axis=1), np.sum(f * N, axis=1)]) / gravity
+
+
+def _curvature_vector(fr):
+    """``P'' = Ω × T`` of frames (1/m)."""
+    return np.cross(fr.darboux, fr.tangent)
 
 
 def _segment_words(segments, i) -> str:
@@ -223,10 +231,10 @@ def joint_findings(track, speed, thresholds: Thresholds = Thresholds(), label: s
     L = track.length
     before = track.frames(np.where(s - JOINT_EPS < 0, (s - JOINT_EPS) % L if track.closed else 0.0, s - JOINT_EPS))
     after = track.frames(np.minimum(s + JOINT_EPS, L))
-    v = np.maximum(speed(s), 0.0)
-    g_b, g_a = _rider_g(before, v * v, gravity), _rider_g(after, v * v, gravity)
-    K_b = np.cross(before.darboux, before.tangent)
-    K_a = np.cross(after.darboux, after.tangent)
+    v = np.maximum(speed(s, after.position[:, 2]), 0.0)
+    K_b, K_a = _curvature_vector(before), _curvature_vector(after)
+    g_b = _rider_g(K_b, before.binormal, before.normal, v * v, gravity)
+    g_a = _rider_g(K_a, after.binormal, after.normal, v * v, gravity)
     rho_b = np.sum(before.darboux * before.tangent, axis=1)
     rho_a = np.sum(after.darboux * after.tangent, axis=1)
     out = []
@@ -270,24 +278,32 @@ def jerk_findings(track, speed, thresholds: Thresholds = Thresholds(), label: st
     L = track.length
     ds = max(JERK_DS, L / JERK_SAMPLES)
     cuts = np.unique(np.concatenate([[0.0, L], [j[0] for j in _joints(track)]]))
-    out = []
+    grids = [np.linspace(lo + JOINT_EPS, hi - JOINT_EPS, max(2, int(math.ceil((hi - lo) / ds)) + 1))
+             for lo, hi in zip(cuts[:-1], cuts[1:]) if hi - lo >= 4 * JOINT_EPS]
+    s_all = np.concatenate(grids)
+    K, B, N = (np.empty((len(s_all), 3)) for _ in range(3))
+    z = np.empty(len(s_all))
+    for a in range(0, len(s_all), FRAME_BLOCK):           # frames in blocks: bounded temporaries
+        fr = track.frames(s_all[a:a + FRAME_BLOCK])
+        K[a:a + FRAME_BLOCK], B[a:a + FRAME_BLOCK], N[a:a + FRAME_BLOCK] = (_curvature_vector(fr), fr.binormal,
+                                                                          fr.normal)
+        z[a:a + FRAME_BLOCK] = fr.position[:, 2]
+    v2_all = np.maximum(speed(s_all, z), 0.0) ** 2
     runs = []          # (s_from, s_to, peak, s_peak)
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
-        if hi - lo < 4 * JOINT_EPS:
-            continue
-        n = max(2, int(math.ceil((hi - lo) / ds)) + 1)
-        s = np.linspace(lo + JOINT_EPS, hi - JOINT_EPS, n)
-        fr = track.frames(s)
-        v = np.maximum(speed(s), 0.0)
+    start = 0
+    for grid in grids:
+        i = slice(start, start + len(grid))
+        start += len(grid)
+        s, v2 = grid, v2_all[i]
         # each step's two ends at speeds that differ as energy says (v² falls by 2 g Δz), about the
         # mean of the design speeds there: a section's speed cap starting is no jerk of the track
-        v2 = v * v
         mean = 0.5 * (v2[1:] + v2[:-1])
-        dv2 = np.where(np.abs(np.diff(v2)) > 0, -2.0 * gravity * np.diff(fr.position[:, 2]), 0.0)
+        dv2 = np.where(np.abs(np.diff(v2)) > 0, -2.0 * gravity * np.diff(z[i]), 0.0)
         dv2 = np.clip(dv2, -2.0 * mean, 2.0 * mean)
-        dG = np.linalg.norm(_rider_g(fr, mean + 0.5 * dv2, gravity, slice(1, None))
-                            - _rider_g(fr, mean - 0.5 * dv2, gravity, slice(None, -1)), axis=1) / np.diff(s)
-        jerk = np.sqrt(mean) * dG
+        Ki, Bi, Ni = K[i], B[i], N[i]
+        g1 = _rider_g(Ki[1:], Bi[1:], Ni[1:], mean + 0.5 * dv2, gravity)
+        g0 = _rider_g(Ki[:-1], Bi[:-1], Ni[:-1], mean - 0.5 * dv2, gravity)
+        jerk = np.sqrt(mean) * np.linalg.norm(g1 - g0, axis=1) / np.diff(s)
         over = jerk > thresholds.jerk
         if not over.any():
             continue
@@ -295,6 +311,7 @@ def jerk_findings(track, speed, thresholds: Thresholds = Thresholds(), label: st
         for a, b in zip(edges[::2], edges[1::2]):
             k = a + int(np.argmax(jerk[a:b]))
             runs.append((float(s[a]), float(s[b]), float(jerk[k]), float(0.5 * (s[k] + s[k + 1]))))
+    out = []
     curve = getattr(track, "_curve", None)
     seg_of = getattr(curve, "piece_segment", None)
     for a, b, peak, sp in runs:
