@@ -247,6 +247,11 @@ def test_run_with_an_envelope_reports_and_check_reproduces_it(checked_run, tmp_p
     events = summary["events"]
     assert [e["t"] for e in events] == sorted(e["t"] for e in events)
     assert sum(e["kind"] == "envelope_exceeded" for e in events) == check["violations_total"]
+    # the results stand alone: the envelope is kept with the scenario in inputs/ (and the copy names it)
+    manifest = json.loads((out / "inputs" / "manifest.json").read_text())
+    kept = [c["copy"] for c in manifest["curves"] if c["original"] == str(EXAMPLE)]
+    assert kept == ["curves/envelope_example.toml"] and (out / "inputs" / kept[0]).is_file()
+    assert f'envelope = "{kept[0]}"' in (out / "inputs" / "classic.toml").read_text()
     r = CliRunner().invoke(app, ["check", str(out), "--envelope", str(EXAMPLE), "--json"])
     assert r.exit_code == (0 if check["passed"] else 3)
     again = json.loads(r.stdout)
@@ -261,3 +266,20 @@ def test_run_with_an_envelope_reports_and_check_reproduces_it(checked_run, tmp_p
     assert {k: v for k, v in saved.items() if k not in ("check", "events", "events_dropped")} == before
     assert saved["check"]["envelope"]["restraint"] == "lap_bar"
     assert sum(e["kind"] == "envelope_exceeded" for e in saved["events"]) == saved["check"]["violations_total"]
+
+
+def test_a_scenarios_check_table_names_the_envelope_file_and_key(tmp_path):
+    base = (ROOT / "scenarios" / "pendulum.toml").read_text()
+    runner = CliRunner()
+    (tmp_path / "bad.toml").write_text("[vertical]\npositive = [[3.0, 1.0], [2.0, 2.0]]\n")
+    for check, words in (('envelope = "bad.toml"', f"{tmp_path / 'bad.toml'}: vertical.positive[1]: levels must"),
+                         ('envelope = "none.toml"', "check.envelope: envelope file not found"),
+                         (f'envelope = "{EXAMPLE}"\nrestraint = "belt"', "check.restraint: the envelope"),
+                         ('restraint = "lap_bar"', "check.restraint: applies to an envelope")):
+        p = tmp_path / "s.toml"
+        p.write_text(base + f"\n[check]\n{check}\n")
+        r = runner.invoke(app, ["validate", str(p)])
+        assert r.exit_code == 2 and r.stderr.startswith("error: ") and words in r.stderr, r.stderr
+        assert r.stderr.count("\n") == 1
+    p.write_text(base + f'\n[check]\nenvelope = "{EXAMPLE}"\nrestraint = "lap_bar"\n')
+    assert runner.invoke(app, ["validate", str(p)]).exit_code == 0

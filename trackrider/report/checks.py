@@ -3,24 +3,16 @@ the worst margins, the envelope drawn over G against duration with the ride's po
 comparison with a measured ride (``compare.json``). docs/checking.md says what each means."""
 from __future__ import annotations
 
-import html
 import json
 import math
 
 import numpy as np
 
+from trackrider.report.page import _e, _figure_html
+from trackrider.report.page import _num as _f
+
 #: violations listed one by one at most
 MAX_LISTED = 40
-
-
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _f(value, fmt="{:.2f}") -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "—"
-    return fmt.format(value)
 
 
 def envelope_figure(check: dict) -> str | None:
@@ -119,8 +111,6 @@ def _margins(check: dict) -> str:
 
 def checks_html(run) -> str:
     """The section (empty when there is nothing to say)."""
-    from trackrider.report.page import _figure_html
-
     s = run.summary
     design = [w for w in s.get("warnings") or [] if "design check" in w]
     check = s.get("check")
