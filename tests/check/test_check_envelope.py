@@ -283,3 +283,18 @@ def test_a_scenarios_check_table_names_the_envelope_file_and_key(tmp_path):
         assert r.stderr.count("\n") == 1
     p.write_text(base + f'\n[check]\nenvelope = "{EXAMPLE}"\nrestraint = "lap_bar"\n')
     assert runner.invoke(app, ["validate", str(p)]).exit_code == 0
+
+
+def test_sweeps_count_the_violations(tmp_path):
+    base = (ROOT / "scenarios" / "sweep_tiny_base.toml").read_text()
+    (tmp_path / "base.toml").write_text(base + '\n[check]\nenvelope = "env.toml"\n')
+    (tmp_path / "env.toml").write_text("[vertical]\npositive = [[0.9, 0.2]]\n")      # 2 s at ~1 g: every car
+    (tmp_path / "sweep.toml").write_text('[sweep]\nscenario = "base.toml"\nmethod = "grid"\n'
+                                         '[axes]\n"train.red.start_speed" = [2.0, 6.0]\n')
+    r = CliRunner().invoke(app, ["sweep", str(tmp_path / "sweep.toml"), "--out", str(tmp_path / "out"), "-j", "1",
+                                 "-q"])
+    assert r.exit_code == 0, r.stderr
+    import csv
+
+    rows = list(csv.DictReader(open(tmp_path / "out" / "sweep.csv")))
+    assert [int(row["n_envelope_exceeded"]) for row in rows] == [2, 2]      # one per car of the 2-car train
