@@ -439,7 +439,9 @@ def curve(
     """Print a curve's length, height range, minimum radius, largest curvature and torsion, closedness.
 
     With --export, write a scenario's track (built from segments, designed from
-    forces, or loaded) or the curve file as a curve file instead.
+    forces, or loaded) or the curve file as a curve file instead. Given a
+    scenario without --export: each of its tracks' figures. Warns of harsh
+    joints and jerk (the design checks, docs/checking.md).
 
     \b
     Example:

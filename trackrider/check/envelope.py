@@ -390,7 +390,7 @@ def duration_check(t, x, limit: DurationLimit):
         # neighbours outside the run (lower by construction), for the interpolated ends
         nl = lo_i - 1
         nr = hi_i + 1
-        has_l = (nl >= 0) & np.isfinite(xx[np.maximum(nl, 0)]) & (nl >= 0)
+        has_l = (nl >= 0) & np.isfinite(xx[np.maximum(nl, 0)])
         has_r = (nr < len(xx)) & np.isfinite(xx[np.minimum(nr, len(xx) - 1)])
         xl = np.where(has_l, xx[np.maximum(nl, 0)], np.nan)
         xr = np.where(has_r, xx[np.minimum(nr, len(xx) - 1)], np.nan)

@@ -35,8 +35,7 @@ def _front(points, limit):
     p = p[keep][::-1]
     if len(p) > MAX_FRONT:
         bins = np.floor(np.interp(np.log(p[:, 0]), [np.log(p[0, 0]), np.log(p[-1, 0])], [0, MAX_FRONT - 1e-9]))
-        last = np.concatenate([bins[1:] != bins[:-1], [True]])
-        p = p[last]
+        p = p[np.concatenate([[True], bins[1:] != bins[:-1]])]       # shortest, so highest, first
     return [[float(d), float(limit.shown(x))] for d, x in p]
 
 
