@@ -266,6 +266,10 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
                      + (f"; held: {held}" if held else ""))
     if summary.get("status") == "stalled" and summary.get("message"):
         lines.append(f"stalled: {summary['message']}")
+    if summary.get("check"):      # the scenario's [check] envelope (docs/checking.md)
+        from trackrider.check.results import status_lines
+
+        lines.extend(status_lines(summary["check"]))
     if out_dir is not None:
         lines.append(f"outputs: {out_dir / 'timeseries.csv'}, {out_dir / 'summary.json'}")
     return table, lines
@@ -410,8 +414,18 @@ def validate(
         from trackrider.scenario import build_world, load_scenario
 
         # building the world (without running it) also catches what the physics refuses
-        build_world(load_scenario(scenario, _parse_sets(sets)))
+        sc = load_scenario(scenario, _parse_sets(sets))
+        build_world(sc)
+        _warn_design(sc)
         typer.echo("ok")
+
+
+def _warn_design(sc) -> None:
+    """The design checks of a scenario's tracks, one ``warning:`` line each (docs/checking.md)."""
+    from trackrider.check.design import design_warnings
+
+    for text in design_warnings(sc):
+        warnings.warn(text)
 
 
 def _python_kernels_for_validate():
@@ -475,7 +489,7 @@ def curve(
             if export_format not in EXPORT_FORMATS:
                 raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
             out = check_out_file(export, overwrite, where="--export", ours=looks_like_curve_file)
-        tr, name, what = _curve_of(p, format, track)
+        tr, name, what, sc = _curve_of(p, format, track)
         if export is not None:      # the track as a curve file (a temporary name, then renamed)
             from trackrider.curves.io import save_curve
 
@@ -486,6 +500,8 @@ def curve(
             from trackrider.curves.io import format_curve_report, track_report
 
             typer.echo(format_curve_report(track_report(tr, name, what)))
+            for text in _design_check(p, tr, sc, track):
+                warnings.warn(text)
         if plot is not None:
             from trackrider.report.figures import plot_layout
 
@@ -513,14 +529,26 @@ def _curve_of(p: Path, format: str, track: Optional[str]):
         pieces = [seg for seg in tc.segments or [] if not (isinstance(seg, dict) and seg.get("type") == "start")]
         what = ("designed from forces" if getattr(tc.track, "design", None) is not None
                 else f"{len(pieces)} segments" if tc.segments else f"curve file {tc.curve}")
-        return tc.track, f"{p} track {name!r}", what
+        return tc.track, f"{p} track {name!r}", what, sc
     if track is not None:
         raise InputError("--track names a scenario's track; this is a curve file", path=p)
     from trackrider.curves import load_curve
     from trackrider.curves.io import file_format
 
     tr = load_curve(p, format=format)
-    return tr, str(p), f"{file_format(p, format)}, {len(tr.points)} points"
+    return tr, str(p), f"{file_format(p, format)}, {len(tr.points)} points", None
+
+
+def _design_check(p: Path, tr, sc, track: Optional[str]) -> list:
+    """The design checks' warnings (docs/checking.md) of the track ``curve`` shows: a scenario's
+    track at its trains' speeds, a curve file's at the speed of a car cresting its highest point."""
+    if sc is not None:
+        from trackrider.check.design import design_warnings
+
+        return design_warnings(sc, track if track is not None else sc.tracks[0].name)
+    from trackrider.check.design import energy_speed, track_findings
+
+    return [f.message for f in track_findings(tr, energy_speed(tr, None), label=f"{p}: design check")]
 
 
 # --------------------------------------------------------------------------- plot, render
@@ -638,6 +666,123 @@ def render(
                               train=train, car=car, hud=not no_hud, units=units,
                               notice=lambda m: typer.echo(m, err=True))
         typer.echo(f"wrote {written or out}")
+
+
+# --------------------------------------------------------------------------- check, compare
+
+
+@app.command()
+def check(
+    results_dir: str = typer.Argument(..., metavar="RESULTS_DIR", help="A folder written by 'trackrider run'."),
+    envelope: str = typer.Option(..., "--envelope", "-e", metavar="FILE.toml",
+                                 help="The acceleration envelope (docs/checking.md)."),
+    restraint: Optional[str] = typer.Option(None, "--restraint", metavar="CLASS",
+                                            help="The envelope's restraint class to use ([restraint.CLASS])."),
+    save: bool = typer.Option(False, "--save", help="Also record the check in RESULTS_DIR/summary.json "
+                                                    "(its check block and envelope_exceeded events)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the check block as JSON instead of lines."),
+):
+    """Check a run's filtered rider G against an acceleration envelope; exit 3 when it is exceeded.
+
+    \b
+    Example:
+      trackrider check results/classic_coaster --envelope docs/examples/envelope_example.toml
+    """
+    code = 0
+    with _guard():
+        from trackrider.check.envelope import load_envelope
+        from trackrider.check.results import add_to_summary, check_results_dir, status_lines
+
+        env = load_envelope(envelope, restraint)
+        result, summary = check_results_dir(results_dir, env, notice=lambda m: typer.echo(m, err=True))
+        if save:
+            from trackrider.record import write_summary
+
+            write_summary(results_dir, add_to_summary(summary, result))
+        if as_json:
+            import json
+
+            from trackrider.record import _json_clean
+
+            typer.echo(json.dumps(_json_clean(result), indent=2))
+        else:
+            for line in status_lines(result):
+                typer.echo(line)
+        code = 0 if result["passed"] else 3
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command()
+def compare(
+    results_dir: str = typer.Argument(..., metavar="RESULTS_DIR", help="A folder written by 'trackrider run'."),
+    measured: str = typer.Argument(..., metavar="MEASURED.csv", help="The measured trace (a CSV with a header)."),
+    time_col: str = typer.Option(..., "--time", metavar="COLUMN", help="The time column (s)."),
+    accel: str = typer.Option(..., "--accel", metavar="FWD,LEFT,UP",
+                              help="The three acceleration columns in the sensor's forward, left and up axes; "
+                                   "-NAME reverses one (write --accel=-ax,ay,az)."),
+    units: str = typer.Option("g", "--units", metavar="UNITS", help="Of the accelerations: g | m/s2."),
+    altitude: Optional[str] = typer.Option(None, "--altitude", metavar="COLUMN",
+                                           help="An altitude column (m), compared up to a constant datum."),
+    speed: Optional[str] = typer.Option(None, "--speed", metavar="COLUMN", help="A speed column (m/s)."),
+    train: Optional[str] = typer.Option(None, "--train", metavar="NAME", help="The run's train (default: the first)."),
+    car: int = typer.Option(1, "--car", metavar="N", help="Its car the sensor rode in (1 = lead car)."),
+    rotate: bool = typer.Option(False, "--rotate", help="Fit a fixed sensor rotation by least squares."),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE.png", help="Also draw the comparison."),
+    save: bool = typer.Option(False, "--save", help="Also write RESULTS_DIR/compare.json (the report shows it)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing plot or compare.json."),
+):
+    """Compare a run with a measured ride: align in time (and rotation), RMS and peak error per axis.
+
+    \b
+    Example:
+      trackrider compare results/classic_coaster ride.csv --time t --accel ax,ay,az --rotate --plot cmp.png
+    """
+    with _guard():
+        from trackrider.check.compare import compare_lines, compare_run, plot_comparison, read_measured
+        from trackrider.outputs import check_out_file
+
+        if plot is not None:
+            if not plot.lower().endswith(".png"):
+                raise InputError(f"--plot must name a .png file, got {plot!r}")
+            check_out_file(plot, overwrite, where="--plot")
+        target = Path(results_dir) / "compare.json"
+        if save:
+            check_out_file(target, overwrite, where="--save", ours=_is_compare_json)
+        meas = read_measured(measured, time_col, accel.split(","), units, altitude, speed)
+        from trackrider.inputs_copy import load_results_scenario
+        from trackrider.record import read_summary
+
+        scenario, _ = load_results_scenario(results_dir, read_summary(results_dir))
+        result = compare_run(results_dir, meas, train=train, car=car, rotate=rotate, scenario=scenario)
+        import json
+
+        from trackrider.record import _json_clean
+
+        if as_json:
+            typer.echo(json.dumps(_json_clean(result.summary), indent=2))
+        else:
+            for line in compare_lines(result.summary):
+                typer.echo(line)
+        if plot is not None:
+            typer.echo(f"wrote {plot_comparison(result.as_dict(), plot)}")
+        if save:
+            from trackrider.outputs import atomic_file
+
+            with atomic_file(target) as tmp:
+                tmp.write_text(json.dumps(_json_clean(result.as_dict())) + "\n", encoding="utf-8")
+            typer.echo(f"wrote {target}")
+
+
+def _is_compare_json(path) -> bool:
+    import json
+
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(d, dict) and "offset_s" in d and "measured" in d
 
 
 # --------------------------------------------------------------------------- sweep

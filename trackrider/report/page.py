@@ -503,6 +503,9 @@ def run_page(runs, units: Units) -> str:
         body.append(f'<h2 id="train-{_e(figures._slug(tr.name))}">{swatch}Train {_e(tr.name)}: {len(tr.cars)} car'
                     f'{"s" if len(tr.cars) != 1 else ""}, {_e(tr.wheels)} wheels</h2>')
         body += (_railway_train if railway else _coaster_train)(runs, tr, units)
+    from trackrider.report.checks import checks_html
+
+    body.append(checks_html(run))       # design warnings, the envelope check, a measured ride (docs/checking.md)
     bodies = s.get("bodies") or {}
     if bodies:
         body.append("<h2>Free bodies</h2><table><tr><th class=\"l\">body</th>"
