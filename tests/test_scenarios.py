@@ -126,9 +126,18 @@ def test_classic_coaster_headlines():
     loop = (d["s"] > 150.3) & (d["s"] < 203.4)
     top = np.argmax(np.where(loop, d["z"], -np.inf))
     entry = int(np.argmax(loop))
-    # energy from the loop's entry to its top (friction and drag over 25 m: < 3 %)
-    v_top = math.sqrt(d["speed"][entry] ** 2 - 2 * G * (d["z"][top] - d["z"][entry]))
-    assert d["speed"][top] == pytest.approx(v_top, rel=0.03)
+    # the train's energy per kg from the front car's loop entry to its top (the coupled
+    # cars share one speed; their mean height counts): lost only to rolling resistance
+    # (at most the 5.2 g peak normal load) and drag (at least at the top's speed, at most
+    # at the entry's) over the distance run
+    z_mean = np.mean([series(res, "red", k)["z"] for k in (1, 2, 3)], axis=0)
+    lost = (0.5 * (d["speed"][entry] ** 2 - d["speed"][top] ** 2)
+            - G * (z_mean[top] - z_mean[entry]))
+    run_m = d["s"][top] - d["s"][entry]
+    drag = 0.5 * sc.resistance.air_density * sc.resistance.drag_area / car.mass * run_m
+    low = drag * d["speed"][top] ** 2
+    high = drag * d["speed"][entry] ** 2 + sc.resistance.rolling * 5.2 * G * run_m
+    assert low < lost < high
     assert np.min(d["g_vertical_filtered"][loop]) > 0.0      # riders pressed into their seats at the top
     assert red["max_abs_g_lateral"] < 0.5
     # the brake run stops the train inside it
