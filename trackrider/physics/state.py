@@ -98,6 +98,7 @@ Cars = record("Cars", (
     Field("has_prev", ("n",), I, "", "1 prev_frame holds a frame"),
     Field("ran_off", ("n",), I, "", "1 ran off an open track's end"),
     Field("hang", ("n",), I, "", "suspended car's hanging body, -1 none"),
+    Field("dir", ("n",), F, "", "+1: faces +s of its track; −1: faces −s (physics/network.py)"),
     Field("held", ("n",), I, "", "on_track at the start of this step (work)"),
     Field("s", ("n",), F, "m", "arc length of the anchor"),
     Field("cg", ("n",), F, "m", "centre of mass above the curve"),
@@ -134,6 +135,22 @@ Tracks = record("Tracks", (
     Field("ds", ("ntracks",), F, "m", "row spacing"),
     Field("length", ("ntracks",), F, "m", "track length"),
     Field("closed", ("ntracks",), B, "", "a closed circuit"),
+    # the network (physics/network.py); a world without connections and switches has net[0] = 0
+    Field("net", (1,), I, "", "1: the world has connections or switches"),
+    Field("link", ("ntracks", 2, 3), I, "", "track, end (0 start, 1 end, 2 a switch's point), switch of each end; −1"),
+    Field("sw_track", ("nsw",), I, "", "switch: its through track"),
+    Field("sw_s", ("nsw",), F, "m", "switch: its point on the through track"),
+    Field("sw_branch", ("nsw", "nbr"), I, "", "switch: its branches' tracks, −1 padded"),
+    Field("sw_bend", ("nsw", "nbr"), I, "", "switch: the end of each branch at its point (0 start, 1 end, 2 through)"),
+    Field("sw_set", ("nsw",), I, "", "switch: the branch set (index into sw_branch)"),
+    Field("sw_req", ("nsw",), I, "", "switch: the branch requested, −1 none"),
+    Field("sw_until", ("nsw",), I, "", "switch: step its throw ends, −1 not moving"),
+    Field("sw_blocked", ("nsw",), I, "", "switch: 1 once a waiting request was logged"),
+    Field("sw_throw", ("nsw",), I, "", "switch: throw time, steps"),
+    Field("sw_clear", ("nsw",), F, "m", "switch: clearance of its point"),
+    Field("clock", (1,), I, "", "the step, for the log"),
+    Field("log", ("nlog", 5), F, "", "kind, who, a, b, step (physics/network.py)"),
+    Field("nlog", (1,), I, "", "rows logged since the log was read"),
 ))
 
 Sections = record("Sections", (

@@ -100,6 +100,7 @@ class World:
         self.warm_start = v["warm_start"]
         self._tracks: list[CompactTrack] = []
         self._gauges: list[float] = []
+        self.track_names: list[str] = []
         self._trains: list[dict] = []
         self._sections: list[tuple] = []
         self._bodies: list[dict] = []
@@ -109,6 +110,9 @@ class World:
         self._operation = OperationConfig()
         self.operation = None   # blocks.Operation once built, when the world has block sections or contacts
         self.contact_trains: list[tuple[int, int]] = []
+        self._connections: list[dict] = []
+        self._switches: list[dict] = []
+        self.network = None     # network.Network once built, when the world has connections or switches
         self._built = False
         self.step_count = 0
 
@@ -117,10 +121,11 @@ class World:
         if self._built:
             raise RuntimeError("the world has started running; add everything before run()")
 
-    def add_track(self, track, gauge: float = TrackConfig.gauge) -> int:
+    def add_track(self, track, gauge: float = TrackConfig.gauge, name: str | None = None) -> int:
         """Add a track (a ``Track``, anything with ``.compact()``, or a ``CompactTrack``); returns its index.
 
-        ``gauge`` (m) is the distance between the rails (wheel-load split).
+        ``gauge`` (m) is the distance between the rails (wheel-load split); ``name`` (default
+        ``track<index>``) names it in a network's events.
         """
         self._check_open()
         gauge = check_named(TrackConfig, {"gauge": gauge})["gauge"]
@@ -132,6 +137,7 @@ class World:
             raise InputError(f"not a track: {type(track).__name__}", where="track")
         self._tracks.append(ct)
         self._gauges.append(gauge)
+        self.track_names.append(name or f"track{len(self._tracks) - 1}")
         return len(self._tracks) - 1
 
     def add_train(self, name: str, track: int = 0, cars: int = TrainConfig.cars, car: CarSpec | None = None,
@@ -185,6 +191,103 @@ class World:
                                  stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0,
                                  suspended=susp, hang=hang, trolley_mass=tmass, swing_damping=swing_c))
         return len(self._trains) - 1
+
+    def _track_end(self, ref, key):
+        """(track index, end code) of ``(track, "start" | "end")``."""
+        from trackrider.physics.network import _ENDS
+
+        if not (isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[1] in _ENDS
+                and isinstance(ref[0], (int, np.integer)) and 0 <= ref[0] < len(self._tracks)):
+            raise InputError(f"must be (track index, 'start' | 'end'), got {ref!r}", where=key)
+        if self._tracks[ref[0]].closed:
+            raise InputError(f"track {ref[0]} is closed: it has no ends to connect", where=key)
+        return int(ref[0]), _ENDS[ref[1]]
+
+    def add_connection(self, a, b) -> int:
+        """Join two track ends, ``a`` and ``b`` each ``(track index, "start" | "end")``: a car whose
+        anchor passes one continues on the other (docs/physics.md §12). The ends must meet within
+        1 mm, their tangents (head on for end–end and start–start) and up axes within 0.5°."""
+        from trackrider.physics import network as nw
+
+        self._check_open()
+        ta, ea = self._track_end(a, "a")
+        tb, eb = self._track_end(b, "b")
+        if (ta, ea) == (tb, eb):
+            raise InputError("joins an end to itself", where="b")
+        used = {e for c in self._connections for e in (c["a"], c["b"])}
+        used |= {(sw["track"], nw.END_END) for sw in self._switches if sw["at_end"]}
+        used |= {e for sw in self._switches for e in sw["branches"] if e[1] != nw.END_POINT}
+        for key, end in (("a", (ta, ea)), ("b", (tb, eb))):
+            if end in used:
+                raise InputError(f"track {end[0]}'s {('start', 'end')[end[1]]} is already connected", where=key)
+        flip = ea == eb
+        # an end leaves along +T, a start is entered along +T: end→start keeps T, end–end meets head on
+        bad = nw.mismatch(nw.end_frame(self._tracks[ta], a[1]), nw.end_frame(self._tracks[tb], b[1]), flip)
+        if bad:
+            raise InputError(bad, where="b")
+        if self._gauges[ta] != self._gauges[tb]:
+            raise InputError(f"joins gauges {self._gauges[ta]:g} m and {self._gauges[tb]:g} m", where="b")
+        self._connections.append(dict(a=(ta, ea), b=(tb, eb)))
+        return len(self._connections) - 1
+
+    def add_switch(self, name: str, track: int, at, branches, position: int = 0, throw_time: float = 5.0,
+                   program=(), clearance: float | None = None, branch_names=None, label=None) -> int:
+        """A switch on ``track`` at arc length ``at`` (or ``"end"``). ``branches`` (2 to 4): the
+        tracks that leave its point, each a track index (its start is at the point) or
+        ``(index, "start" | "end")`` (``"end"``: the track ends there, head on); a switch inside its
+        track has that track itself among them (the straight on). ``position``: the index of the
+        branch set at the start; ``throw_time`` s; ``program``: ``[(t, branch index), …]``;
+        ``clearance`` m (default the longest car's length): the switch does not move while a car's
+        anchor is nearer its point (docs/physics.md §12)."""
+        from trackrider.physics import network as nw
+
+        self._check_open()
+        if not (isinstance(track, (int, np.integer)) and 0 <= track < len(self._tracks)):
+            raise InputError(f"no track {track!r}", where="track")
+        ct = self._tracks[track]
+        at_end = at == "end"
+        S = ct.length if at_end else float(at)
+        if ct.closed and at_end:
+            raise InputError("a closed track has no end", where="at")
+        if not at_end and not (0.0 < S < ct.length):
+            raise InputError(f"{S:g} m is not inside the track (0 .. {ct.length:.6g} m)", where="at")
+        ends = []
+        for x in branches:
+            x, xe = (x, "start") if isinstance(x, (int, np.integer)) else x
+            if x == track and xe == "start":
+                ends.append((int(x), nw.END_POINT))
+                continue
+            if not (0 <= x < len(self._tracks)) or self._tracks[x].closed or xe not in nw._ENDS:
+                raise InputError(f"branch {x!r}: not an open track's start or end", where="branches")
+            ends.append((int(x), nw._ENDS[xe]))
+        if not 2 <= len(ends) <= nw.MAX_BRANCHES or len(set(ends)) != len(ends):
+            raise InputError(f"2 to {nw.MAX_BRANCHES} different branches, got {list(branches)}", where="branches")
+        through = (int(track), nw.END_POINT) in ends
+        if at_end == through:
+            raise InputError("a switch inside its track has the track itself among its branches; one at its "
+                             "end does not", where="branches")
+        here = nw.end_frame(ct, "end" if at_end else S)
+        for i, (x, xe) in enumerate(ends):
+            if xe == nw.END_POINT:
+                continue
+            bad = nw.mismatch(here, nw.end_frame(self._tracks[x], ("start", "end")[xe]), xe == nw.END_END)
+            if bad:
+                raise InputError(f"branch {i}: {bad}", where="branches")
+        if not (isinstance(position, (int, np.integer)) and 0 <= position < len(ends)):
+            raise InputError(f"must be a branch index (0 .. {len(ends) - 1}), got {position!r}", where="position")
+        prog = []
+        for t, i in program:
+            if not (isinstance(i, (int, np.integer)) and 0 <= i < len(ends)):
+                raise InputError(f"{i!r} is not a branch index", where="program")
+            prog.append((float(t), int(i)))
+        if throw_time < 0.0 or (clearance is not None and clearance <= 0.0):
+            raise InputError("throw_time must be >= 0 s and clearance > 0 m", where="throw_time")
+        names = list(branch_names) if branch_names else [str(x) for x in branches]
+        self._switches.append(dict(name=name, track=int(track), s=S, at_end=at_end,
+                                   at=label or f"{self.track_names[track]}:{at}",
+                                   branches=ends, branch_names=names, position=int(position),
+                                   throw_time=float(throw_time), clearance=clearance, program=prog))
+        return len(self._switches) - 1
 
     @staticmethod
     def _frame(ct, s):
@@ -412,6 +515,7 @@ class World:
                 inv_mass[b] = 1.0 / mt
                 ib[b] = t["inertia"] * (mt / t["mass"])
                 cars.hang[b] = -1
+                cars.dir[b] = 1.0
                 cars.s[b] = t["s"][c] % ct.length if ct.closed else t["s"][c]
                 cars.cg[b] = t["cg"]
                 cars.rider[b] = t["rider"]
@@ -572,8 +676,13 @@ class World:
         self.joint_state = st.allocate(st.Joints, {}, kind=ji[:, jc.JI_KIND].copy(), a=ji[:, jc.JI_A].copy(),
                                        b=ji[:, jc.JI_B].copy(), slack=ji[:, jc.JI_SLACK].copy(),
                                        chain=ji[:, jc.JI_CHAIN].copy(), param=self.jf, lam=self.jlam)
+        from trackrider.physics.network import Network
+
+        net = Network(self._connections, self._switches, self._tracks, self.dt, self.track_names)
+        longest = max((t["length"] for t in self._trains), default=1.0)
         tracks = st.allocate(st.Tracks, {}, data=packed.data, row0=packed.row0, nrows=packed.nrows, ds=packed.ds,
-                             length=packed.length, closed=packed.closed)
+                             length=packed.length, closed=packed.closed, **net.tables(len(self._tracks), longest))
+        self.network = net if (self._connections or self._switches) else None
         self.bodies = st.allocate(st.Bodies, dict(nb=nb), pos=self.pos, quat=self.quat, vel=self.vel, omg=self.omg,
                                   inv_mass=self.inv_mass, inv_ib=self.inv_ib, ib=self.ib, mass=self.mass)
         self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state)
@@ -614,6 +723,10 @@ class World:
         self.ops = ops
         self.operation = Operation(self, ops, self._operation.max_hold)
         self.operation.contact_pairs = pairs
+
+    def _car_label(self, b):
+        train, car = self._entity_labels[b]
+        return train, car
 
     @property
     def contact_ends(self) -> list:
@@ -750,6 +863,12 @@ class World:
         done = 0
         while done < n_steps:
             n = min(steps_per_chunk, n_steps - done)
+            net = self.network
+            if net is not None:      # a chunk ends where a switch's program asks for a throw
+                net.post(self.step_count, self.records.tracks)
+                k = net.steps_to_next(self.step_count)
+                if k is not None and k > 0:
+                    n = min(n, k)
             # records in this chunk: steps k with (step_count + k) % record_every == 0
             m = (self.step_count + n) // record_every - self.step_count // record_every
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
@@ -758,6 +877,8 @@ class World:
                                                       free, car_rows, self.ops)
             self.step_count += steps
             done += steps
+            if net is not None:
+                net.drain(self.records.tracks, self._car_label)
             if sink is not None and nrec > 0:
                 sink(out_t[:nrec], out[:nrec])
             if progress is not None:

@@ -48,7 +48,16 @@ def build_world(scenario: Scenario):
         if t.track is None:
             raise InputError("track not loaded (load_scenario(..., load_tracks=False)?)", path=path,
                              where=f"track[{i}]")
-        track_index.append(guarded(f"track[{i}]", world.add_track, t.track, gauge=t.gauge))
+        track_index.append(guarded(f"track[{i}]", world.add_track, t.track, gauge=t.gauge, name=t.name))
+
+    for i, c in enumerate(scenario.connections):
+        guarded(f"connection[{i}]", world.add_connection, (track_index[c["a"][0]], c["a"][1]),
+                (track_index[c["b"][0]], c["b"][1]))
+    for i, sw in enumerate(scenario.switches):
+        guarded(f"switch[{i}]", world.add_switch, sw["name"], track_index[sw["track"]], sw["at"],
+                [(track_index[k], e) for k, e in sw["branches"]], position=sw["position"],
+                throw_time=sw["throw_time"], program=sw["program"], clearance=sw["clearance"],
+                branch_names=sw["branch_names"], label=sw["text"])
 
     train_index = []
     for i, tr in enumerate(scenario.trains):

@@ -68,6 +68,11 @@ class Scenario:
     title: str = ""
     description: str = ""
     operation: OperationConfig = field(default_factory=OperationConfig)
+    #: ``[[connection]]``: dicts a, b = (track index, "start" | "end") (``scenario/network.py``)
+    connections: list = field(default_factory=list)
+    #: ``[[switch]]``: dicts name, track, at ("end" or m), branches [(track index, end)], branch_names,
+    #: position (branch index), throw_time, clearance, program [(t, branch index)]
+    switches: list = field(default_factory=list)
     document: dict = field(default_factory=dict, repr=False)
     #: warnings raised while loading (a kinked curve fit ...), one line each; summary.json lists them
     warnings: list = field(default_factory=list, repr=False)
