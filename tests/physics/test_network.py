@@ -126,3 +126,78 @@ def test_a_balloon_loop_returns_the_train_reversed_with_energy_conserved():
     assert abs(e[-1] - e[0]) < 1e-3 * e[0]
     sw = w.network.summary(w.records.tracks)["balloon"]
     assert sw["position"] == sw["branches"][1] and [x["by"] for x in sw["throws"]] == ["run_through"]
+
+
+def level_switch(position, train_at=30.0, speed=10.0, cars=3, R=50.0, on_branch=False, **sw):
+    """A straight through track with a switch at 40 m to a level branch of radius R (no cant)."""
+    main = seg_track(start(), straight(120.0))
+    div = seg_track(start(position=(40.0, 0.0, 0.0)), arc(R, 40.0), straight(40.0))
+    w = World(dt=1e-3)
+    tm, td = w.add_track(main, name="main"), w.add_track(div, name="div")
+    w.add_switch("points", tm, 40.0, [tm, td], position=position, branch_names=["main", "div"], **sw)
+    w.add_train("t", td if on_branch else tm, cars, car(), start_s=train_at, start_speed=speed)
+    return w, tm, td
+
+
+@pytest.mark.parametrize("position", [0, 1])
+def test_a_level_switch_sends_each_car_the_way_it_is_set_with_the_lateral_g_of_its_radius(position):
+    R, v = 50.0, 10.0
+    w, tm, td = level_switch(position, R=R, speed=v)
+    s0 = w.car_s
+    t, r, st = run(w, 6000, 10)
+    assert st.ok
+    changes = [e for e in w.network.events if e["kind"] == "track_change"]
+    if position == 0:
+        # straight on: nobody changes track, no lateral G (1e-6 g)
+        assert not changes and np.all(r[:, :, ch.TRACK] == tm)
+        assert np.max(np.abs(r[:, :, ch.G_LATERAL])) < 1e-6
+        return
+    # each car changes track at the step its anchor reaches the switch point: (40 − s0)/v (one step)
+    assert [e["car"] for e in changes] == [1, 2, 3]
+    for e, s in zip(changes, s0):
+        assert e["from"] == "main" and e["to"] == "div"
+        assert abs(e["t"] - (40.0 - s) / v) <= 1.5e-3
+    # on the branch's arc (2 m after the switch to 2 m before its end): lateral G = v²/(g R), the
+    # car's own speed (1e-4 relative); the sign: a left turn pushes the rider to the right (−)
+    on_arc = (r[:, :, ch.TRACK] == td) & (r[:, :, ch.S] > 2.0) & (r[:, :, ch.S] < R * np.radians(40.0) - 2.0)
+    assert on_arc.sum() > 100
+    g_lat = np.abs(r[:, :, ch.G_LATERAL][on_arc])
+    np.testing.assert_allclose(g_lat, r[:, :, ch.SPEED][on_arc] ** 2 / (G * R), rtol=1e-4)
+
+
+def test_a_switch_is_not_thrown_under_a_train_and_throws_after_the_last_car_clears():
+    # a 3-car train crawls over the points at 2 m/s; the program asks for the branch at 0.5 s, while
+    # the train is over them: the request waits (switch_blocked) until the last car's anchor is a
+    # car length (the clearance) past the point, then the switch takes its throw time (1 s)
+    v = 2.0
+    w, tm, td = level_switch(0, train_at=39.0, speed=v, program=[(0.5, 1)], throw_time=1.0)
+    s_last = w.car_s[-1]
+    t, r, st = run(w, 12000, 10)
+    assert st.ok
+    ev = [e for e in w.network.events if e["kind"] != "track_change"]
+    assert [e["kind"] for e in ev] == ["switch_blocked", "switch_set"]
+    assert ev[0]["t"] == pytest.approx(0.5, abs=1.5e-3) and ev[0]["to"] == "div"
+    t_clear = (40.0 + 2.0 - s_last) / v
+    assert ev[1]["t"] == pytest.approx(t_clear + 1.0, abs=2e-3)
+    assert np.all(r[:, :, ch.TRACK] == tm)
+    throws = w.network.summary(w.records.tracks)["points"]["throws"]
+    assert throws == [{"t": ev[1]["t"], "to": "div", "by": "throw"}]
+
+
+@pytest.mark.parametrize("from_branch", [True, False])
+def test_trailing_through_a_switch_set_against_the_train_forces_it_over(from_branch):
+    # a train backing (−s) towards the points from the branch while they are set for the main line
+    # (or from the main line beyond them, set for the branch) forces them over and runs on
+    v = -4.0
+    w, tm, td = level_switch(0 if from_branch else 1, train_at=15.0 if from_branch else 50.0, speed=v, cars=2,
+                             on_branch=from_branch)
+    t, r, st = run(w, 4000, 10)
+    assert st.ok
+    kinds = [e["kind"] for e in w.network.events]
+    assert kinds[0] == "switch_run_through"
+    assert kinds.count("switch_run_through") == 1
+    forced = w.network.events[0]
+    assert forced["switch"] == "points" and forced["car"] == 2   # the rear car leads when backing
+    assert forced["branch"] == ("div" if from_branch else "main")
+    assert np.all(r[-1, :, ch.TRACK] == tm)
+    np.testing.assert_allclose(r[:, :, ch.SPEED], v, rtol=1e-3)
