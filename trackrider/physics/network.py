@@ -105,6 +105,10 @@ def _enter(b, t, e, t2, e2, over, S, cars, tracks):
         s2 = S - over
     if (e == END_START) != (e2 != END_START):
         cars.dir[b] = -cars.dir[b]
+    if b < tracks.route_at.shape[0]:
+        i = tracks.route_at[b]
+        if i + 1 < tracks.route.shape[1] and tracks.route[b, i + 1] == t2:
+            tracks.route_at[b] = i + 1
     log_event(tracks, LOG_TRACK_CHANGE, b, t, t2)
     cars.track[b] = t2
     return s2
@@ -119,7 +123,7 @@ def pass_junction(b, s0, s, cars, tracks):
     L = tracks.length[t]
     for k in range(tracks.sw_track.shape[0]):
         S = tracks.sw_s[k]
-        if tracks.sw_track[k] != t or S >= L:
+        if tracks.sw_track[k] != t or tracks.sw_at[k] != END_POINT:
             continue
         if s0 < S <= s:                       # facing the switch, towards +s
             i = _facing(tracks, k, b)
@@ -138,7 +142,7 @@ def pass_junction(b, s0, s, cars, tracks):
     S = 0.0
     if k >= 0:
         S = tracks.sw_s[k]
-        if t == tracks.sw_track[k] and e == END_END and t2 < 0:   # facing a switch at its track's end
+        if t == tracks.sw_track[k] and e == tracks.sw_at[k]:     # facing a switch at its track's end
             i = _facing(tracks, k, b)
             if i < 0:
                 return s, False
@@ -172,11 +176,52 @@ def _occupied(tracks, cars, k):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _route_branch(tracks, cars, k, b):
+    """The branch of switch ``k`` car ``b``'s route asks for, −1 none: the car approaches the switch
+    (within ``sw_approach``, moving towards its point) facing it — the branch of the next track
+    of its route (the through track itself when its route goes on along it) — or trailing from a
+    branch: that branch."""
+    if b >= tracks.route_at.shape[0] or tracks.route[b, 0] < 0:
+        return -1
+    t, s, D = cars.track[b], cars.s[b], tracks.sw_approach[k]
+    v = cars.speed0[b] * cars.dir[b]          # d s / d t
+    L, S, at = tracks.length[t], tracks.sw_s[k], tracks.sw_at[k]
+    if t == tracks.sw_track[k]:
+        facing = ((at == END_POINT and v > 0.0 and 0.0 <= S - s < D) or (at == END_END and v > 0.0 and L - s < D)
+                  or (at == END_START and v < 0.0 and s < D))
+        if facing:
+            i = tracks.route_at[b]
+            nxt = tracks.route[b, i + 1] if i + 1 < tracks.route.shape[1] else -1
+            for j in range(tracks.sw_branch.shape[1]):
+                x = tracks.sw_branch[k, j]
+                if x >= 0 and x == nxt and tracks.sw_bend[k, j] != END_POINT:
+                    return j
+            return _branch_index(tracks, k, t, END_POINT)     # straight on (−1 at an end)
+        if at == END_POINT and v < 0.0 and 0.0 < s - S < D:
+            return _branch_index(tracks, k, t, END_POINT)
+        return -1
+    for j in range(tracks.sw_branch.shape[1]):
+        if tracks.sw_branch[k, j] == t:
+            xe = tracks.sw_bend[k, j]
+            if (xe == END_START and v < 0.0 and s < D) or (xe == END_END and v > 0.0 and L - s < D):
+                return j
+    return -1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_switches(step, cars, tracks):
     """The step's clock for the log; each requested throw started once its switch is clear (the
     interlocking: a blocked row the first time it waits) and finished ``sw_throw`` steps later."""
     tracks.clock[0] = step
     for k in range(tracks.sw_track.shape[0]):
+        if tracks.sw_until[k] < 0:           # routes: a train that approaches asks for its branch
+            for b in range(cars.n):
+                if cars.on_track[b]:
+                    j = _route_branch(tracks, cars, k, b)
+                    if j >= 0 and j != tracks.sw_set[k] and j != tracks.sw_req[k]:
+                        tracks.sw_req[k] = j
+                        tracks.sw_blocked[k] = 0
+                        break
         r = tracks.sw_req[k]
         if r < 0:
             continue
@@ -255,8 +300,13 @@ class Network:
         self.program = sorted(prog)
         self._next = 0
 
-    def tables(self, ntracks: int, car_length: float) -> dict:
-        """The network's fields of ``state.Tracks``."""
+    def tables(self, ntracks: int, car_length: float, car_routes) -> dict:
+        """The network's fields of ``state.Tracks``; ``car_routes``: each car's train's route (track
+        indices, empty: none)."""
+        n = max((len(r) for r in car_routes), default=0)
+        route = np.full((len(car_routes), max(n, 1)), -1, np.int64)
+        for b, r in enumerate(car_routes):
+            route[b, :len(r)] = r
         link = np.full((ntracks, 2, 3), -1, np.int64)
         for c in self.connections:
             (ta, ea), (tb, eb) = c["a"], c["b"]
@@ -265,24 +315,26 @@ class Network:
         nsw = len(self.switches)
         br = np.full((nsw, MAX_BRANCHES), -1, np.int64)
         bend = np.full((nsw, MAX_BRANCHES), -1, np.int64)
-        tr, ss = np.zeros(nsw, np.int64), np.zeros(nsw)
+        tr, ss, at = np.zeros(nsw, np.int64), np.zeros(nsw), np.zeros(nsw, np.int64)
         for k, sw in enumerate(self.switches):
             tr[k], ss[k] = sw["track"], sw["s"]
-            at_end = sw["at_end"]
-            if at_end:
-                link[sw["track"], END_END] = (-1, -1, k)
+            at[k] = sw["end"]
+            if sw["end"] != END_POINT:
+                link[sw["track"], sw["end"]] = (-1, -1, k)
             for i, (x, xe) in enumerate(sw["branches"]):
                 br[k, i], bend[k, i] = x, xe
                 if xe != END_POINT:
-                    link[x, xe] = (sw["track"], END_END if at_end else END_POINT, k)
+                    link[x, xe] = (sw["track"], sw["end"], k)
         return dict(net=np.array([1 if (self.connections or self.switches) else 0], np.int64), link=link,
-                    sw_track=tr, sw_s=ss, sw_branch=br, sw_bend=bend,
+                    sw_track=tr, sw_s=ss, sw_at=at, sw_branch=br, sw_bend=bend,
                     sw_set=np.array([sw["position"] for sw in self.switches], np.int64),
                     sw_req=np.full(nsw, -1, np.int64), sw_until=np.full(nsw, -1, np.int64),
                     sw_blocked=np.zeros(nsw, np.int64),
                     sw_throw=np.array([int(round(sw["throw_time"] / self.dt)) for sw in self.switches], np.int64),
                     sw_clear=np.array([sw["clearance"] if sw["clearance"] is not None else car_length
                                        for sw in self.switches]),
+                    sw_approach=np.array([sw["approach"] for sw in self.switches]),
+                    route=route, route_at=np.zeros(len(route), np.int64),
                     clock=np.zeros(1, np.int64), log=np.zeros((LOG_ROWS, 5)), nlog=np.zeros(1, np.int64))
 
     def steps_to_next(self, step: int) -> int | None:

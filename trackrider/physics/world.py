@@ -215,7 +215,7 @@ class World:
         if (ta, ea) == (tb, eb):
             raise InputError("joins an end to itself", where="b")
         used = {e for c in self._connections for e in (c["a"], c["b"])}
-        used |= {(sw["track"], nw.END_END) for sw in self._switches if sw["at_end"]}
+        used |= {(sw["track"], sw["end"]) for sw in self._switches}
         used |= {e for sw in self._switches for e in sw["branches"] if e[1] != nw.END_POINT}
         for key, end in (("a", (ta, ea)), ("b", (tb, eb))):
             if end in used:
@@ -231,30 +231,33 @@ class World:
         return len(self._connections) - 1
 
     def add_switch(self, name: str, track: int, at, branches, position: int = 0, throw_time: float = 5.0,
-                   program=(), clearance: float | None = None, branch_names=None, label=None) -> int:
-        """A switch on ``track`` at arc length ``at`` (or ``"end"``). ``branches`` (2 to 4): the
-        tracks that leave its point, each a track index (its start is at the point) or
-        ``(index, "start" | "end")`` (``"end"``: the track ends there, head on); a switch inside its
-        track has that track itself among them (the straight on). ``position``: the index of the
+                   program=(), clearance: float | None = None, branch_names=None, label=None,
+                   approach: float = 100.0) -> int:
+        """A switch on ``track`` at arc length ``at`` (or ``"end"``, ``"start"``). ``branches`` (2 to
+        4): the tracks that leave its point the way the track runs on (from its start: the way back),
+        each a track index (its start is at the point) or ``(index, "start" | "end")`` (``"end"``: it
+        ends there); a switch inside its track has that track itself among them (the straight on). ``position``: the index of the
         branch set at the start; ``throw_time`` s; ``program``: ``[(t, branch index), …]``;
         ``clearance`` m (default the longest car's length): the switch does not move while a car's
-        anchor is nearer its point (docs/physics.md §12)."""
+        anchor is nearer its point; ``approach`` m: a train with a route asks for its branch from
+        this far (docs/physics.md §12)."""
         from trackrider.physics import network as nw
 
         self._check_open()
         if not (isinstance(track, (int, np.integer)) and 0 <= track < len(self._tracks)):
             raise InputError(f"no track {track!r}", where="track")
         ct = self._tracks[track]
-        at_end = at == "end"
-        S = ct.length if at_end else float(at)
-        if ct.closed and at_end:
-            raise InputError("a closed track has no end", where="at")
-        if not at_end and not (0.0 < S < ct.length):
-            raise InputError(f"{S:g} m is not inside the track (0 .. {ct.length:.6g} m)", where="at")
+        end = nw._ENDS.get(at, nw.END_POINT)          # a switch at the track's start, end, or inside it
+        S = {nw.END_START: 0.0, nw.END_END: ct.length}.get(end, at)
+        if ct.closed and end != nw.END_POINT:
+            raise InputError("a closed track has no ends", where="at")
+        if end == nw.END_POINT and not (isinstance(S, (int, float)) and 0.0 < S < ct.length):
+            raise InputError(f"{S!r} m is not inside the track (0 .. {ct.length:.6g} m)", where="at")
+        S = float(S)
         ends = []
         for x in branches:
             x, xe = (x, "start") if isinstance(x, (int, np.integer)) else x
-            if x == track and xe == "start":
+            if x == track and xe == "start" and end == nw.END_POINT:
                 ends.append((int(x), nw.END_POINT))
                 continue
             if not (0 <= x < len(self._tracks)) or self._tracks[x].closed or xe not in nw._ENDS:
@@ -263,14 +266,18 @@ class World:
         if not 2 <= len(ends) <= nw.MAX_BRANCHES or len(set(ends)) != len(ends):
             raise InputError(f"2 to {nw.MAX_BRANCHES} different branches, got {list(branches)}", where="branches")
         through = (int(track), nw.END_POINT) in ends
-        if at_end == through:
+        if (end == nw.END_POINT) != through:
             raise InputError("a switch inside its track has the track itself among its branches; one at its "
-                             "end does not", where="branches")
-        here = nw.end_frame(ct, "end" if at_end else S)
+                             "start or end does not", where="branches")
+        if (int(track), end) in ends:
+            raise InputError("a branch is the switch's own end", where="branches")
+        here = nw.end_frame(ct, S)
         for i, (x, xe) in enumerate(ends):
             if xe == nw.END_POINT:
                 continue
-            bad = nw.mismatch(here, nw.end_frame(self._tracks[x], ("start", "end")[xe]), xe == nw.END_END)
+            # a branch leaves the point the way the through track does (at its start: the other way)
+            bad = nw.mismatch(here, nw.end_frame(self._tracks[x], ("start", "end")[xe]),
+                              (xe == nw.END_END) != (end == nw.END_START))
             if bad:
                 raise InputError(f"branch {i}: {bad}", where="branches")
         if not (isinstance(position, (int, np.integer)) and 0 <= position < len(ends)):
@@ -280,13 +287,14 @@ class World:
             if not (isinstance(i, (int, np.integer)) and 0 <= i < len(ends)):
                 raise InputError(f"{i!r} is not a branch index", where="program")
             prog.append((float(t), int(i)))
-        if throw_time < 0.0 or (clearance is not None and clearance <= 0.0):
-            raise InputError("throw_time must be >= 0 s and clearance > 0 m", where="throw_time")
+        if throw_time < 0.0 or (clearance is not None and clearance <= 0.0) or approach <= 0.0:
+            raise InputError("throw_time must be >= 0 s, clearance and approach > 0 m", where="throw_time")
         names = list(branch_names) if branch_names else [str(x) for x in branches]
-        self._switches.append(dict(name=name, track=int(track), s=S, at_end=at_end,
+        self._switches.append(dict(name=name, track=int(track), s=S, end=end,
                                    at=label or f"{self.track_names[track]}:{at}",
                                    branches=ends, branch_names=names, position=int(position),
-                                   throw_time=float(throw_time), clearance=clearance, program=prog))
+                                   throw_time=float(throw_time), clearance=clearance, program=prog,
+                                   approach=float(approach)))
         return len(self._switches) - 1
 
     @staticmethod
@@ -423,6 +431,15 @@ class World:
                    for v, key in ((anchor_a, "anchor_a"), (anchor_b, "anchor_b"))]
         self._joints.append(dict(kind=kind, a=a, b=b, anchor_a=anchors[0], anchor_b=anchors[1], p=p))
         return len(self._joints) - 1
+
+    def set_route(self, train: int, route) -> None:
+        """Train ``train``'s route: the tracks (indices) it runs on, in order, from the one it starts
+        on; each switch it approaches is asked for the branch on it (docs/physics.md §12)."""
+        self._check_open()
+        route = [int(x) for x in route]
+        if not route or route[0] != self._trains[train]["track"] or not all(0 <= x < len(self._tracks) for x in route):
+            raise InputError("must list track indices, starting with the train's own track", where="route")
+        self._trains[train]["route"] = route
 
     def _check_end(self, end, key):
         if end == "world":
@@ -681,7 +698,9 @@ class World:
         net = Network(self._connections, self._switches, self._tracks, self.dt, self.track_names)
         longest = max((t["length"] for t in self._trains), default=1.0)
         tracks = st.allocate(st.Tracks, {}, data=packed.data, row0=packed.row0, nrows=packed.nrows, ds=packed.ds,
-                             length=packed.length, closed=packed.closed, **net.tables(len(self._tracks), longest))
+                             length=packed.length, closed=packed.closed,
+                             **net.tables(len(self._tracks), longest,
+                                          [t.get("route", ()) for t in self._trains for _ in range(t["n"])]))
         self.network = net if (self._connections or self._switches) else None
         self.bodies = st.allocate(st.Bodies, dict(nb=nb), pos=self.pos, quat=self.quat, vel=self.vel, omg=self.omg,
                                   inv_mass=self.inv_mass, inv_ib=self.inv_ib, ib=self.ib, mass=self.mass)

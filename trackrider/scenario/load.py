@@ -59,7 +59,7 @@ TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resista
             "description")
 #: a table's keys beyond its settings (trackrider.settings): names and references, nested tables
 TRACK_KEYS = ("name", "curve", "segments", *file_keys(TrackConfig), "roll")
-TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color")
+TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color", "route")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
 
 #: track segment types → (required keys, optional keys)
@@ -745,6 +745,7 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     connections = net.connections(ctx, document, tracks, _array_of_tables, _check_keys)
     switches = net.switches(ctx, document, tracks, _array_of_tables, _check_keys, _number)
+    routes = net.routes(ctx, document, trains, tracks, _array_of_tables)
     notes: list = []
     if load_tracks:
         import warnings
@@ -772,5 +773,5 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, operation=operation, title=title,
-                    description=description, connections=connections, switches=switches,
+                    description=description, connections=connections, switches=switches, routes=routes,
                     document=document, warnings=notes, overrides=dict(overrides or {}))

@@ -73,6 +73,8 @@ class Scenario:
     #: ``[[switch]]``: dicts name, track, at ("end" or m), branches [(track index, end)], branch_names,
     #: position (branch index), throw_time, clearance, program [(t, branch index)]
     switches: list = field(default_factory=list)
+    #: ``[[train]] route``: train index → track indices
+    routes: dict = field(default_factory=dict)
     document: dict = field(default_factory=dict, repr=False)
     #: warnings raised while loading (a kinked curve fit ...), one line each; summary.json lists them
     warnings: list = field(default_factory=list, repr=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 CONNECTION_KEYS = ("a", "b")
-SWITCH_KEYS = ("name", "at", "branches", "position", "throw_time", "program", "clearance")
+SWITCH_KEYS = ("name", "at", "branches", "position", "throw_time", "program", "clearance", "approach")
 
 
 def place(ctx, text, where: str, tracks, *, ends_only=False, point_ok=True):
@@ -60,8 +60,6 @@ def switches(ctx, document, tracks, array_of_tables, check_keys, number) -> list
         if "at" not in t:
             raise ctx.error(f"{where}.at", "missing: where the switch is, \"TRACK:S\" or \"TRACK:end\"")
         track, at = place(ctx, t["at"], f"{where}.at", tracks)
-        if at == "start":
-            raise ctx.error(f"{where}.at", "a switch is at a point inside its track or at its end, not its start")
         raw = t.get("branches")
         if not isinstance(raw, list) or not 2 <= len(raw) <= 4:
             raise ctx.error(f"{where}.branches", f"must be 2 to 4 tracks (\"TRACK\" or \"TRACK:end\"), got {raw!r}")
@@ -75,6 +73,7 @@ def switches(ctx, document, tracks, array_of_tables, check_keys, number) -> list
             raise ctx.error(f"{where}.position", f"{position!r} is not one of the branches ({', '.join(words)})")
         throw = number(ctx, t, "throw_time", where, 5.0, ge=0.0, unit="s")
         clearance = number(ctx, t, "clearance", where, None, gt=0.0, unit="m")
+        approach = number(ctx, t, "approach", where, 100.0, gt=0.0, unit="m")
         program = []
         prog = t.get("program", [])
         if not isinstance(prog, list):
@@ -91,6 +90,7 @@ def switches(ctx, document, tracks, array_of_tables, check_keys, number) -> list
             program.append((float(item[0]), words.index(item[1])))
         out.append(dict(name=name, track=track, at=at, branches=branches, branch_names=words,
                         position=words.index(position), throw_time=throw, clearance=clearance, program=program,
+                        approach=approach,
                         text=t["at"]))
     return out
 
@@ -118,3 +118,23 @@ def start_at(ctx, cfg, i: int, tracks) -> None:
     seg["position"] = [float(x) for x in f.position[0]]
     seg["heading"] = float(np.degrees(np.arctan2(T[1], T[0])))
     seg["pitch"] = float(np.degrees(np.arcsin(np.clip(T[2], -1.0, 1.0))))
+
+
+def routes(ctx, document, trains, tracks, array_of_tables) -> dict:
+    """``[[train]] route = ["TRACK", …]``: train index → track indices (the first its own track)."""
+    names = [t.name for t in tracks]
+    out = {}
+    for i, t in enumerate(array_of_tables(ctx, document, "train")):
+        if "route" not in t:
+            continue
+        where = f"train[{i}].route"
+        r = t["route"]
+        if not isinstance(r, list) or not r or not all(isinstance(x, str) for x in r):
+            raise ctx.error(where, f"must be a list of track names, got {r!r}")
+        for j, x in enumerate(r):
+            if x not in names:
+                raise ctx.error(f"{where}[{j}]", f"no track named {x!r} (tracks: {', '.join(names)})")
+        if r[0] != trains[i].track:
+            raise ctx.error(f"{where}[0]", f"a route starts on the train's track {trains[i].track!r}, got {r[0]!r}")
+        out[i] = [names.index(x) for x in r]
+    return out
