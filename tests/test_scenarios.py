@@ -210,3 +210,24 @@ def test_freight_holds_speed_up_the_grade():
     np.testing.assert_allclose(ts["g_lateral"][curve], v**2 / (G * R), rtol=0.01)
     # (the couplers' chords add a small lateral share: within 2 %)
     np.testing.assert_allclose(np.abs(ts["lateral_load"][curve]), car.mass * v**2 / R, rtol=0.02)
+
+
+def test_passing_loop_trains_pass_in_the_loop_and_reach_their_ends():
+    sc, res = run("passing_loop")
+    east, west = series(res, "eastbound"), series(res, "westbound")
+    names = [t.name for t in sc.tracks]
+    # the line's tracks are its blocks: the two trains are never on one track at the same instant
+    ts = res.timeseries
+    tr = np.asarray(ts["track"]).reshape(len(east["t"]), -1)
+    who = np.asarray(ts["train"]).reshape(len(east["t"]), -1)[0]
+    for i in range(len(tr)):
+        assert not set(tr[i, who == "eastbound"]) & set(tr[i, who == "westbound"]), east["t"][i]
+    # the eastbound train took the loop and waited at its station while the westbound one passed on
+    # the main line; both end at rest at the far ends of the line
+    assert names[int(east["track"][len(east["t"]) // 2])] == "loop"
+    assert "main" in {names[int(k)] for k in west["track"]} and "loop" not in {names[int(k)] for k in west["track"]}
+    assert names[int(east["track"][-1])] == "east" and names[int(west["track"][-1])] == "west"
+    assert abs(east["speed"][-1]) < 0.05 and abs(west["speed"][-1]) < 0.05
+    kinds = [e["kind"] for e in res.summary["events"]]
+    assert "switch_run_through" not in kinds and "ran_off_track" not in kinds
+    assert res.status == "completed"

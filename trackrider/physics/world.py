@@ -269,7 +269,7 @@ class World:
         if (end == nw.END_POINT) != through:
             raise InputError("a switch inside its track has the track itself among its branches; one at its "
                              "start or end does not", where="branches")
-        if (int(track), end) in ends:
+        if end != nw.END_POINT and (int(track), end) in ends:
             raise InputError("a branch is the switch's own end", where="branches")
         here = nw.end_frame(ct, S)
         for i, (x, xe) in enumerate(ends):
