@@ -75,6 +75,8 @@ class Scenario:
     switches: list = field(default_factory=list)
     #: ``[[train]] route``: train index → track indices
     routes: dict = field(default_factory=dict)
+    #: ``[check]``: an envelope to check runs against, the design checks' thresholds (trackrider.check.config)
+    check: Any = None
     document: dict = field(default_factory=dict, repr=False)
     #: warnings raised while loading (a kinked curve fit ...), one line each; summary.json lists them
     warnings: list = field(default_factory=list, repr=False)
