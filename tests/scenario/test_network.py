@@ -92,6 +92,7 @@ def test_a_network_scenario_loads_builds_and_runs_with_the_track_column(tmp_path
     ('route = ["a", "b"]', 'route = ["b"]', ["train[0].route[0]"]),
     ('program = [[2.5, "c"]]', 'program = [[2.5, "x"]]', ["switch[0].program[0]"]),
     ('at = "a:12"\nbranches', 'at = "a"\nbranches', ["switch[0].at", "TRACK:S"]),
+    ('[[switch]]', '[[connection]]\na = "a:end"\nb = "c:end"\n\n[[switch]]', ["connection[1].a", "already connected"]),
 ])
 def test_bad_network_keys_are_one_error_line_naming_the_key(tmp_path, old, new, expected):
     assert old in NET

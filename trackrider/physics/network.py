@@ -245,7 +245,7 @@ def stage_switches(step, cars, tracks):
 POSITION_TOL = 1e-3          # m
 ANGLE_TOL = 0.5              # degrees
 
-_ENDS = {"start": END_START, "end": END_END}
+ENDS = {"start": END_START, "end": END_END}
 
 
 def _angle(a, b) -> float:

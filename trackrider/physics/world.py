@@ -194,14 +194,14 @@ class World:
 
     def _track_end(self, ref, key):
         """(track index, end code) of ``(track, "start" | "end")``."""
-        from trackrider.physics.network import _ENDS
+        from trackrider.physics.network import ENDS
 
-        if not (isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[1] in _ENDS
+        if not (isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[1] in ENDS
                 and isinstance(ref[0], (int, np.integer)) and 0 <= ref[0] < len(self._tracks)):
             raise InputError(f"must be (track index, 'start' | 'end'), got {ref!r}", where=key)
         if self._tracks[ref[0]].closed:
             raise InputError(f"track {ref[0]} is closed: it has no ends to connect", where=key)
-        return int(ref[0]), _ENDS[ref[1]]
+        return int(ref[0]), ENDS[ref[1]]
 
     def add_connection(self, a, b) -> int:
         """Join two track ends, ``a`` and ``b`` each ``(track index, "start" | "end")``: a car whose
@@ -214,12 +214,8 @@ class World:
         tb, eb = self._track_end(b, "b")
         if (ta, ea) == (tb, eb):
             raise InputError("joins an end to itself", where="b")
-        used = {e for c in self._connections for e in (c["a"], c["b"])}
-        used |= {(sw["track"], sw["end"]) for sw in self._switches}
-        used |= {e for sw in self._switches for e in sw["branches"] if e[1] != nw.END_POINT}
         for key, end in (("a", (ta, ea)), ("b", (tb, eb))):
-            if end in used:
-                raise InputError(f"track {end[0]}'s {('start', 'end')[end[1]]} is already connected", where=key)
+            self._check_free(end, key)
         flip = ea == eb
         # an end leaves along +T, a start is entered along +T: end→start keeps T, end–end meets head on
         bad = nw.mismatch(nw.end_frame(self._tracks[ta], a[1]), nw.end_frame(self._tracks[tb], b[1]), flip)
@@ -229,6 +225,17 @@ class World:
             raise InputError(f"joins gauges {self._gauges[ta]:g} m and {self._gauges[tb]:g} m", where="b")
         self._connections.append(dict(a=(ta, ea), b=(tb, eb)))
         return len(self._connections) - 1
+
+    def _check_free(self, end, key):
+        """An end (track, END_START | END_END) takes one connection or switch."""
+        from trackrider.physics import network as nw
+
+        used = {e for c in self._connections for e in (c["a"], c["b"])}
+        used |= {(sw["track"], sw["end"]) for sw in self._switches}
+        used |= {e for sw in self._switches for e in sw["branches"] if e[1] != nw.END_POINT}
+        if end in used:
+            raise InputError(f"{self.track_names[end[0]]}'s {('start', 'end')[end[1]]} is already connected",
+                             where=key)
 
     def add_switch(self, name: str, track: int, at, branches, position: int = 0, throw_time: float = 5.0,
                    program=(), clearance: float | None = None, branch_names=None, label=None,
@@ -247,7 +254,7 @@ class World:
         if not (isinstance(track, (int, np.integer)) and 0 <= track < len(self._tracks)):
             raise InputError(f"no track {track!r}", where="track")
         ct = self._tracks[track]
-        end = nw._ENDS.get(at, nw.END_POINT)          # a switch at the track's start, end, or inside it
+        end = nw.ENDS.get(at, nw.END_POINT)          # a switch at the track's start, end, or inside it
         S = {nw.END_START: 0.0, nw.END_END: ct.length}.get(end, at)
         if ct.closed and end != nw.END_POINT:
             raise InputError("a closed track has no ends", where="at")
@@ -260,9 +267,9 @@ class World:
             if x == track and xe == "start" and end == nw.END_POINT:
                 ends.append((int(x), nw.END_POINT))
                 continue
-            if not (0 <= x < len(self._tracks)) or self._tracks[x].closed or xe not in nw._ENDS:
+            if not (0 <= x < len(self._tracks)) or self._tracks[x].closed or xe not in nw.ENDS:
                 raise InputError(f"branch {x!r}: not an open track's start or end", where="branches")
-            ends.append((int(x), nw._ENDS[xe]))
+            ends.append((int(x), nw.ENDS[xe]))
         if not 2 <= len(ends) <= nw.MAX_BRANCHES or len(set(ends)) != len(ends):
             raise InputError(f"2 to {nw.MAX_BRANCHES} different branches, got {list(branches)}", where="branches")
         through = (int(track), nw.END_POINT) in ends
@@ -271,6 +278,9 @@ class World:
                              "start or end does not", where="branches")
         if end != nw.END_POINT and (int(track), end) in ends:
             raise InputError("a branch is the switch's own end", where="branches")
+        for e in [(int(track), end)] + ends:
+            if e[1] != nw.END_POINT:
+                self._check_free(e, "at" if e == (int(track), end) else "branches")
         here = nw.end_frame(ct, S)
         for i, (x, xe) in enumerate(ends):
             if xe == nw.END_POINT:
@@ -743,10 +753,6 @@ class World:
         self.operation = Operation(self, ops, self._operation.max_hold)
         self.operation.contact_pairs = pairs
 
-    def _car_label(self, b):
-        train, car = self._entity_labels[b]
-        return train, car
-
     @property
     def contact_ends(self) -> list:
         """Entity pairs joined by a contact between trains (front car behind, rear car ahead)."""
@@ -900,7 +906,7 @@ class World:
             self.step_count += steps
             done += steps
             if net is not None:
-                net.drain(self.records.tracks, self._car_label)
+                net.drain(self.records.tracks, self._entity_labels.__getitem__)
             if sink is not None and nrec > 0:
                 sink(out_t[:nrec], out[:nrec])
             if progress is not None:
