@@ -201,3 +201,15 @@ def test_trailing_through_a_switch_set_against_the_train_forces_it_over(from_bra
     assert forced["branch"] == ("div" if from_branch else "main")
     assert np.all(r[-1, :, ch.TRACK] == tm)
     np.testing.assert_allclose(r[:, :, ch.SPEED], v, rtol=1e-3)
+
+
+def test_a_car_that_reaches_moving_points_derails_with_a_split_event():
+    # the program throws the switch (1 s) while the train is 5 m short of it at 10 m/s, outside its
+    # clearance: the lead car reaches the point mid-throw and leaves the track there
+    w, tm, td = level_switch(0, train_at=30.0, speed=10.0, cars=1, program=[(0.5, 1)], throw_time=1.0)
+    t, r, st = run(w, 1500, 10)
+    kinds = [e["kind"] for e in w.network.events]
+    assert kinds == ["split", "switch_set"]
+    split = w.network.events[0]
+    assert split["t"] == pytest.approx(1.0, abs=1.5e-3) and split["switch"] == "points"
+    assert int(r[-1, 0, ch.FLAGS]) & ch.RAN_OFF

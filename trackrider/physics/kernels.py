@@ -574,7 +574,7 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         cars.s[b] = s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def closest_s(tracks, t, s, ax, ay, az, fr2):
     """One Newton step of the closest-point condition from ``s`` on track ``t`` for the anchor
     (``ax``, ``ay``, ``az``): error O(κ² (h v)⁴) from the predictor; none off an open track's ends."""
