@@ -170,12 +170,24 @@ def test_funicular_counterbalance():
     a = G * ((m_down - m_up) * math.sin(alpha) - mu * (m_up + m_down) * math.cos(alpha)) / (m_up + m_down)
     i = at(up, 2.0)
     assert up["speed"][i] == pytest.approx(a * up["t"][i], rel=0.02)
-    # one rope: both cars move at the same speed all the way
-    assert np.max(np.abs(up["speed"] - down["speed"])) < 0.02
-    assert res.summary["trains"]["descending"]["max_speed"] == pytest.approx(5.0, abs=0.05)
+    # one rope: both cars move at the same speed all the way (the descending one towards −s); in
+    # the loop the rope runs straight from each car, 1.95 m off the line, to the pulley (0.05 m/s)
+    assert np.max(np.abs(up["speed"] + down["speed"])) < 0.05
+    assert res.summary["trains"]["ascending"]["max_speed"] == pytest.approx(5.0, abs=0.05)
+    # one track with a passing loop: each car always on its own side, no run-through
+    names = [t.name for t in sc.tracks]
+    assert [names[int(k)] for k in np.unique(up["track"])] == ["lower", "left", "upper"]
+    assert [names[int(k)] for k in np.unique(down["track"])] == ["lower", "right", "upper"]
+    assert "switch_run_through" not in {e["kind"] for e in res.summary["events"]}
+    # started symmetric, they pass at the loop's middle (0.5 m), 3.9 m apart across it
+    lo = sc.tracks[1].track.frames(np.array([0.0, sc.tracks[1].length])).position[:, 0]
+    k = int(np.argmin(np.abs(up["x"] - down["x"]) + 1e3 * (up["track"] != names.index("left"))))
+    assert up["x"][k] == pytest.approx(lo.mean(), abs=0.5)
+    assert abs(up["y"][k] - down["y"][k]) > 3.0
     # both stop in their stations
     assert abs(up["speed"][-1]) < 0.01 and abs(down["speed"][-1]) < 0.01
-    assert up["s"][-1] > 120.0 and down["s"][-1] > 120.0
+    assert names[int(up["track"][-1])] == "upper" and up["s"][-1] > 31.0
+    assert names[int(down["track"][-1])] == "lower" and down["s"][-1] < 14.0
     assert res.status == "completed"
 
 
@@ -219,3 +231,24 @@ def test_freight_holds_speed_up_the_grade():
     np.testing.assert_allclose(ts["g_lateral"][curve], v**2 / (G * R), rtol=0.01)
     # (the couplers' chords add a small lateral share: within 2 %)
     np.testing.assert_allclose(np.abs(ts["lateral_load"][curve]), car.mass * v**2 / R, rtol=0.02)
+
+
+def test_passing_loop_trains_pass_in_the_loop_and_reach_their_ends():
+    sc, res = run("passing_loop")
+    east, west = series(res, "eastbound"), series(res, "westbound")
+    names = [t.name for t in sc.tracks]
+    # the line's tracks are its blocks: the two trains are never on one track at the same instant
+    ts = res.timeseries
+    tr = np.asarray(ts["track"]).reshape(len(east["t"]), -1)
+    who = np.asarray(ts["train"]).reshape(len(east["t"]), -1)[0]
+    for i in range(len(tr)):
+        assert not set(tr[i, who == "eastbound"]) & set(tr[i, who == "westbound"]), east["t"][i]
+    # the eastbound train took the loop and waited at its station while the westbound one passed on
+    # the main line; both end at rest at the far ends of the line
+    assert names[int(east["track"][len(east["t"]) // 2])] == "loop"
+    assert "main" in {names[int(k)] for k in west["track"]} and "loop" not in {names[int(k)] for k in west["track"]}
+    assert names[int(east["track"][-1])] == "east" and names[int(west["track"][-1])] == "west"
+    assert abs(east["speed"][-1]) < 0.05 and abs(west["speed"][-1]) < 0.05
+    kinds = [e["kind"] for e in res.summary["events"]]
+    assert "switch_run_through" not in kinds and "ran_off_track" not in kinds
+    assert res.status == "completed"

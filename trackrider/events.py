@@ -46,6 +46,12 @@ EVENTS = {e.name: e for e in (
     EventType("block_hold", "was held at a block"),
     EventType("block_release", "was released from a block"),
     EventType("lap", "completed a lap"),
+    EventType("track_change", "changed track (a connection or switch)"),
+    EventType("switch_set", "a switch was set (its throw finished)"),
+    EventType("switch_blocked", "a switch could not be thrown: a train was over it (interlocking)"),
+    EventType("switch_run_through", "trailed through a switch set against it and forced it over"),
+    EventType("split", "ran into a switch whose points were moving and derailed",
+              status="derailed"),
 )}
 
 #: the statuses of a run, highest precedence first, and what the report says of each

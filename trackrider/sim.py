@@ -115,6 +115,7 @@ class World(Protocol):
     contact_trains: list           # (behind, ahead) trains that can meet on a track
     contact_ends: list             # (entity, entity) joined by those contacts
     operation: Any                 # physics.blocks.Operation, or None (no blocks, no contacts)
+    network: Any                   # physics.network.Network, or None (no connections, no switches)
     pos: Any                       # (n_entities, 3) m, the state now (the joint checks)
     quat: Any                      # (n_entities, 4)
     mass: Any                      # (n_entities,) kg
@@ -138,6 +139,7 @@ class _Run:
     metrics: Any
     divergence: Any
     oper: Any = None
+    net: Any = None                # physics.network.Network, or None
     writer: Any = None
     out: Path | None = None
     tables: list | None = None
@@ -159,6 +161,22 @@ class _Run:
     @property
     def blocks_on(self) -> bool:
         return self.oper is not None and self.oper.has_blocks
+
+    @property
+    def extras(self) -> tuple:
+        """The CSV's columns after ``COLUMNS``: a network's ``track``, the blocks' ``block``."""
+        return (("track",) if self.net is not None else ()) + (("block",) if self.blocks_on else ())
+
+    def extra_values(self, smp):
+        """(m, n_entities, k) the values of ``extras`` for the samples ``smp``, or None."""
+        cols = []
+        if self.net is not None:
+            from trackrider.physics import channels as ch
+
+            cols.append(smp[:, :, ch.TRACK])
+        if self.blocks_on:
+            cols.append(self.oper.block_column(smp))
+        return np.stack(cols, axis=2) if cols else None
 
 
 def _train_names(labels, entity_train):
@@ -208,13 +226,13 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
                           sections_per_train=[info.get("sections", []) for info in trains[:len(names)]])
     metrics.roles = [str(info.get("role", "riders")) for info in trains[:len(names)]]
     run = _Run(dt, timing.n_steps, timing.record_every, timing.record_hz, labels, names, trains, gauge, metrics,
-               DivergenceCheck.from_world(world, record_dt, tracks), oper=world.operation,
+               DivergenceCheck.from_world(world, record_dt, tracks), oper=world.operation, net=world.network,
                start_steps=int(world.step_count))
     if out_dir is None:
         run.tables = []
     else:
         run.out = prepare_out_dir(out_dir, overwrite)
-        run.writer = TimeseriesWriter(run.out, labels, gauge, extra_columns=("block",) if run.blocks_on else ())
+        run.writer = TimeseriesWriter(run.out, labels, gauge, extra_columns=run.extras)
     return run
 
 
@@ -223,7 +241,7 @@ def _consume(run, blocks):
     from trackrider.record import block_table
 
     for t, smp, fg in blocks:
-        extra = run.oper.block_column(smp)[:, :, None] if run.blocks_on else None
+        extra = run.extra_values(smp)
         if run.writer is not None:
             run.writer.write(t, smp, fg, extra)
         else:
@@ -315,6 +333,8 @@ def _finish(world, run):
     if run.oper is not None:
         run.oper.finish(float(world.time))
         run.metrics.add_events(run.oper.events)
+    if run.net is not None:
+        run.metrics.add_events(run.net.events)
 
 
 def _summary(world, run, meta) -> dict:
@@ -340,11 +360,13 @@ def _summary(world, run, meta) -> dict:
     notes = [str(w) for w in meta.pop("warnings", None) or []]
     summary.update(meta)
     summary.update({key: measured[key] for key in ("events", "events_dropped", "trains", "bodies", "filter")})
-    summary["columns"] = list(COLUMNS) + (["block"] if run.blocks_on else [])
+    summary["columns"] = list(COLUMNS) + list(run.extras)
     summary["float_format"] = {"t": TIME_FORMAT, "other": FLOAT_FORMAT}
     if run.blocks_on:
         summary["operation"] = run.oper.summary(steps * run.dt + run.start_steps * run.dt,
                                                 [int(info.get("riders", 4)) for info in run.trains[:len(run.names)]])
+    if run.net is not None:
+        summary["switches"] = run.net.summary(world.records.tracks)
     # warnings: the scenario's (curve fits) and the run's own, so --quiet runs and sweeps keep them
     damped = {run.names[k] for k, info in enumerate(run.trains[:len(run.names)]) if info.get("damped")}
     own = run_warnings(summary, run.dt, damped)
@@ -378,7 +400,7 @@ def _result(run, summary) -> Result:
 
         drop_stale_report(run.out)
     else:
-        extra = ("block",) if run.blocks_on else ()
+        extra = run.extras
         table = np.concatenate(run.tables) if run.tables else np.empty((0, len(NUMERIC_COLUMNS) + len(extra)))
         m = len(table) // max(1, len(run.labels))
         timeseries = {}
@@ -387,8 +409,8 @@ def _result(run, summary) -> Result:
                 timeseries[name] = np.tile(np.array([a for a, _ in run.labels], dtype=str), m)
             elif name == "car":
                 timeseries[name] = np.tile(np.array([b for _, b in run.labels], dtype=int), m)
-            elif name == "block":
-                timeseries[name] = table[:, len(NUMERIC_COLUMNS)].copy()
+            elif name in extra:
+                timeseries[name] = table[:, len(NUMERIC_COLUMNS) + extra.index(name)].copy()
             else:
                 timeseries[name] = table[:, NUMERIC_COLUMNS.index(name)].copy()
     return Result(summary=summary, timeseries=timeseries, status=summary["status"], out_dir=run.out,

@@ -156,14 +156,13 @@ class Operation:
         out = np.full(s.shape, np.nan)
         nc = self.world.ncars
         out[:, :nc] = np.where(np.isfinite(s[:, :nc]), -1.0, np.nan)
-        tracks = np.asarray(self.world.cars.track[:nc])
+        tracks = samples[:, :nc, ch.TRACK]
         for tk in self.track_blocks:
-            cols = np.flatnonzero(tracks == tk)
-            if cols.size:
-                sub = s[:, cols]
-                ok = np.isfinite(sub)
-                val = np.where(ok, self.blocks_at(tk, np.where(ok, sub, 0.0)), np.nan)
-                out[:, cols] = val
+            on = tracks == tk
+            if on.any():
+                ok = on & np.isfinite(s[:, :nc])
+                val = self.blocks_at(tk, np.where(ok, s[:, :nc], 0.0))
+                out[:, :nc] = np.where(ok, val, out[:, :nc])
         return out
 
     def _init_ops(self):

@@ -50,12 +50,13 @@ CHANNELS = (
     Channel("resistance_force", "N", True, "rolling + drag + Davis force along T (negative when opposing +T)"),
     Channel("section", "", False, "code of the active section's type (physics/sections.py), -1 none"),
     Channel("flags", "", False, "bit field (below), stored as a float"),
+    Channel("track", "", True, "index of the car's track (a network's cars change track)"),
 )
 
 # the column indices, one name per line of CHANNELS, in order (test_registries checks them)
 (S, X, Y, Z, SPEED, ACCEL, G_VERTICAL, G_LATERAL, G_LONGITUDINAL, WHEEL_LOAD, LATERAL_LOAD, MOTOR_FORCE,
  KINETIC_ENERGY, POTENTIAL_ENERGY, QW, QX, QY, QZ, VX, VY, VZ, WX, WY, WZ, ROLL_TORQUE, RESISTANCE_FORCE,
- SECTION, FLAGS) = range(len(CHANNELS))
+ SECTION, FLAGS, TRACK) = range(len(CHANNELS))
 N_CHANNELS = len(CHANNELS)
 
 #: column names in column order (the CSV header uses these words)

@@ -155,7 +155,7 @@ class TrackGeometry:
 
     ``tracks`` are the world's tracks (``Track`` objects with ``frames``), by track index.
     A car's anchor is its centre of mass less ``cg`` along its up axis; the constraint
-    is its distance from the track point at the car's recorded ``s``.
+    is its distance from the point at the car's recorded ``s`` on its recorded ``track``.
     """
 
     #: at most this many recorded instants per chunk are tested first (all of a stretch that fails)
@@ -187,14 +187,13 @@ class TrackGeometry:
         on = ((flags & ch.ON_TRACK) != 0) & ((flags & ch.RAN_OFF) == 0) & np.isfinite(smp[:, :, ch.S])
         R = _rot(smp[:, :, [ch.QW, ch.QX, ch.QY, ch.QZ]])
         anchor = smp[:, :, [ch.X, ch.Y, ch.Z]] - R[..., :, 2] * self.car_cg[None, :, None]
+        on_track = smp[:, :, ch.TRACK]   # the track each car is on at each instant (a network's change)
         for k, track in enumerate(self.tracks):
-            cars = np.flatnonzero(self.car_track == k)
-            sel = on[:, cars]
-            if not sel.any():
+            i, j = np.nonzero(on & (on_track == k))
+            if i.size == 0:
                 continue
-            i, j = np.nonzero(sel)
-            p = track.frames(smp[i, cars[j], ch.S]).position
-            out[i, cars[j]] = np.linalg.norm(anchor[i, cars[j]] - p, axis=1)
+            p = track.frames(smp[i, j, ch.S]).position
+            out[i, j] = np.linalg.norm(anchor[i, j] - p, axis=1)
         return out
 
     def first_violation(self, samples, limit=DIVERGED_VIOLATION):

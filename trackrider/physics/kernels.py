@@ -28,6 +28,7 @@ from trackrider.jit import njit
 from trackrider.physics import channels as ch
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.joints.dispatch import prepare_joint
+from trackrider.physics.network import car_frame, pass_junction, stage_switches
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import rotation_error  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
@@ -548,33 +549,52 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         R = bodies.rot[b]
         cg = cars.cg[b]
         ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
+        # predictor: the old frame's closest-point step from the old s (first-order exact; the
+        # frame's T is −T of the track for a car facing −s)
+        d = ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1] + (az - fr[C_P + 2]) * fr[C_T + 2])
+        s = cars.s[b] + d if cars.dir[b] > 0.0 else cars.s[b] - d
+        s = closest_s(tracks, t, s, ax, ay, az, fr2)
+        ok = True
+        if tracks.net[0]:   # a connection or switch passed: the next track (physics/network.py)
+            s, ok = pass_junction(b, cars.s[b], s, cars, tracks)
+            if cars.track[b] != t:
+                t = cars.track[b]
+                s = closest_s(tracks, t, s, ax, ay, az, fr2)
         L = tracks.length[t]
         closed = tracks.closed[t]
-        # predictor: the old frame's closest-point step from the old s (first-order exact)
-        s = cars.s[b] + ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1]
-                         + (az - fr[C_P + 2]) * fr[C_T + 2])
-        for it in range(1):  # one Newton step from the predictor: error O(κ² (h v)⁴)
-            if not closed and (s < 0.0 or s > L):
-                break
-            eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, fr2)
-            dx, dy, dz = ax - fr2[C_P], ay - fr2[C_P + 1], az - fr2[C_P + 2]
-            f = dx * fr2[C_T] + dy * fr2[C_T + 1] + dz * fr2[C_T + 2]
-            fp = -1.0 + dx * fr2[C_DT] + dy * fr2[C_DT + 1] + dz * fr2[C_DT + 2]
-            if fp > -0.2:
-                fp = -1.0
-            s = s - f / fp
-            if closed:
-                s = s % L
-            if abs(f) < 1e-10:
-                break
-        if not closed and (s < 0.0 or s > L):
+        if not ok or (not closed and (s < 0.0 or s > L)):
             cars.on_track[b] = 0
             cars.ran_off[b] = 1
             cars.has_prev[b] = 0
-            s = 0.0 if s < 0.0 else L
-        else:
+            s = min(max(s, 0.0), L)
+        elif cars.dir[b] > 0.0:
             eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, cars.frame[b])
+        else:
+            car_frame(tracks, t, s, cars.dir[b], cars.frame[b])
         cars.s[b] = s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def closest_s(tracks, t, s, ax, ay, az, fr2):
+    """One Newton step of the closest-point condition from ``s`` on track ``t`` for the anchor
+    (``ax``, ``ay``, ``az``): error O(κ² (h v)⁴) from the predictor; none off an open track's ends."""
+    L = tracks.length[t]
+    closed = tracks.closed[t]
+    for it in range(1):
+        if not closed and (s < 0.0 or s > L):
+            break
+        eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, fr2)
+        dx, dy, dz = ax - fr2[C_P], ay - fr2[C_P + 1], az - fr2[C_P + 2]
+        f = dx * fr2[C_T] + dy * fr2[C_T + 1] + dz * fr2[C_T + 2]
+        fp = -1.0 + dx * fr2[C_DT] + dy * fr2[C_DT + 1] + dz * fr2[C_DT + 2]
+        if fp > -0.2:
+            fp = -1.0
+        s = s - f / fp
+        if closed:
+            s = s % L
+        if abs(f) < 1e-10:
+            break
+    return s
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -699,6 +719,7 @@ def record_sample(cfg, bodies, cars, sections, scratch, out):
         a0, a1, a2 = cross(w0, w1, w2, -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2])
         vt = (vel[b, 0] + a0) * fr[C_T] + (vel[b, 1] + a1) * fr[C_T + 1] + (vel[b, 2] + a2) * fr[C_T + 2]
         out[b, ch.S] = cars.s[b]
+        out[b, ch.TRACK] = cars.track[b]
         out[b, ch.SPEED] = vt
         out[b, ch.ACCEL] = (vt - cars.speed0[b]) / h
         flags = 0
@@ -751,6 +772,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     for n in range(n_steps):
         step = step0 + n + 1
         recorded = step % cfg.record_every == 0
+        if tracks.net[0]:
+            stage_switches(step, cars, tracks)
         stage_start_speed(bodies, cars)
         stage_frames(cars, sections)
         keep_velocities(bodies, tmp.scratch)

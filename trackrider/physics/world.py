@@ -100,6 +100,7 @@ class World:
         self.warm_start = v["warm_start"]
         self._tracks: list[CompactTrack] = []
         self._gauges: list[float] = []
+        self.track_names: list[str] = []
         self._trains: list[dict] = []
         self._sections: list[tuple] = []
         self._bodies: list[dict] = []
@@ -109,6 +110,9 @@ class World:
         self._operation = OperationConfig()
         self.operation = None   # blocks.Operation once built, when the world has block sections or contacts
         self.contact_trains: list[tuple[int, int]] = []
+        self._connections: list[dict] = []
+        self._switches: list[dict] = []
+        self.network = None     # network.Network once built, when the world has connections or switches
         self._built = False
         self.step_count = 0
 
@@ -117,10 +121,11 @@ class World:
         if self._built:
             raise RuntimeError("the world has started running; add everything before run()")
 
-    def add_track(self, track, gauge: float = TrackConfig.gauge) -> int:
+    def add_track(self, track, gauge: float = TrackConfig.gauge, name: str | None = None) -> int:
         """Add a track (a ``Track``, anything with ``.compact()``, or a ``CompactTrack``); returns its index.
 
-        ``gauge`` (m) is the distance between the rails (wheel-load split).
+        ``gauge`` (m) is the distance between the rails (wheel-load split); ``name`` (default
+        ``track<index>``) names it in a network's events.
         """
         self._check_open()
         gauge = check_named(TrackConfig, {"gauge": gauge})["gauge"]
@@ -132,6 +137,7 @@ class World:
             raise InputError(f"not a track: {type(track).__name__}", where="track")
         self._tracks.append(ct)
         self._gauges.append(gauge)
+        self.track_names.append(name or f"track{len(self._tracks) - 1}")
         return len(self._tracks) - 1
 
     def add_train(self, name: str, track: int = 0, cars: int = TrainConfig.cars, car: CarSpec | None = None,
@@ -185,6 +191,121 @@ class World:
                                  stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0,
                                  suspended=susp, hang=hang, trolley_mass=tmass, swing_damping=swing_c))
         return len(self._trains) - 1
+
+    def _track_end(self, ref, key):
+        """(track index, end code) of ``(track, "start" | "end")``."""
+        from trackrider.physics.network import ENDS
+
+        if not (isinstance(ref, (tuple, list)) and len(ref) == 2 and ref[1] in ENDS
+                and isinstance(ref[0], (int, np.integer)) and 0 <= ref[0] < len(self._tracks)):
+            raise InputError(f"must be (track index, 'start' | 'end'), got {ref!r}", where=key)
+        if self._tracks[ref[0]].closed:
+            raise InputError(f"track {ref[0]} is closed: it has no ends to connect", where=key)
+        return int(ref[0]), ENDS[ref[1]]
+
+    def add_connection(self, a, b) -> int:
+        """Join two track ends, ``a`` and ``b`` each ``(track index, "start" | "end")``: a car whose
+        anchor passes one continues on the other (docs/physics.md §12). The ends must meet within
+        1 mm, their tangents (head on for end–end and start–start) and up axes within 0.5°."""
+        from trackrider.physics import network as nw
+
+        self._check_open()
+        ta, ea = self._track_end(a, "a")
+        tb, eb = self._track_end(b, "b")
+        if (ta, ea) == (tb, eb):
+            raise InputError("joins an end to itself", where="b")
+        for key, end in (("a", (ta, ea)), ("b", (tb, eb))):
+            self._check_free(end, key)
+        flip = ea == eb
+        # an end leaves along +T, a start is entered along +T: end→start keeps T, end–end meets head on
+        bad = nw.mismatch(nw.end_frame(self._tracks[ta], a[1]), nw.end_frame(self._tracks[tb], b[1]), flip)
+        if bad:
+            raise InputError(bad, where="b")
+        if self._gauges[ta] != self._gauges[tb]:
+            raise InputError(f"joins gauges {self._gauges[ta]:g} m and {self._gauges[tb]:g} m", where="b")
+        self._connections.append(dict(a=(ta, ea), b=(tb, eb)))
+        return len(self._connections) - 1
+
+    def _check_free(self, end, key):
+        """An end (track, END_START | END_END) takes one connection or switch."""
+        from trackrider.physics import network as nw
+
+        used = {e for c in self._connections for e in (c["a"], c["b"])}
+        used |= {(sw["track"], sw["end"]) for sw in self._switches}
+        used |= {e for sw in self._switches for e in sw["branches"] if e[1] != nw.END_POINT}
+        if end in used:
+            raise InputError(f"{self.track_names[end[0]]}'s {('start', 'end')[end[1]]} is already connected",
+                             where=key)
+
+    def add_switch(self, name: str, track: int, at, branches, position: int = 0, throw_time: float = 5.0,
+                   program=(), clearance: float | None = None, branch_names=None, label=None,
+                   approach: float = 100.0) -> int:
+        """A switch on ``track`` at arc length ``at`` (or ``"end"``, ``"start"``). ``branches`` (2 to
+        4): the tracks that leave its point the way the track runs on (from its start: the way back),
+        each a track index (its start is at the point) or ``(index, "start" | "end")`` (``"end"``: it
+        ends there); a switch inside its track has that track itself among them (the straight on). ``position``: the index of the
+        branch set at the start; ``throw_time`` s; ``program``: ``[(t, branch index), …]``;
+        ``clearance`` m (default the longest car's length): the switch does not move while a car's
+        anchor is nearer its point; ``approach`` m: a train with a route asks for its branch from
+        this far (docs/physics.md §12)."""
+        from trackrider.physics import network as nw
+
+        self._check_open()
+        if not (isinstance(track, (int, np.integer)) and 0 <= track < len(self._tracks)):
+            raise InputError(f"no track {track!r}", where="track")
+        ct = self._tracks[track]
+        end = nw.ENDS.get(at, nw.END_POINT)          # a switch at the track's start, end, or inside it
+        S = {nw.END_START: 0.0, nw.END_END: ct.length}.get(end, at)
+        if ct.closed and end != nw.END_POINT:
+            raise InputError("a closed track has no ends", where="at")
+        if end == nw.END_POINT and not (isinstance(S, (int, float)) and 0.0 < S < ct.length):
+            raise InputError(f"{S!r} m is not inside the track (0 .. {ct.length:.6g} m)", where="at")
+        S = float(S)
+        ends = []
+        for x in branches:
+            x, xe = (x, "start") if isinstance(x, (int, np.integer)) else x
+            if x == track and xe == "start" and end == nw.END_POINT:
+                ends.append((int(x), nw.END_POINT))
+                continue
+            if not (0 <= x < len(self._tracks)) or self._tracks[x].closed or xe not in nw.ENDS:
+                raise InputError(f"branch {x!r}: not an open track's start or end", where="branches")
+            ends.append((int(x), nw.ENDS[xe]))
+        if not 2 <= len(ends) <= nw.MAX_BRANCHES or len(set(ends)) != len(ends):
+            raise InputError(f"2 to {nw.MAX_BRANCHES} different branches, got {list(branches)}", where="branches")
+        through = (int(track), nw.END_POINT) in ends
+        if (end == nw.END_POINT) != through:
+            raise InputError("a switch inside its track has the track itself among its branches; one at its "
+                             "start or end does not", where="branches")
+        if end != nw.END_POINT and (int(track), end) in ends:
+            raise InputError("a branch is the switch's own end", where="branches")
+        for e in [(int(track), end)] + ends:
+            if e[1] != nw.END_POINT:
+                self._check_free(e, "at" if e == (int(track), end) else "branches")
+        here = nw.end_frame(ct, S)
+        for i, (x, xe) in enumerate(ends):
+            if xe == nw.END_POINT:
+                continue
+            # a branch leaves the point the way the through track does (at its start: the other way)
+            bad = nw.mismatch(here, nw.end_frame(self._tracks[x], ("start", "end")[xe]),
+                              (xe == nw.END_END) != (end == nw.END_START))
+            if bad:
+                raise InputError(f"branch {i}: {bad}", where="branches")
+        if not (isinstance(position, (int, np.integer)) and 0 <= position < len(ends)):
+            raise InputError(f"must be a branch index (0 .. {len(ends) - 1}), got {position!r}", where="position")
+        prog = []
+        for t, i in program:
+            if not (isinstance(i, (int, np.integer)) and 0 <= i < len(ends)):
+                raise InputError(f"{i!r} is not a branch index", where="program")
+            prog.append((float(t), int(i)))
+        if throw_time < 0.0 or (clearance is not None and clearance <= 0.0) or approach <= 0.0:
+            raise InputError("throw_time must be >= 0 s, clearance and approach > 0 m", where="throw_time")
+        names = list(branch_names) if branch_names else [str(x) for x in branches]
+        self._switches.append(dict(name=name, track=int(track), s=S, end=end,
+                                   at=label or f"{self.track_names[track]}:{at}",
+                                   branches=ends, branch_names=names, position=int(position),
+                                   throw_time=float(throw_time), clearance=clearance, program=prog,
+                                   approach=float(approach)))
+        return len(self._switches) - 1
 
     @staticmethod
     def _frame(ct, s):
@@ -321,6 +442,15 @@ class World:
         self._joints.append(dict(kind=kind, a=a, b=b, anchor_a=anchors[0], anchor_b=anchors[1], p=p))
         return len(self._joints) - 1
 
+    def set_route(self, train: int, route) -> None:
+        """Train ``train``'s route: the tracks (indices) it runs on, in order, from the one it starts
+        on; each switch it approaches is asked for the branch on it (docs/physics.md §12)."""
+        self._check_open()
+        route = [int(x) for x in route]
+        if not route or route[0] != self._trains[train]["track"] or not all(0 <= x < len(self._tracks) for x in route):
+            raise InputError("must list track indices, starting with the train's own track", where="route")
+        self._trains[train]["route"] = route
+
     def _check_end(self, end, key):
         if end == "world":
             return
@@ -412,6 +542,7 @@ class World:
                 inv_mass[b] = 1.0 / mt
                 ib[b] = t["inertia"] * (mt / t["mass"])
                 cars.hang[b] = -1
+                cars.dir[b] = 1.0
                 cars.s[b] = t["s"][c] % ct.length if ct.closed else t["s"][c]
                 cars.cg[b] = t["cg"]
                 cars.rider[b] = t["rider"]
@@ -572,8 +703,15 @@ class World:
         self.joint_state = st.allocate(st.Joints, {}, kind=ji[:, jc.JI_KIND].copy(), a=ji[:, jc.JI_A].copy(),
                                        b=ji[:, jc.JI_B].copy(), slack=ji[:, jc.JI_SLACK].copy(),
                                        chain=ji[:, jc.JI_CHAIN].copy(), param=self.jf, lam=self.jlam)
+        from trackrider.physics.network import Network
+
+        net = Network(self._connections, self._switches, self._tracks, self.dt, self.track_names)
+        longest = max((t["length"] for t in self._trains), default=1.0)
         tracks = st.allocate(st.Tracks, {}, data=packed.data, row0=packed.row0, nrows=packed.nrows, ds=packed.ds,
-                             length=packed.length, closed=packed.closed)
+                             length=packed.length, closed=packed.closed,
+                             **net.tables(len(self._tracks), longest,
+                                          [t.get("route", ()) for t in self._trains for _ in range(t["n"])]))
+        self.network = net if (self._connections or self._switches) else None
         self.bodies = st.allocate(st.Bodies, dict(nb=nb), pos=self.pos, quat=self.quat, vel=self.vel, omg=self.omg,
                                   inv_mass=self.inv_mass, inv_ib=self.inv_ib, ib=self.ib, mass=self.mass)
         self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state)
@@ -753,6 +891,12 @@ class World:
         done = 0
         while done < n_steps:
             n = min(steps_per_chunk, n_steps - done)
+            net = self.network
+            if net is not None:      # a chunk ends where a switch's program asks for a throw
+                net.post(self.step_count, self.records.tracks)
+                k = net.steps_to_next(self.step_count)
+                if k is not None and k > 0:
+                    n = min(n, k)
             # records in this chunk: steps k with (step_count + k) % record_every == 0
             m = (self.step_count + n) // record_every - self.step_count // record_every
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
@@ -761,6 +905,8 @@ class World:
                                                       free, car_rows, ops)
             self.step_count += steps
             done += steps
+            if net is not None:
+                net.drain(self.records.tracks, self._entity_labels.__getitem__)
             if sink is not None and nrec > 0:
                 sink(out_t[:nrec], out[:nrec])
             if progress is not None:

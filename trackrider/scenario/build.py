@@ -48,13 +48,25 @@ def build_world(scenario: Scenario):
         if t.track is None:
             raise InputError("track not loaded (load_scenario(..., load_tracks=False)?)", path=path,
                              where=f"track[{i}]")
-        track_index.append(guarded(f"track[{i}]", world.add_track, t.track, gauge=t.gauge))
+        track_index.append(guarded(f"track[{i}]", world.add_track, t.track, gauge=t.gauge, name=t.name))
+
+    for i, c in enumerate(scenario.connections):
+        guarded(f"connection[{i}]", world.add_connection, (track_index[c["a"][0]], c["a"][1]),
+                (track_index[c["b"][0]], c["b"][1]))
+    for i, sw in enumerate(scenario.switches):
+        guarded(f"switch[{i}]", world.add_switch, sw["name"], track_index[sw["track"]], sw["at"],
+                [(track_index[k], e) for k, e in sw["branches"]], position=sw["position"],
+                throw_time=sw["throw_time"], program=sw["program"], clearance=sw["clearance"],
+                branch_names=sw["branch_names"], label=sw["text"], approach=sw["approach"])
 
     train_index = []
     for i, tr in enumerate(scenario.trains):
         train_index.append(guarded(
             f"train[{i}]", world.add_train, tr.name, track=track_index[tr.track_index], cars=tr.cars, car=tr.car,
             coupling=tr.coupling, wheels=tr.wheels, start_s=tr.start_s, start_speed=tr.start_speed))
+
+    for i, route in scenario.routes.items():
+        guarded(f"train[{i}]", world.set_route, train_index[i], [track_index[k] for k in route])
 
     for i, sec in enumerate(scenario.sections):
         guarded(f"section[{i}]", world.add_section, kind=sec.type, track=track_index[sec.track_index],

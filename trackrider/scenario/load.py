@@ -55,15 +55,15 @@ _REQUIRED = object()
 _ABSENT = object()
 
 TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "operation", "check",
-            "title", "description")
+            "connection", "switch", "title", "description")
 #: a table's keys beyond its settings (trackrider.settings): names and references, nested tables
 TRACK_KEYS = ("name", "curve", "segments", *file_keys(TrackConfig), "roll")
-TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color")
+TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color", "route")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
 
 #: track segment types → (required keys, optional keys)
 SEGMENT_KEYS = {
-    "start": ((), ("position", "heading", "pitch", "speed", "heart")),
+    "start": ((), ("position", "heading", "pitch", "speed", "heart", "at")),
     "straight": (("length",), ()),
     "arc": (("radius", "angle"), ("axis", "transition")),
     "helix": (("radius", "turns"), ("pitch", "transition")),
@@ -342,6 +342,8 @@ def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
             out[key] = a
         elif key in ("heading",):
             out[key] = _number(ctx, seg, key, where, maximum=36000, unit="degrees")
+        elif key == "at":   # a point of another track (scenario/network.py start_at)
+            out[key] = _string(ctx, seg, key, where)
         elif key == "pitch" and kind == "start":
             out[key] = _number(ctx, seg, key, where, ge=-90, le=90, unit="degrees")
         elif key == "speed":  # design speed at the heartline
@@ -753,11 +755,18 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     check = load_check(_table(ctx, document.get("check", {}), "check"), path, ctx.error)
 
     _check_section_overlaps(ctx, sections)
+    from trackrider.scenario import network as net
+
+    connections = net.connections(ctx, document, tracks, _array_of_tables, _check_keys)
+    switches = net.switches(ctx, document, tracks, _array_of_tables, _check_keys, _number)
+    routes = net.routes(ctx, document, trains, tracks, _array_of_tables)
     notes: list = []
     if load_tracks:
         import warnings
 
         for i, track in enumerate(tracks):
+            if track.segments and "at" in track.segments[0]:
+                net.start_at(ctx, track, i, tracks)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 _load_track(ctx, track, i, {"gravity": simulation.gravity, "resistance": resistance})
@@ -778,5 +787,5 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, operation=operation, title=title,
-                    description=description, check=check,
+                    description=description, check=check, connections=connections, switches=switches, routes=routes,
                     document=document, warnings=notes, overrides=dict(overrides or {}))

@@ -68,6 +68,13 @@ class Scenario:
     title: str = ""
     description: str = ""
     operation: OperationConfig = field(default_factory=OperationConfig)
+    #: ``[[connection]]``: dicts a, b = (track index, "start" | "end") (``scenario/network.py``)
+    connections: list = field(default_factory=list)
+    #: ``[[switch]]``: dicts name, track, at ("end" or m), branches [(track index, end)], branch_names,
+    #: position (branch index), throw_time, clearance, program [(t, branch index)]
+    switches: list = field(default_factory=list)
+    #: ``[[train]] route``: train index → track indices
+    routes: dict = field(default_factory=dict)
     #: ``[check]``: an envelope to check runs against, the design checks' thresholds (trackrider.check.config)
     check: Any = None
     document: dict = field(default_factory=dict, repr=False)
