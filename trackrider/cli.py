@@ -311,14 +311,11 @@ def run(
             result = _simulate_with_bar(simulate, sc, out_dir, duration, overwrite)
         else:
             cache.watch_compiles()
-            result = simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=None)
+            result = simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=None, keep_inputs=True)
         wall = time.perf_counter() - t0
         compiled = cache.compile_seconds() - c0
         if cache.cache_problem():
             warnings.warn(cache.cache_problem())
-        from trackrider.inputs_copy import keep_inputs
-
-        keep_inputs(sc, out_dir)  # results that stand alone: the scenario and its curve files in DIR/inputs/
         summary = getattr(result, "summary", None) or {}
         if not quiet:
             from rich.console import Console
@@ -362,7 +359,8 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
                 bar.update(task, completed=float(done), description="simulating")
 
         try:
-            return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress)
+            return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress,
+                            keep_inputs=True)
         finally:
             cache.watch_compiles(on_start=None)
 

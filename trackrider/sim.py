@@ -15,7 +15,6 @@ step count) raises ``InputError`` before anything is created.
 from __future__ import annotations
 
 import math
-import os
 import time as _time
 import warnings
 from dataclasses import dataclass, field
@@ -131,7 +130,7 @@ def _world_trains(world):
 
 
 def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_hz=SimulationConfig.filter_hz,
-              progress=None, meta=None, *, trains=None, joints=None, tracks=None) -> Result:
+              progress=None, meta=None, *, trains=None, joints=None, tracks=None, inputs_of=None) -> Result:
     """Run a built ``World`` for ``duration`` s and measure (and write) the ride.
 
     Parameters
@@ -164,11 +163,13 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     tracks : list of Track, optional
         The world's tracks by index: the divergence test then also checks that
         every car stays within 0.1 m of its track (``simulate`` passes them).
+    inputs_of : Scenario, optional
+        Keep a copy of its file and curve files in ``out_dir/inputs/``, swapped in with the
+        results (``trackrider.inputs_copy``).
     """
     from trackrider.metrics import RideMetrics, energy_groups_from_joints
     from trackrider.record import (COLUMNS, FLOAT_FORMAT, NUMERIC_COLUMNS, TIME_FORMAT,
-                                   TimeseriesWriter, block_table, prepare_out_dir,
-                                   write_summary, check_out_dir)
+                                   TimeseriesWriter, block_table, write_summary, check_out_dir)
 
     if out_dir is not None:
         check_out_dir(out_dir, overwrite)
@@ -213,8 +214,16 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
     out = None
     tables = [] if out_dir is None else None
     if out_dir is not None:
-        out = prepare_out_dir(out_dir, overwrite)
-        writer = TimeseriesWriter(out, labels, gauge, extra_columns=("block",) if blocks_on else ())
+        # taken for this run (one at a time), checked again, the results written in a stage inside it
+        from trackrider.results_folder import ResultsFolder
+
+        folder = ResultsFolder(out_dir, overwrite)
+        out = folder.path
+        try:
+            writer = TimeseriesWriter(folder.stage, labels, gauge, extra_columns=("block",) if blocks_on else ())
+        except BaseException as exc:
+            folder.close(exc)
+            raise
 
     def consume(blocks):
         for t, smp, fg in blocks:
@@ -300,9 +309,10 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         if oper is not None:
             oper.finish(float(getattr(world, "time", last_t[0])))
             metrics.add_events(oper.events)
-    except BaseException:
+    except BaseException as exc:
         if writer is not None:
             writer.abort()
+            folder.close(exc)     # an interrupted run keeps its rows so far in the stage; a full disk, none
         raise
     wall_s = _time.perf_counter() - wall0
     steps = int(getattr(world, "step_count", start_steps + done) or 0) - start_steps
@@ -358,13 +368,19 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
 
     timeseries = None
     if writer is not None:
-        # both files complete as .part first, then swapped in over any old results
-        summary_part = write_summary(out, summary, rename=False)
-        writer.close()
-        os.replace(summary_part, out / "summary.json")
-        from trackrider.outputs import drop_stale_report
+        # the results and the inputs complete in the stage, then swapped in over any old ones in one step
+        try:
+            write_summary(folder.stage, summary)
+            writer.close()
+            if inputs_of is not None:
+                from trackrider.inputs_copy import keep_inputs
 
-        drop_stale_report(out)
+                keep_inputs(inputs_of, folder.stage)
+            folder.commit()
+        except BaseException as exc:
+            folder.close(exc)
+            raise
+        folder.close()
     else:
         table = (np.concatenate(tables) if tables
                  else np.empty((0, len(NUMERIC_COLUMNS) + (1 if blocks_on else 0))))
@@ -400,7 +416,7 @@ def _train_sections(scenario, track_index):
     return out
 
 
-def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=None) -> Result:
+def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=None, keep_inputs=False) -> Result:
     """Build the world of a loaded scenario and run it (see ``run_world``).
 
     Parameters
@@ -415,6 +431,9 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
         Replace results in an existing ``out_dir`` (default False).
     progress : callable, optional
         ``progress(simulated_s, total_s)`` after every chunk (seconds).
+    keep_inputs : bool
+        Also keep a copy of the scenario file and its curve files in ``out_dir/inputs/``
+        (``trackrider run`` does), swapped in with the results.
 
     Examples
     --------
@@ -460,4 +479,5 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
         meta["overrides"] = dict(scenario.overrides)
     return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
                      filter_hz=sim.filter_hz, progress=progress, meta=meta,
-                     trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])
+                     trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks],
+                     inputs_of=scenario if keep_inputs and out_dir is not None else None)

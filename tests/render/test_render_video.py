@@ -184,12 +184,15 @@ def test_results_directory_replays_the_recording(ride, tmp_path, monkeypatch):
     res = tmp_path / "results"
     res.mkdir()
     cols = recording_columns(rec)
+    from trackrider.results_reader import REQUIRED
+
     with open(res / "timeseries.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         keys = ["t", "train", "car", "x", "y", "z", "qw", "qx", "qy", "qz"]
-        w.writerow(keys)
+        w.writerow(REQUIRED)               # the columns every timeseries.csv has; the rest empty here
         for i in range(len(cols["t"])):
-            w.writerow([cols[k][i] if k == "train" else repr(float(cols[k][i])) for k in keys])
+            w.writerow([(cols[k][i] if k == "train" else str(int(cols[k][i])) if k == "car"
+                         else repr(float(cols[k][i]))) if k in keys else "" for k in REQUIRED])
     scen = tmp_path / "ride.toml"
     scen.write_text("# stands for the scenario\n")
     (res / "summary.json").write_text(json.dumps({"status": "completed", "scenario": str(scen)}))
@@ -283,7 +286,7 @@ def test_sources_that_are_not_rides_are_input_errors(tmp_path):
     (tmp_path / "notes.txt").write_text("hi")
     with pytest.raises(InputError, match="expected a scenario .toml or a results directory"):
         render_ride(tmp_path / "notes.txt", tmp_path / "x.png")
-    with pytest.raises(InputError, match="timeseries.csv: not a results directory"):
+    with pytest.raises(InputError, match="no summary.json here: not a results folder"):
         render_ride(tmp_path, tmp_path / "x.png")
 
 

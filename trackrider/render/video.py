@@ -7,7 +7,6 @@ that rendering works.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import queue
@@ -343,17 +342,14 @@ def _load_scenario(path, overrides=None):
 
 
 def _read_results(results: Path, notice=None):
-    """(Recording, Scenario) of a results directory, the scenario as it was run: the one it names,
-    or the copy kept in its ``inputs/`` when that one moved or changed (``notice`` is told)."""
-    csv_path, summary_path = results / "timeseries.csv", results / "summary.json"
-    for p in (csv_path, summary_path):
-        if not p.is_file():
-            raise InputError("not a results directory (no timeseries.csv and summary.json)", path=p)
-    try:
-        summary = json.loads(summary_path.read_text())
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read ({exc})", path=summary_path) from None
-    scen = summary.get("scenario") if isinstance(summary, dict) else None
+    """(Recording, Scenario) of a results directory, read by ``trackrider.results_reader`` (as
+    ``report`` and ``plot`` read it), the scenario as it was run: the one it names, or the copy
+    kept in its ``inputs/`` when that one moved or changed (``notice`` is told)."""
+    from trackrider.results_reader import read_results
+
+    res = read_results(results)
+    summary, summary_path = res.summary, results / "summary.json"
+    scen = summary.get("scenario")
     if not scen:
         raise InputError("no scenario recorded: cannot rebuild the track", path=summary_path, where="scenario")
     scen_path = Path(scen)
@@ -364,7 +360,7 @@ def _read_results(results: Path, notice=None):
     scenario, message = load_results_scenario(results, summary, notice, loader=_load_scenario)
     if scenario is None:
         raise InputError(message, path=summary_path, where="scenario")
-    return Recording.from_csv(csv_path), scenario
+    return Recording.from_timeseries(res.flat(), path=results / "timeseries.csv"), scenario
 
 
 def _progress_bar(enabled):
