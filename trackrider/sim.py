@@ -451,6 +451,11 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     sim = scenario.simulation
     if duration is None:
         duration = sim.duration
+    elif hasattr(scenario, "trains"):          # the output of a run of another length (load_scenario checked its own)
+        from trackrider.limits import check_output, entities
+
+        check_output(sim, entities(scenario.trains, getattr(scenario, "bodies", [])), duration,
+                     path=getattr(scenario, "path", None), where="--duration")
     world = build_world(scenario)
     trains = []
     for tr in scenario.trains:
