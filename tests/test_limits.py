@@ -113,6 +113,9 @@ def test_the_geometry_bounds_hold_at_the_bound_and_just_beyond(tmp_path):
     check_ok(answer(scenario(tmp_path / "segs.toml", [segs])))
     check_refused(answer(scenario(tmp_path / "segs1.toml", [segs.replace("[{", "[{type = \"straight\", length = 0.5}, {", 1)])),
                   "track[0].segments", "5,000")
+    # 120 000 short segments (3.5 MB of TOML): refused from their count, before any is built
+    many = "segments = [" + ",".join(['{type="straight",length=0.1}'] * 120_000) + "]"
+    check_refused(answer(scenario(tmp_path / "segs120k.toml", [many])), "120,000 segments")
 
 
 @pytest.mark.slow

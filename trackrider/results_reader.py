@@ -18,8 +18,7 @@ of places: ``t``, ``car``, ``s``, ``section``, ``duration_s``); ``filter``, ``ov
 ``operation`` and ``diverged`` objects of their own fields; ``warnings`` and ``columns`` lists
 of strings. Other keys are ignored.
 
-``timeseries.csv``: a header naming every column of ``trackrider.record.COLUMNS`` up to the
-quaternion, once each; then rows of as many fields: ``t`` a finite number, ``train`` a name,
+``timeseries.csv``: a header naming every column of ``trackrider.record.COLUMNS``, once each; then rows of as many fields: ``t`` a finite number, ``train`` a name,
 ``car`` a whole number ≥ 1, ``x, y, z, qw, qx, qy, qz`` finite numbers, every other field a
 finite number or empty (undefined). Rows come an instant at a time, the same cars and bodies in
 the same order at every instant (their labels distinct), ``t`` increasing from instant to instant.
@@ -36,15 +35,14 @@ from pathlib import Path
 import numpy as np
 
 from trackrider.errors import InputError
+from trackrider.record import COLUMNS
 
 SUMMARY = "summary.json"
 TIMESERIES = "timeseries.csv"
 #: the largest summary.json read (a run's is a few kB; 1000 events ~ 100 kB)
 MAX_SUMMARY_BYTES = 16 * 2**20
-#: columns every timeseries.csv has (``trackrider.record``: the base columns and the quaternion)
-REQUIRED = ("t", "train", "car", "s", "x", "y", "z", "speed", "accel", "g_vertical", "g_lateral",
-            "g_longitudinal", "wheel_load", "lateral_load", "motor_force", "kinetic_energy", "potential_energy",
-            "qw", "qx", "qy", "qz")
+#: columns every timeseries.csv has (``trackrider.record.COLUMNS``; ``block`` only with block sections)
+REQUIRED = COLUMNS
 #: columns that are never empty: time, and where each car or body is
 DEFINED = ("t", "x", "y", "z", "qw", "qx", "qy", "qz")
 #: rows parsed at a time
