@@ -37,6 +37,12 @@ CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compiled_kernels():
+    """The kernels compiled and cached first: compiling them peaks far above answering."""
+    answer(ROOT / "scenarios" / "pendulum.toml")
+
+
 def answer(path):
     p = subprocess.run([sys.executable, "-c", CHILD, str(path), str(ROOT)], capture_output=True, text=True,
                        timeout=600)

@@ -490,6 +490,7 @@ def test_killed_cli_run_leaves_no_complete_looking_file(tmp_path):
         duration = 100000.0
         dt = 0.002
         record_hz = 100
+        max_output_gb = 10           # killed long before: the run may be long
 
         [[track]]
         name = "loop"
