@@ -241,6 +241,10 @@ class FolderLock:
         self.release(remove_created=exc_type is not None)
         return False
 
+    def __del__(self):                  # a holder that failed before releasing: the lock goes with it
+        if getattr(self, "fd", None) is not None:
+            os.close(self.fd)
+
 
 def try_lock(path) -> FolderLock | None:
     """The lock of folder ``path`` when no one holds it, else None (never creates the folder)."""

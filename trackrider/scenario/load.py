@@ -402,13 +402,15 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         segments = [_segment(ctx, seg, f"{where}.segments[{j}]", j) for j, seg in enumerate(value)]
         if all(seg["type"] == "start" for seg in segments):
             raise ctx.error(f"{where}.segments", "has no segment after 'start'")
-        if any(seg["type"] in DESIGN_SEGMENTS for seg in segments):
+        design = any(seg["type"] in DESIGN_SEGMENTS for seg in segments)
+        if design:
             _check_design_track(ctx, t, where, segments)
         total = sum(_segment_length(seg) for seg in segments)
         if total > limits.left("length"):
             raise ctx.error(f"{where}.segments", f"the track would be {total / 1000:.4g} km long "
                             f"({limits.limit_text('length')})")
-        limits.spend("length", total)
+        if not design:                 # a design's length is known once designed (spent when loaded)
+            limits.spend("length", total)
     if has_segments and "format" in t:
         raise ctx.error(f"{where}.format", "applies to a curve file, not to segments")
     own = {k: v for k, v in t.items() if k in file_keys(TrackConfig)}
@@ -481,7 +483,8 @@ def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int, design: dict | None = None)
         if length > limits.left("length"):
             raise ctx.error(where, f"the track is {length / 1000:.4g} km long ({limits.limit_text('length')})")
         limits.spend("length", length)
-    limits.spend("points", len(getattr(track, "points", None) if getattr(track, "points", None) is not None else ()))
+    points = getattr(track, "points", None)
+    limits.spend("points", 0 if points is None else len(points))
     limits.spend("nodes", len(getattr(track, "_node_s", ())))
     cfg.track = track
     cfg.length = length
