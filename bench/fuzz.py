@@ -4,7 +4,8 @@
 
 The cases are those of ``tests/test_fuzz.py`` (its CI test runs a few hundred): mutated
 scenarios through ``validate`` (75 %), mutated curve files through ``curve`` (20 %) and
-mutated results folders through ``plot`` and ``report`` (5 %, which must agree), and in each
+mutated results folders through ``plot`` and ``report`` (5 %, which must agree; what they
+refuse ``render`` must refuse too, where the machine renders), and in each
 chunk a dozen valid scenario mutants run for 3 s (finite figures, possible speeds). They run
 ``--chunk`` at a time, each chunk in a worker process of its own (its peak memory is the
 largest any of its cases needed). Every case must be answered: ``ok`` (exit 0, only

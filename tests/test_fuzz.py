@@ -5,7 +5,7 @@ wrong type, a key dropped or misspelt) and of ``curves/*`` (a coordinate made hu
 lines dropped, repeated or garbled) go through ``validate`` and ``curve``; mutants of a
 results folder (a ``summary.json`` field of the wrong type or absurd, a ``timeseries.csv``
 field garbled, lines dropped, repeated, swapped or cut) go through ``plot`` and ``report``,
-which must give the same answer. Every case must end in ``ok`` (exit 0, at most
+which must give the same answer (and what they refuse, ``render`` refuses too). Every case must end in ``ok`` (exit 0, at most
 ``warning:`` lines besides) or in one ``error:`` line with exit code 2, within
 ``CASE_LIMIT_S`` and with the worker's peak memory under ``MEMORY_LIMIT``. A few valid
 mutants are run for a couple of seconds: each reports finite, physically bounded figures
@@ -259,9 +259,23 @@ def _results_base(runner, app, base, tmp) -> Path:
     return made
 
 
+_RENDER_OK: list = []
+
+
+def _can_render() -> bool:
+    """Whether this machine renders off screen (probed once, in a subprocess)."""
+    if not _RENDER_OK:
+        from trackrider.render.probe import check_rendering
+
+        _RENDER_OK.append(check_rendering() is None)
+    return _RENDER_OK[0]
+
+
 def _results_case(runner, app, base, seed, tmp):
     """``plot`` and ``report`` of a mutated copy of ``base``'s results: one outcome for both
-    (their exit codes and stderr joined) when they agree, else a disagreement (code -2)."""
+    (their exit codes and stderr joined) when they agree, else a disagreement (code -2). What
+    both refuse, ``render`` must refuse too where this machine renders (before drawing: a still
+    of what they accept would take seconds a case)."""
     import shutil
 
     made = _results_base(runner, app, base, tmp)
@@ -274,8 +288,16 @@ def _results_case(runner, app, base, seed, tmp):
         r = runner.invoke(app, [command, str(folder), "--out", str(out)])
         outcomes.append((r.exit_code, r.stderr, r.stdout))
         walls.append(time.perf_counter() - t0)
-    shutil.rmtree(folder)
     (c1, e1, o1), (c2, e2, o2) = outcomes
+    if c1 and c2 and _can_render():
+        t0 = time.perf_counter()
+        r = runner.invoke(app, ["render", str(folder), "--out", str(folder / "still.png")])
+        walls.append(time.perf_counter() - t0)
+        if r.exit_code != 2:
+            shutil.rmtree(folder)
+            return -2, f"plot refuses ({e1.strip()[-300:]}), render {r.exit_code}: {r.stderr.strip()[-300:]}", \
+                "", max(walls)
+    shutil.rmtree(folder)
     if (c1 == 0) != (c2 == 0):
         return -2, f"plot and report disagree: plot {c1}: {e1.strip()[-300:]} | report {c2}: {e2.strip()[-300:]}", \
             "", max(walls)
@@ -298,6 +320,7 @@ def worker(case_file, out_file):
     cases = json.loads(Path(case_file).read_text())
     for base in sorted({args[1] for args in cases if args[0] == "results"}):
         _results_base(runner, app, base, Path(out_file).parent)
+        _can_render()                  # probed before the cases' clocks start
     results = []
     ok_scenarios = []
     for args in cases:
