@@ -230,9 +230,3 @@ def make_dir(path, where: str = "--out") -> Path:
     except OSError as exc:
         raise InputError(f"cannot create the folder: {exc.strerror or exc}", path=p, where=where) from None
     return p
-
-
-def replace_file(part, final) -> Path:
-    """Rename a completed ``part`` file onto ``final`` (atomic on one file system)."""
-    os.replace(part, final)
-    return Path(final)

@@ -31,7 +31,7 @@ from trackrider.metrics import FILTERED_G, wheel_split
 from trackrider.physics import channels as ch
 from trackrider.results_folder import is_plain_file, naming, open_new, temp_name
 
-#: the columns INTERFACE.md fixes, in order
+#: the columns docs/outputs.md fixes, in order
 BASE_COLUMNS = (
     "t", "train", "car", "s", "x", "y", "z", "speed", "accel",
     "g_vertical", "g_lateral", "g_longitudinal", "wheel_load", "lateral_load",
