@@ -232,6 +232,46 @@ def test_a_commit_cut_short_is_finished_by_the_next_reader(tmp_path, monkeypatch
     assert not any(rf.is_leftover(p) for p in out.iterdir())
 
 
+# ------------------------------------------------------------------ check --save and compare --save
+
+def test_check_and_compare_save_wait_for_no_run_and_a_rerun_moves_their_files_out(tmp_path):
+    """They read the results and write beside them (``summary.json``, ``compare.json``): refused while
+    a run holds the folder, so what they write describes the results they read; a later run moves the
+    ``compare.json`` trackrider wrote out with the old results (a file of the user's stays)."""
+    from trackrider.record import read_timeseries
+    from trackrider.results_folder import FolderLock
+
+    out = tmp_path / "res"
+    assert run_quiet(out, seconds=6.0).exit_code == 0
+    ts = read_timeseries(out)
+    bead = ts["train"] == "bead"
+    measured = tmp_path / "m.csv"
+    measured.write_text("time,ax,ay,az\n" + "".join(
+        f"{t:.3f},{a:.6f},{b:.6f},{c:.6f}\n" for t, a, b, c in zip(
+            ts["t"][bead], ts["g_longitudinal"][bead], ts["g_lateral"][bead], ts["g_vertical"][bead])))
+    check = ["check", out, "--envelope", ROOT / "docs" / "examples" / "envelope_example.toml", "--save"]
+    compare = ["compare", out, measured, "--time", "time", "--accel", "ax,ay,az", "--save"]
+    before = listing(out)
+    with FolderLock(out):                 # as a run writing there holds it
+        for args in (check, compare):
+            r = CliRunner().invoke(app, [str(a) for a in args])
+            assert r.exit_code == 2 and one_error_line(r.stderr) and "another trackrider command" in r.stderr, \
+                (args[0], r.stderr)
+    assert listing(out) == before
+    r = CliRunner().invoke(app, [str(a) for a in check])
+    assert r.exit_code in (0, 3), r.stderr
+    assert "check" in json.loads((out / "summary.json").read_text())
+    # as compare --save writes it (a pendulum's trace aligns equally well a period away: refused)
+    (out / "compare.json").write_text(json.dumps({"measured": str(measured), "offset_s": 0.0, "train": "bead"}))
+
+    assert run_quiet(out, "--overwrite", seconds=0.3).exit_code == 0
+    assert not (out / "compare.json").exists()                    # it compared the old run
+    assert "check" not in json.loads((out / "summary.json").read_text())
+    (out / "compare.json").write_text('{"mine": true}')
+    assert run_quiet(out, "--overwrite", seconds=0.2).exit_code == 0
+    assert (out / "compare.json").read_text() == '{"mine": true}'  # not trackrider's: left alone
+
+
 # ------------------------------------------------------------------ item 9: a full disk
 
 def _file_size_limit(limit):

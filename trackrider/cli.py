@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Optional
 
@@ -691,12 +691,15 @@ def check(
         from trackrider.check.envelope import load_envelope
         from trackrider.check.results import add_to_summary, check_results_dir, status_lines
 
-        env = load_envelope(envelope, restraint)
-        result, summary = check_results_dir(results_dir, env, notice=lambda m: typer.echo(m, err=True))
-        if save:
-            from trackrider.record import write_summary
+        from trackrider.results_folder import held
 
-            write_summary(results_dir, add_to_summary(summary, result))
+        env = load_envelope(envelope, restraint)
+        with held(results_dir) if save else nullcontext():     # no run replaces the results meanwhile
+            result, summary = check_results_dir(results_dir, env, notice=lambda m: typer.echo(m, err=True))
+            if save:
+                from trackrider.record import write_summary
+
+                write_summary(results_dir, add_to_summary(summary, result))
         if as_json:
             import json
 
@@ -739,7 +742,8 @@ def compare(
     """
     with _guard():
         from trackrider.check.compare import compare_lines, compare_run, plot_comparison, read_measured
-        from trackrider.outputs import check_out_file
+        from trackrider.outputs import check_out_file, is_compare_json
+        from trackrider.results_folder import held
 
         if plot is not None:
             if not plot.lower().endswith(".png"):
@@ -747,17 +751,20 @@ def compare(
             check_out_file(plot, overwrite, where="--plot")
         target = Path(results_dir) / "compare.json"
         if save:
-            check_out_file(target, overwrite, where="--save", ours=_is_compare_json)
+            check_out_file(target, overwrite, where="--save", ours=is_compare_json)
         meas = read_measured(measured, time_col, accel.split(","), units, altitude, speed)
-        from trackrider.inputs_copy import load_results_scenario
-        from trackrider.record import read_summary
-
-        scenario, _ = load_results_scenario(results_dir, read_summary(results_dir))
-        result = compare_run(results_dir, meas, train=train, car=car, rotate=rotate, scenario=scenario)
         import json
 
-        from trackrider.record import _json_clean
+        from trackrider.inputs_copy import load_results_scenario
+        from trackrider.outputs import atomic_file
+        from trackrider.record import _json_clean, read_summary
 
+        with held(results_dir) if save else nullcontext():     # no run replaces the results meanwhile
+            scenario, _ = load_results_scenario(results_dir, read_summary(results_dir))
+            result = compare_run(results_dir, meas, train=train, car=car, rotate=rotate, scenario=scenario)
+            if save:
+                with atomic_file(target) as tmp:
+                    tmp.write_text(json.dumps(_json_clean(result.as_dict())) + "\n", encoding="utf-8")
         if as_json:
             typer.echo(json.dumps(_json_clean(result.summary), indent=2))
         else:
@@ -766,21 +773,7 @@ def compare(
         if plot is not None:
             typer.echo(f"wrote {plot_comparison(result.as_dict(), plot)}")
         if save:
-            from trackrider.outputs import atomic_file
-
-            with atomic_file(target) as tmp:
-                tmp.write_text(json.dumps(_json_clean(result.as_dict())) + "\n", encoding="utf-8")
             typer.echo(f"wrote {target}")
-
-
-def _is_compare_json(path) -> bool:
-    import json
-
-    try:
-        d = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(d, dict) and "offset_s" in d and "measured" in d
 
 
 # --------------------------------------------------------------------------- sweep

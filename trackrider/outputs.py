@@ -70,6 +70,12 @@ def is_results_dir(path) -> bool:
     return _read_head(p / "timeseries.csv", len(_CSV_HEAD)).decode("utf-8", "replace") == _CSV_HEAD
 
 
+def is_compare_json(path) -> bool:
+    """True when ``path`` is a ``compare.json`` trackrider wrote (``compare --save``)."""
+    doc = _json_object(Path(path))
+    return doc is not None and "offset_s" in doc and "measured" in doc
+
+
 def is_sweep_dir(path) -> bool:
     """True when ``path`` holds a sweep trackrider wrote (its ``plan.json`` with a digest)."""
     plan = _json_object(Path(path) / "plan.json")

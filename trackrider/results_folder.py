@@ -13,11 +13,13 @@
   (``timeseries.csv``, ``summary.json``) and the ``inputs/`` copy are complete, the
   marker ``COMMIT`` is written into the stage — the one step: before it the old results
   stand, after it the new ones — and the entries are moved into ``DIR`` (a stale
-  ``inputs/`` and a ``report.html`` trackrider wrote for the old results are moved into the
-  stage first) and the stage removed. A commit cut short (the process killed between
-  two renames) is finished by the next command that takes the folder (``run``, ``report``,
-  ``plot``, ``render``); a stage without ``COMMIT`` is an interrupted run's (its rows so
-  far) and the next run into the folder removes it.
+  ``inputs/``, and a ``report.html`` or ``compare.json`` trackrider wrote for the old
+  results, are moved into the stage first) and the stage removed. A commit cut short (the
+  process killed between two renames) is finished by the next command that takes the
+  folder (``run``, ``report``, ``plot``, ``render``, ``check``, ``compare``); a stage without
+  ``COMMIT`` is an interrupted run's (its rows so far) and the next run into the folder
+  removes it. ``check --save`` and ``compare --save`` hold the folder while they read the
+  results and write beside them (``held``).
 * **No links followed.** Files are created exclusive and no-follow (``O_EXCL|O_NOFOLLOW``)
   in the private stage; renames replace a link at a result's name, never what it points
   at; nothing is deleted but trackrider's own stage folders (a real directory holding the
@@ -55,6 +57,8 @@ OLD = "old"
 ENTRIES = ("inputs", "timeseries.csv", "summary.json")
 #: a page trackrider wrote for the old results: moved out by the commit (it would describe the old run)
 REPORT = "report.html"
+#: a comparison with a measured ride trackrider wrote for the old results (``compare --save``): moved out alike
+COMPARE = "compare.json"
 #: partial files an earlier trackrider left in the folder itself (regular files only)
 OLD_PARTS = ("timeseries.csv.part", "summary.json.part")
 
@@ -293,6 +297,26 @@ def settle(folder) -> None:
         lock.release()
 
 
+@contextmanager
+def held(folder, where: str = "RESULTS_DIR"):
+    """Hold the results folder ``folder`` while a command reads its results and writes a file
+    into it (``check --save``, ``compare --save``): refused (one ``error:`` line) while a run
+    writes there, so the file written describes the results read; a commit cut short is
+    finished first. An ``OSError`` inside (a full disk) becomes an ``OutputWriteError`` naming
+    its file. A folder that is not there is left to the reader to report."""
+    if not is_plain_dir(folder):
+        yield
+        return
+    lock = FolderLock(folder, where=where)
+    try:
+        finish_commits(folder)
+        yield
+    except OSError as exc:
+        raise write_failed(exc, exc.filename or folder) from None
+    finally:
+        lock.release()
+
+
 def _own_old_entry(folder: Path, name: str) -> bool:
     """Whether the folder's ``name`` is trackrider's, to be moved out by a commit that brings
     no new one (a stale ``inputs/`` copy, a report page of the old results)."""
@@ -305,6 +329,10 @@ def _own_old_entry(folder: Path, name: str) -> bool:
         from trackrider.outputs import REPORT_GENERATOR, head_contains
 
         return is_plain_file(p) and head_contains(p, REPORT_GENERATOR.encode())
+    if name == COMPARE:
+        from trackrider.outputs import is_compare_json
+
+        return is_compare_json(p)
     return False
 
 
@@ -317,7 +345,7 @@ def _finish(folder: Path, stage: Path) -> None:
     old = stage / OLD
     if not is_plain_dir(old):
         old.mkdir()
-    for name in ENTRIES + (REPORT,):
+    for name in ENTRIES + (REPORT, COMPARE):
         new, dest = stage / name, folder / name
         if name in brings:
             if not lexists(new):

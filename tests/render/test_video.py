@@ -42,6 +42,22 @@ def test_still_shows_the_track_and_the_train(ride, tmp_path):
     assert train_pixels(img).sum() > 500
 
 
+def test_a_still_is_written_through_no_link_planted_beside_it(ride, tmp_path):
+    """The file is completed under a fresh name beside ``--out`` and renamed: a link planted at a
+    name an earlier version used (``.still.png.tmp<pid>``) is not written through."""
+    import os
+
+    rec, spec = ride
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    out = tmp_path / "still.png"
+    (tmp_path / f".still.png.tmp{os.getpid()}").symlink_to(victim)
+    render_ride(None, out, camera="chase", size=SMALL, time=0.7, recording=rec, scene=spec)
+    assert victim.read_text() == "precious"
+    assert iio3.imread(out).shape == (SMALL[1], SMALL[0], 3)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.is_symlink()) == ["still.png", "victim.txt"]
+
+
 def test_frames_finished_later_or_out_of_order_are_the_frames_rendered(ride):
     """The MP4 writer finishes a frame (backdrop, anti-aliasing, overlay) in its own
     thread while the next ones render, from a pooled read-back buffer: however late or

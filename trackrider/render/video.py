@@ -8,7 +8,6 @@ that rendering works.
 from __future__ import annotations
 
 import math
-import os
 import queue
 import sys
 import threading
@@ -577,15 +576,11 @@ def render_ride(
         writer.close()
         stats.encode_s += _time.perf_counter() - t_close
         stats.total_s = _time.perf_counter() - t_begin
-        # atomic: the output appears complete or not at all
-        tmp_final = out.with_name(f".{out.name}.tmp{os.getpid()}")
-        try:
-            with open(tmp_out, "rb") as src_fh, open(tmp_final, "wb") as dst:
-                while chunk := src_fh.read(1 << 20):
-                    dst.write(chunk)
-            os.replace(tmp_final, out)
-        finally:
-            if tmp_final.exists():
-                tmp_final.unlink()
+        # atomic: the output appears complete or not at all (a fresh temporary beside it, no link followed)
+        from trackrider.outputs import atomic_file
+
+        with atomic_file(out) as tmp_final, open(tmp_out, "rb") as src_fh, open(tmp_final, "wb") as dst:
+            while chunk := src_fh.read(1 << 20):
+                dst.write(chunk)
     return out
 
