@@ -43,7 +43,6 @@ import os
 import shutil
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -76,8 +75,10 @@ def _one_line(text: str) -> str:
 
 
 def _write_json_atomic(path: Path, doc) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "w") as fh:
+    from .results_folder import open_new, temp_name
+
+    tmp = temp_name(path)              # a fresh name, created exclusive and no-follow
+    with open_new(tmp, "w") as fh:
         json.dump(doc, fh, indent=1, sort_keys=True)
         fh.write("\n")
     os.replace(tmp, path)
