@@ -690,7 +690,6 @@ def check(
     with _guard():
         from trackrider.check.envelope import load_envelope
         from trackrider.check.results import add_to_summary, check_results_dir, status_lines
-
         from trackrider.results_folder import held
 
         env = load_envelope(envelope, restraint)
