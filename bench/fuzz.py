@@ -9,7 +9,7 @@ refuse ``render`` must refuse too, where the machine renders), and in each
 chunk a dozen valid scenario mutants run for 3 s (finite figures, possible speeds). They run
 ``--chunk`` at a time, each chunk in a worker process of its own (its peak memory is the
 largest any of its cases needed). Every case must be answered: ``ok`` (exit 0, only
-``warning:`` lines) or one ``error:`` line with exit 2, within ``CASE_LIMIT_S``, with the
+``warning:`` lines) or one ``error:`` line with exit 2, within ``CASE_LIMIT_S`` of CPU, with the
 worker's peak memory under ``MEMORY_LIMIT``. Prints the answers by command and kind, the
 slowest cases, the peak memory, and every unexpected outcome (there should be none); exits
 1 when there is one. The same seed gives the same cases.
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
                 why = fuzz.unexpected(c)
                 answer = "unexpected" if why else ("ok" if c["code"] == 0 else "error")
                 counts[(c["args"][0], answer)] += 1
-                slowest.append((c["wall"], " ".join(c["args"][:2])))
+                slowest.append((c["cpu"], " ".join(c["args"][:2])))
                 if why:
                     bad.append((c["args"], why))
             print(f"{min(k + args.chunk, len(cases))}/{len(cases)} cases, {time.perf_counter() - t0:.0f} s, "
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     for command in ("validate", "curve", "results", "run"):
         print(f"  {command:9s} ok {counts[(command, 'ok')]:5d}   error {counts[(command, 'error')]:5d}   "
               f"unexpected {counts[(command, 'unexpected')]}")
-    print("  slowest: " + ", ".join(f"{w:.1f} s ({what.split('/')[-1]})" for w, what in sorted(slowest)[-3:]))
+    print("  slowest: " + ", ".join(f"{w:.1f} s CPU ({what.split('/')[-1]})" for w, what in sorted(slowest)[-3:]))
     print(f"{len(bad)} unexpected outcomes")
     for args_, why in bad:
         print("  ", args_, why)
