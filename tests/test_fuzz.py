@@ -1,15 +1,19 @@
-"""Seeded fuzzing of the bundled scenarios and curves (issue: every input answered in seconds).
+"""Seeded fuzzing of the bundled scenarios, curves and results (issue: every input answered in seconds).
 
 Mutants of ``scenarios/*.toml`` (a number scaled to an absurd value, a value of the
 wrong type, a key dropped or misspelt) and of ``curves/*`` (a coordinate made huge,
-lines dropped, repeated or garbled) go through ``validate`` and ``curve``; every case
-must end in ``ok`` (exit 0, at most ``warning:`` lines besides) or in one ``error:``
-line with exit code 2, within ``CASE_LIMIT_S`` and with the worker's peak memory under
+lines dropped, repeated or garbled) go through ``validate`` and ``curve``; mutants of a
+results folder (a ``summary.json`` field of the wrong type or absurd, a ``timeseries.csv``
+field garbled, lines dropped, repeated, swapped or cut) go through ``plot`` and ``report``,
+which must give the same answer (and what they refuse, ``render`` refuses too). Every case
+must end in ``ok`` (exit 0, at most ``warning:`` lines besides) or in one ``error:`` line
+with exit code 2, within ``CASE_LIMIT_S`` of CPU and with the worker's peak memory under
 ``MEMORY_LIMIT``. A few valid mutants are run for a couple of seconds: each reports
 finite, physically bounded figures or ends ``diverged`` (exit 1).
 
 The cases run in one worker process (this file as a script), so its peak memory is
-the largest any case needed; the same seed gives the same cases.
+the largest any case needed; the same seed gives the same cases. CI runs a few hundred
+cases (the test below); ``python bench/fuzz.py`` runs 10 000.
 """
 from __future__ import annotations
 
@@ -28,9 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED = 20261124
 N_SCENARIO_CASES = 300
 N_CURVE_CASES = 100
+N_RESULT_CASES = 30
 N_RUNS = 12
 RUN_SECONDS = 3.0
+#: CPU seconds a case may take (its wall time on a loaded shared machine is no measure of the work)
 CASE_LIMIT_S = 20.0
+#: wall seconds after which a case counts as hung
+HANG_S = 6 * CASE_LIMIT_S
 MEMORY_LIMIT = 3 * 2**30
 ABSURD = [0.0, -1.0, 1e-9, 8e-6, 1e-3, 1e3, 1e6, 1e9, 1e300, -1e300, float("nan"), float("inf")]
 
@@ -152,14 +160,61 @@ def mutate_curve(text, rng):
     return "\n".join(lines) + "\n"
 
 
-def make_cases(tmp):
+#: garbage for a timeseries.csv field
+FIELD_GARBAGE = ["", "x", "nan", "inf", "-inf", "1e400", "-0", "1e-320", "1e300", "\u00e9", '"', "1,2", " 1", "0x10"]
+
+
+def mutate_results(folder, rng):
+    """Change one thing in a copy of a results folder, as a hand edit (or a cut) might."""
+    folder = Path(folder)
+    if rng.random() < 0.5:
+        path = folder / "summary.json"
+        doc = json.loads(path.read_text())
+        leaves = [(p, v) for p, v in _leaves(doc) if p]
+        where, value = rng.choice(leaves)
+        kind = rng.random()
+        if kind < 0.4 and isinstance(value, (int, float)) and not isinstance(value, bool):
+            _set(doc, where, rng.choice(ABSURD) * (value or 1))
+        elif kind < 0.75:
+            _set(doc, where, rng.choice(["", "x", True, None, [], {"a": 1}, [1.0, "b"], -7, 1e308]))
+        elif kind < 0.9:
+            _delete(doc, where[: rng.randrange(1, len(where) + 1)])
+        else:
+            _set(doc, where[:1], rng.choice([[], "x", 3, None, {}]))
+        path.write_text(json.dumps(doc))
+        return
+    path = folder / "timeseries.csv"
+    lines = path.read_text().split("\n")
+    n = len(lines)
+    i, j = rng.randrange(0, n - 1), rng.randrange(1, n - 1)
+    kind = rng.randrange(6)
+    if kind == 0:                                   # a field garbled
+        fields = lines[i].split(",")
+        fields[rng.randrange(len(fields))] = rng.choice(FIELD_GARBAGE)
+        lines[i] = ",".join(fields)
+    elif kind == 1:
+        del lines[i]
+    elif kind == 2:
+        lines.insert(i, lines[j])
+    elif kind == 3:
+        lines[i], lines[j] = lines[j], lines[i]
+    elif kind == 4:                                 # a column gone from every line
+        c = rng.randrange(len(lines[0].split(",")))
+        lines = [",".join(f for k, f in enumerate(ln.split(",")) if k != c) if ln else ln for ln in lines]
+    text = "\n".join(lines)
+    if kind == 5:                                   # cut at a byte
+        text = text[: rng.randrange(len(text))]
+    path.write_text(text)
+
+
+def make_cases(tmp, n_scenarios=N_SCENARIO_CASES, n_curves=N_CURVE_CASES, n_results=N_RESULT_CASES, seed=SEED):
     import tomllib
 
-    rng = random.Random(SEED)
+    rng = random.Random(seed)
     scenarios = sorted(p for p in (ROOT / "scenarios").glob("*.toml") if not p.name.startswith("sweep"))
     curves = sorted((ROOT / "curves").glob("*.*"))
     cases = []
-    for k in range(N_SCENARIO_CASES):
+    for k in range(n_scenarios):
         base = rng.choice(scenarios)
         doc = tomllib.loads(base.read_text())
         for track in doc.get("track", []):        # curve paths relative to the bundled file
@@ -168,11 +223,13 @@ def make_cases(tmp):
         path = tmp / f"s{k:03d}_{base.stem}.toml"
         path.write_text(dump_toml(mutate_scenario(doc, rng)))
         cases.append(["validate", str(path)])
-    for k in range(N_CURVE_CASES):
+    for k in range(n_curves):
         base = rng.choice(curves)
         path = tmp / f"c{k:03d}_{base.name}"
         path.write_text(mutate_curve(base.read_text(), rng))
         cases.append(["curve", str(path)])
+    for k in range(n_results):     # the worker makes the folders: ["results", base, mutation seed]
+        cases.append(["results", rng.choice(RESULT_BASES), str(rng.randrange(2**32))])
     return cases
 
 
@@ -190,6 +247,66 @@ def _speed_bound(path):
     return 2.0 * max(v + [0.0]) + 2.0 * g * RUN_SECONDS + 50.0
 
 
+#: the runs whose results are mutated: (scenario, seconds)
+RESULT_BASES = ["pendulum", "weight_drop", "two_train_coaster"]
+_RESULT_SECONDS = {"pendulum": 0.5, "weight_drop": 1.0, "two_train_coaster": 3.0}
+
+
+def _results_base(runner, app, base, tmp) -> Path:
+    """The results of a short run of the bundled scenario ``base`` (made once, before the cases)."""
+    made = tmp / f"base_{base}"
+    if not made.exists():
+        r = runner.invoke(app, ["run", str(ROOT / "scenarios" / f"{base}.toml"), "--out", str(made),
+                                "--duration", str(_RESULT_SECONDS[base]), "-q"])
+        assert r.exit_code == 0, r.stderr
+    return made
+
+
+_RENDER_OK: list = []
+
+
+def _can_render() -> bool:
+    """Whether this machine renders off screen (probed once, in a subprocess)."""
+    if not _RENDER_OK:
+        from trackrider.render.probe import check_rendering
+
+        _RENDER_OK.append(check_rendering() is None)
+    return _RENDER_OK[0]
+
+
+def _results_case(runner, app, base, seed, tmp):
+    """``plot`` and ``report`` of a mutated copy of ``base``'s results: one outcome for both
+    (their exit codes and stderr joined) when they agree, else a disagreement (code -2). What
+    both refuse, ``render`` must refuse too where this machine renders (before drawing: a still
+    of what they accept would take seconds a case)."""
+    import shutil
+
+    made = _results_base(runner, app, base, tmp)
+    folder = tmp / f"res_{seed}"
+    shutil.copytree(made, folder)
+    mutate_results(folder, random.Random(int(seed)))
+    outcomes, cpus = [], []
+    for command, out in (("plot", folder / "p.png"), ("report", folder / "r.html")):
+        c0 = time.process_time()
+        r = runner.invoke(app, [command, str(folder), "--out", str(out)])
+        outcomes.append((r.exit_code, r.stderr, r.stdout))
+        cpus.append(time.process_time() - c0)
+    (c1, e1, o1), (c2, e2, o2) = outcomes
+    if c1 and c2 and _can_render():
+        c0 = time.process_time()
+        r = runner.invoke(app, ["render", str(folder), "--out", str(folder / "still.png")])
+        cpus.append(time.process_time() - c0)
+        if r.exit_code != 2:
+            shutil.rmtree(folder)
+            return -2, f"plot refuses ({e1.strip()[-300:]}), render {r.exit_code}: {r.stderr.strip()[-300:]}", \
+                "", max(cpus)
+    shutil.rmtree(folder)
+    if (c1 == 0) != (c2 == 0):
+        return -2, f"plot and report disagree: plot {c1}: {e1.strip()[-300:]} | report {c2}: {e2.strip()[-300:]}", \
+            "", max(cpus)
+    return (c1 if c1 else c2), (e1 if c1 else e2), o1 + o2, max(cpus)
+
+
 def worker(case_file, out_file):
     import resource
     import signal
@@ -204,20 +321,29 @@ def worker(case_file, out_file):
     signal.signal(signal.SIGALRM, alarm)
     runner = CliRunner()
     cases = json.loads(Path(case_file).read_text())
+    for base in sorted({args[1] for args in cases if args[0] == "results"}):
+        _results_base(runner, app, base, Path(out_file).parent)
+        _can_render()                  # probed before the cases' clocks start
     results = []
     ok_scenarios = []
     for args in cases:
         t0 = time.perf_counter()
-        signal.alarm(int(CASE_LIMIT_S) + 5)
+        c0 = time.process_time()
+        cpu = None
+        signal.alarm((2 if args[0] == "results" else 1) * int(HANG_S))
         try:
-            r = runner.invoke(app, args)
-            code, err, out = r.exit_code, r.stderr, r.stdout
+            if args[0] == "results":     # its CPU time: the slower of plot, report (and render)
+                code, err, out, cpu = _results_case(runner, app, args[1], args[2], Path(out_file).parent)
+            else:
+                r = runner.invoke(app, args)
+                code, err, out = r.exit_code, r.stderr, r.stdout
         except TimeoutError:
             code, err, out = -1, "timeout", ""
         finally:
             signal.alarm(0)
         results.append({"args": args, "code": code, "stderr": err, "stdout": out[-200:],
-                        "wall": time.perf_counter() - t0})
+                        "wall": time.perf_counter() - t0,
+                        "cpu": time.process_time() - c0 if cpu is None else cpu})
         if args[0] == "validate" and code == 0:
             ok_scenarios.append(args[1])
     import trackrider
@@ -250,47 +376,60 @@ def _finite_numbers(node):
     return True
 
 
+def run_cases(cases, tmp, timeout=600):
+    """Run ``cases`` in one worker process under ``tmp``: ``(worker's results, wall s)``."""
+    case_file = tmp / "cases.json"
+    case_file.write_text(json.dumps(cases))
+    out_file = tmp / "results.json"
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, __file__, str(case_file), str(out_file)], cwd=ROOT, check=True,
+                   timeout=timeout)
+    return json.loads(out_file.read_text()), time.perf_counter() - t0
+
+
+def unexpected(case) -> str:
+    """Why the outcome of a case is not an answer (empty when it is one): ``ok`` (exit 0, only
+    warnings) or one ``error:`` line with exit 2, within ``CASE_LIMIT_S`` of CPU."""
+    lines = [ln for ln in case["stderr"].splitlines() if ln.strip()]
+    if case["cpu"] > CASE_LIMIT_S:
+        return f"took {case['cpu']:.1f} s of CPU ({case['wall']:.1f} s)"
+    if case["code"] == 0:
+        return "" if all(ln.startswith("warning:") for ln in lines) else f"ok with: {case['stderr'][-500:]}"
+    if case["code"] == 2 and len(lines) == 1 and lines[0].startswith("error:") and "internal error" not in lines[0]:
+        return ""
+    return f"exit {case['code']}: {case['stderr'][-500:]}"
+
+
+def impossible(run) -> str:
+    """Why a run of a valid mutant did not report possible numbers (empty when it did): exit 0
+    with finite figures and speeds below the run's bound, or ``diverged`` with exit 1."""
+    s = run["summary"]
+    if run["code"] not in (0, 1) or s is None or not _finite_numbers(s):
+        return f"exit {run['code']}, summary {'missing' if s is None else 'not finite'}: {run['stderr'][-300:]}"
+    if s["status"] == "diverged":
+        return "" if run["code"] == 1 else "diverged with exit 0"
+    if run["code"] != 0:
+        return f"{s['status']} with exit {run['code']}"
+    for name, fig in list(s["trains"].items()) + list(s["bodies"].items()):
+        for key in ("max_speed", "min_speed"):
+            if fig.get(key) is not None and abs(fig[key]) > run["bound"]:
+                return f"{name}.{key} = {fig[key]} m/s beyond {run['bound']:.0f}"
+    return ""
+
+
 @pytest.mark.slow
 @pytest.mark.fuzz
 def test_fuzzed_inputs_are_answered_in_seconds_and_runs_report_only_possible_numbers(tmp_path):
-    cases = make_cases(tmp_path)
-    case_file = tmp_path / "cases.json"
-    case_file.write_text(json.dumps(cases))
-    out_file = tmp_path / "results.json"
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, __file__, str(case_file), str(out_file)], cwd=ROOT, check=True,
-                   timeout=600)
-    wall = time.perf_counter() - t0
-    res = json.loads(out_file.read_text())
-    bad = []
-    for c in res["cases"]:
-        lines = [ln for ln in c["stderr"].splitlines() if ln.strip()]
-        if c["wall"] > CASE_LIMIT_S:
-            bad.append((c["args"], f"took {c['wall']:.1f} s"))
-        elif c["code"] == 0:
-            if not all(ln.startswith("warning:") for ln in lines):
-                bad.append((c["args"], c["stderr"]))
-        elif not (c["code"] == 2 and len(lines) == 1 and lines[0].startswith("error:")
-                  and "internal error" not in lines[0]):
-            bad.append((c["args"], c["code"], c["stderr"][-500:]))
+    res, wall = run_cases(make_cases(tmp_path), tmp_path)
+    bad = [(c["args"], why) for c in res["cases"] if (why := unexpected(c))]
     assert not bad, bad
     assert res["peak_bytes"] < MEMORY_LIMIT, res["peak_bytes"]
     codes = [c["code"] for c in res["cases"]]
     assert codes.count(0) >= 5 and codes.count(2) >= 20       # the mutants exercise both answers
+    assert {0, 2} <= {c["code"] for c in res["cases"] if c["args"][0] == "results"}
     assert len(res["runs"]) >= 3
-    for run in res["runs"]:
-        s = run["summary"]
-        assert run["code"] in (0, 1), run["stderr"]
-        assert s is not None and _finite_numbers(s)
-        if s["status"] == "diverged":
-            assert run["code"] == 1
-            continue
-        assert run["code"] == 0
-        for name, train in s["trains"].items():
-            for key in ("max_speed", "min_speed"):
-                assert train[key] is None or abs(train[key]) <= run["bound"], (run["path"], name, key, train[key])
-        for name, body in s["bodies"].items():
-            assert body["max_speed"] is None or body["max_speed"] <= run["bound"], (run["path"], name, body)
+    bad = [(run["path"], why) for run in res["runs"] if (why := impossible(run))]
+    assert not bad, bad
     print(f"fuzz: {len(res['cases'])} cases, {len(res['runs'])} runs, {wall:.1f} s, "
           f"peak {res['peak_bytes'] / 2**20:.0f} MB")
 

@@ -59,3 +59,40 @@ def test_a_file_that_is_not_a_curve_is_not_quoted(tmp_path):
     p, _ = cli("curve", "/etc/passwd")
     assert p.returncode == 2
     assert "root" not in p.stderr and "header must be" in p.stderr
+
+
+def test_deep_nesting_and_a_nul_in_a_path_are_one_error_line_each(tmp_path):
+    """TOML nested 500 or 5000 deep (the parser's recursion), a NUL character in a curve's or a
+    sweep's path: one ``error:`` line naming the file (and key), exit 2, no internal error."""
+    from typer.testing import CliRunner
+
+    from trackrider.cli import app
+
+    cases = []
+    for depth in (40, 500, 5000):
+        for kind, (a, b) in (("array", ("[", "]")), ("table", ("{a=", "}"))):
+            p = tmp_path / f"deep_{kind}_{depth}.toml"
+            p.write_text("[simulation]\nduration = 1.0\nx = " + a * depth + ("1" if kind == "table" else "")
+                         + b * depth + "\n")
+            cases.append((["validate", p], str(p), "nested more than 32 deep"))
+            sweep = tmp_path / f"deep_sweep_{kind}_{depth}.toml"
+            sweep.write_text(p.read_text().replace("[simulation]\nduration = 1.0", "[sweep]"))
+            cases.append((["sweep", sweep, "--out", tmp_path / "sw"], str(sweep), "nested more than 32 deep"))
+    nul = tmp_path / "nul.toml"
+    nul.write_text('[simulation]\nduration = 1.0\n[[track]]\ncurve = "a\\u0000b.csv"\n'
+                   '[[train]]\n[train.car]\nmass = 500.0\n')
+    cases.append((["validate", nul], f"{nul}: track[0].curve", "NUL"))
+    cases.append((["run", nul, "--out", tmp_path / "r"], f"{nul}: track[0].curve", "NUL"))
+    nul_sweep = tmp_path / "nul_sweep.toml"
+    nul_sweep.write_text('[sweep]\nscenario = "a\\u0000b.toml"\n[axes]\n"simulation.duration" = [1.0]\n')
+    cases.append((["sweep", nul_sweep, "--out", tmp_path / "sw"], f"{nul_sweep}: sweep.scenario", "NUL"))
+    deep_set = "simulation.duration=" + "[" * 600 + "]" * 600
+    cases.append((["validate", ROOT / "scenarios" / "pendulum.toml", "--set", deep_set], "simulation.duration",
+                  "must be a number"))
+    runner = CliRunner()
+    for args, where, what in cases:
+        r = runner.invoke(app, [str(a) for a in args])
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (args, r.stderr)
+        assert where in lines[0] and what in lines[0] and "internal error" not in lines[0], (args, lines[0])
+    assert not (tmp_path / "sw").exists() and not (tmp_path / "r").exists()

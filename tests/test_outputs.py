@@ -12,6 +12,7 @@ import pytest
 
 from trackrider.errors import InputError
 from trackrider.outputs import check_out_file, check_results_dir, check_sweep_dir, is_results_dir
+from trackrider.results_folder import is_leftover
 
 ROOT = Path(__file__).resolve().parents[1]
 PENDULUM = ROOT / "scenarios" / "pendulum.toml"
@@ -88,16 +89,22 @@ def test_run_interrupted_rerun_keeps_the_old_results_and_a_part_file_does_not_bl
 
     with pytest.raises(KeyboardInterrupt):
         simulate(sc, out, duration=1.0, overwrite=True, progress=interrupt)
-    # the previous results are whole; the interrupted run left only its .part file
+    # the previous results are whole; the interrupted run left only its stage, with its rows so far
     assert (out / "timeseries.csv").read_bytes() == old_csv
     assert (out / "summary.json").read_bytes() == old_summary
-    assert (out / "timeseries.csv.part").exists()
+    stages = [p for p in out.iterdir() if is_leftover(p)]
+    assert len(stages) == 1 and (stages[0] / "timeseries.csv.part").read_text().startswith("t,train,car,")
+    assert sorted(p.name for p in out.iterdir() if p not in stages) == ["summary.json", "timeseries.csv"]
+    simulate(sc, out, duration=0.2, overwrite=True)   # the next run into the folder removes it
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json", "timeseries.csv"]
 
     fresh = tmp_path / "fresh"
-    fresh.mkdir()
-    (fresh / "timeseries.csv.part").write_text("partial")
-    r = simulate(sc, fresh, duration=0.2)         # a leftover .part: no --overwrite needed
-    assert r.status == "completed" and (fresh / "summary.json").exists()
+    with pytest.raises(KeyboardInterrupt):
+        simulate(sc, fresh, duration=1.0, progress=interrupt)
+    (fresh / "timeseries.csv.part").write_text("partial")   # an earlier version's leftover
+    r = simulate(sc, fresh, duration=0.2)         # leftovers only: no --overwrite needed
+    assert r.status == "completed"
+    assert sorted(p.name for p in fresh.iterdir()) == ["summary.json", "timeseries.csv", "timeseries.csv.part"]
 
 
 def test_run_plot_render_refuse_to_replace_and_name_bad_paths(tmp_path):

@@ -54,6 +54,9 @@ def test_plot_errors_name_the_problem(results, tmp_path):
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "timeseries.csv").write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(InputError, match="no summary.json here"):
+        plot_results(bad, tmp_path / "x.png")
+    (bad / "summary.json").write_text('{"status": "completed"}')
     with pytest.raises(InputError, match="missing columns"):
         plot_results(bad, tmp_path / "x.png")
     assert not (tmp_path / "x.png").exists()

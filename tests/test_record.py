@@ -10,8 +10,9 @@ import pytest
 from trackrider.errors import InputError
 from trackrider.physics import channels as ch
 from trackrider.record import (COLUMNS, CSV_NAME, FLOAT_FORMAT, SUMMARY_NAME, TimeseriesWriter,
-                               check_out_dir, prepare_out_dir, read_summary, read_timeseries,
+                               check_out_dir, read_summary, read_timeseries,
                                write_summary)
+from trackrider.results_folder import ResultsFolder
 
 #: docs/outputs.md: these columns first, in this order, then at least the quaternion
 INTERFACE_COLUMNS = ["t", "train", "car", "s", "x", "y", "z", "speed", "accel", "g_vertical",
@@ -150,7 +151,7 @@ def test_existing_directory_is_refused_without_overwrite(tmp_path):
     with pytest.raises(InputError, match="overwrite"):
         check_out_dir(out)
     with pytest.raises(InputError, match="overwrite"):
-        prepare_out_dir(out)
+        ResultsFolder(out)
     assert sorted(p.name for p in out.iterdir()) == before
     assert (out / SUMMARY_NAME).read_text() == "{}"
 
@@ -162,13 +163,17 @@ def test_a_file_is_not_an_output_directory(tmp_path):
         check_out_dir(f, overwrite=True)
 
 
-def test_check_creates_nothing_and_prepare_creates_parents(tmp_path):
+def test_check_creates_nothing_and_taking_the_folder_creates_it(tmp_path):
     out = tmp_path / "a" / "b"
     assert check_out_dir(out) == out
     assert not (tmp_path / "a").exists()
-    prepare_out_dir(out)
-    assert out.is_dir()
-    prepare_out_dir(tmp_path / "a" / "b")     # an empty directory may be used as it is
+    folder = ResultsFolder(out)
+    assert out.is_dir() and [p.name for p in out.iterdir()] == [folder.stage.name]
+    folder.close()                # a run that wrote nothing leaves no folder it created
+    assert not out.exists()
+    out.mkdir()
+    ResultsFolder(out).close()    # an empty directory may be used as it is, and stays
+    assert out.is_dir() and not any(out.iterdir())
 
 
 def test_overwrite_keeps_old_results_until_the_new_ones_are_whole(tmp_path):
@@ -177,8 +182,10 @@ def test_overwrite_keeps_old_results_until_the_new_ones_are_whole(tmp_path):
     (out / CSV_NAME).write_text("t,train,car,old\n")
     (out / SUMMARY_NAME).write_text("old")
     (out / "notes.txt").write_text("mine")
-    prepare_out_dir(out, overwrite=True)
-    # nothing removed before the run: the new results are written beside them as .part files
+    folder = ResultsFolder(out, overwrite=True)
+    # nothing removed before the run: the new results are written in a stage inside the folder
+    assert sorted(p.name for p in out.iterdir() if p != folder.stage) == sorted([CSV_NAME, "notes.txt", SUMMARY_NAME])
+    folder.close()
     assert sorted(p.name for p in out.iterdir()) == sorted([CSV_NAME, "notes.txt", SUMMARY_NAME])
 
 
@@ -186,7 +193,10 @@ def test_read_errors_are_input_errors(tmp_path):
     with pytest.raises(InputError, match="no such file"):
         read_timeseries(tmp_path)
     (tmp_path / CSV_NAME).write_text("t,train,car\n1,a\n")
-    with pytest.raises(InputError, match="line 2"):
+    with pytest.raises(InputError, match="line 1: missing columns: s, x"):
+        read_timeseries(tmp_path)
+    (tmp_path / CSV_NAME).write_text(",".join(COLUMNS) + "\n1,a\n")
+    with pytest.raises(InputError, match=f"line 2: expected {len(COLUMNS)} fields, got 2"):
         read_timeseries(tmp_path)
     (tmp_path / SUMMARY_NAME).write_text("{not json")
     with pytest.raises(InputError, match="JSON"):

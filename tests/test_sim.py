@@ -23,6 +23,7 @@ from trackrider.errors import InputError
 from trackrider.physics import channels as ch
 from trackrider.physics.world import RunStatus
 from trackrider.record import CSV_NAME, SUMMARY_NAME, read_summary, read_timeseries
+from trackrider.results_folder import is_leftover
 from trackrider.sim import Result, run_world
 
 #: the kernels are compiled once, before the first test here (tests/conftest.py)
@@ -196,8 +197,8 @@ def test_interrupted_run_leaves_no_complete_looking_file(tmp_path):
     out = tmp_path / "o"
     with pytest.raises(KeyboardInterrupt):
         run_world(StandInWorld(interrupt_at=5.0), 10.0, 100, out_dir=out)
-    names = sorted(p.name for p in out.iterdir())
-    assert names == [CSV_NAME + ".part"]
+    (stage,) = out.iterdir()         # the run's stage, with the rows recorded so far
+    assert is_leftover(stage) and sorted(p.name for p in stage.iterdir()) == ["STAGE", CSV_NAME + ".part"]
 
 
 def test_killed_run_leaves_no_complete_looking_file(tmp_path):
@@ -214,18 +215,22 @@ def test_killed_run_leaves_no_complete_looking_file(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/numba_metrics"))
     proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    part = out / (CSV_NAME + ".part")
+    def part():
+        stages = list(out.iterdir()) if out.is_dir() else []
+        return stages[0] / (CSV_NAME + ".part") if stages else out / "none"
+
     try:
         deadline = time.time() + 60
-        while time.time() < deadline and not (part.exists() and part.stat().st_size > 10000):
+        while time.time() < deadline and not (part().exists() and part().stat().st_size > 10000):
             assert proc.poll() is None, proc.stderr.read().decode()
             time.sleep(0.05)
-        assert part.exists()
+        assert part().exists()
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     assert not (out / CSV_NAME).exists()
     assert not (out / SUMMARY_NAME).exists()
+    assert all(is_leftover(p) for p in out.iterdir())
 
 
 def test_identical_runs_give_identical_outputs(tmp_path):
@@ -491,6 +496,7 @@ def test_killed_cli_run_leaves_no_complete_looking_file(tmp_path):
         duration = 100000.0
         dt = 0.002
         record_hz = 100
+        max_output_gb = 10           # killed long before: the run may be long
 
         [[track]]
         name = "loop"
@@ -510,13 +516,17 @@ def test_killed_cli_run_leaves_no_complete_looking_file(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", "/tmp/numba_metrics"))
     proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "run", str(scenario), "--out", str(out),
                              "--quiet"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    part = out / (CSV_NAME + ".part")
+    def part():           # in the run's stage folder
+        stages = list(out.iterdir()) if out.is_dir() else []
+        return stages[0] / (CSV_NAME + ".part") if stages else out / "none"
+
     try:
         deadline = time.time() + 240
-        while time.time() < deadline and not (part.exists() and part.stat().st_size > 200_000):
+        while time.time() < deadline and not (part().exists() and part().stat().st_size > 200_000):
             if proc.poll() is not None:
                 pytest.fail(proc.stderr.read().decode())
             time.sleep(0.1)
+        part = part()
         assert part.exists() and part.stat().st_size > 200_000
     finally:
         proc.send_signal(signal.SIGKILL)

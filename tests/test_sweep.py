@@ -74,7 +74,7 @@ def sweep_file(tmp_path, body, sweep='scenario = "base.toml"'):
     ('scenario = "base.toml"', '[axes]\n"a.b" = {min = 1, max = 2, num = 0}', r"num: must be an integer >= 1"),
     ('scenario = "base.toml"\nmethod = "zip"', '[axes]\n"a.b" = [1, 2]\n"c.d" = [1, 2, 3]', r'axes\."c\.d": zip needs axes of equal length'),
     ('scenario = "base.toml"', '[axes]\na.b = [1, 2]', r'quote dotted axis keys'),
-    ('scenario = "base.toml"', '[axes]\n"a.b" = = 1', r"s\.toml: line 4: malformed TOML"),
+    ('scenario = "base.toml"', '[axes]\n"a.b" = = 1', r"s\.toml: line 4, column \d+: malformed TOML"),
     ('scenario = "base.toml"', '[axes]\n"a.b" = [1, 2', r"s\.toml: end of file: malformed TOML"),
 ])
 def test_sweep_file_errors_are_one_line_and_name_file_and_key(tmp_path, sweep, body, match):

@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Optional
 
@@ -157,8 +157,8 @@ def _parse_sets(sets) -> dict | None:
             raise InputError(f"--set wants KEY=VALUE (e.g. train.red.car.mass=650), got {item!r}")
         try:
             value = tomllib.loads(f"v = {text.strip()}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = text.strip()          # a bare word: a string (wheels=railway)
+        except (tomllib.TOMLDecodeError, RecursionError):
+            value = text.strip()          # a bare word: a string (wheels=railway); the scenario's check refuses it
         overrides[key] = value
     return overrides
 
@@ -320,14 +320,11 @@ def run(
             result = _simulate_with_bar(simulate, sc, out_dir, duration, overwrite)
         else:
             cache.watch_compiles()
-            result = simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=None)
+            result = simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=None, keep_inputs=True)
         wall = time.perf_counter() - t0
         compiled = cache.compile_seconds() - c0
         if cache.cache_problem():
             warnings.warn(cache.cache_problem())
-        from trackrider.inputs_copy import keep_inputs
-
-        keep_inputs(sc, out_dir)  # results that stand alone: the scenario and its curve files in DIR/inputs/
         summary = getattr(result, "summary", None) or {}
         if not quiet:
             from trackrider.report.data import section_labels
@@ -383,7 +380,8 @@ def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
                 bar.update(task, completed=float(done), description="simulating")
 
         try:
-            return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress)
+            return simulate(sc, out_dir, duration=duration, overwrite=overwrite, progress=progress,
+                            keep_inputs=True)
         finally:
             cache.watch_compiles(on_start=None)
 
@@ -692,13 +690,15 @@ def check(
     with _guard():
         from trackrider.check.envelope import load_envelope
         from trackrider.check.results import add_to_summary, check_results_dir, status_lines
+        from trackrider.results_folder import held
 
         env = load_envelope(envelope, restraint)
-        result, summary = check_results_dir(results_dir, env, notice=lambda m: typer.echo(m, err=True))
-        if save:
-            from trackrider.record import write_summary
+        with held(results_dir) if save else nullcontext():     # no run replaces the results meanwhile
+            result, summary = check_results_dir(results_dir, env, notice=lambda m: typer.echo(m, err=True))
+            if save:
+                from trackrider.record import write_summary
 
-            write_summary(results_dir, add_to_summary(summary, result))
+                write_summary(results_dir, add_to_summary(summary, result))
         if as_json:
             import json
 
@@ -741,7 +741,8 @@ def compare(
     """
     with _guard():
         from trackrider.check.compare import compare_lines, compare_run, plot_comparison, read_measured
-        from trackrider.outputs import check_out_file
+        from trackrider.outputs import check_out_file, is_compare_json
+        from trackrider.results_folder import held
 
         if plot is not None:
             if not plot.lower().endswith(".png"):
@@ -749,17 +750,20 @@ def compare(
             check_out_file(plot, overwrite, where="--plot")
         target = Path(results_dir) / "compare.json"
         if save:
-            check_out_file(target, overwrite, where="--save", ours=_is_compare_json)
+            check_out_file(target, overwrite, where="--save", ours=is_compare_json)
         meas = read_measured(measured, time_col, accel.split(","), units, altitude, speed)
-        from trackrider.inputs_copy import load_results_scenario
-        from trackrider.record import read_summary
-
-        scenario, _ = load_results_scenario(results_dir, read_summary(results_dir))
-        result = compare_run(results_dir, meas, train=train, car=car, rotate=rotate, scenario=scenario)
         import json
 
-        from trackrider.record import _json_clean
+        from trackrider.inputs_copy import load_results_scenario
+        from trackrider.outputs import atomic_file
+        from trackrider.record import _json_clean, read_summary
 
+        with held(results_dir) if save else nullcontext():     # no run replaces the results meanwhile
+            scenario, _ = load_results_scenario(results_dir, read_summary(results_dir))
+            result = compare_run(results_dir, meas, train=train, car=car, rotate=rotate, scenario=scenario)
+            if save:
+                with atomic_file(target) as tmp:
+                    tmp.write_text(json.dumps(_json_clean(result.as_dict())) + "\n", encoding="utf-8")
         if as_json:
             typer.echo(json.dumps(_json_clean(result.summary), indent=2))
         else:
@@ -768,21 +772,7 @@ def compare(
         if plot is not None:
             typer.echo(f"wrote {plot_comparison(result.as_dict(), plot)}")
         if save:
-            from trackrider.outputs import atomic_file
-
-            with atomic_file(target) as tmp:
-                tmp.write_text(json.dumps(_json_clean(result.as_dict())) + "\n", encoding="utf-8")
             typer.echo(f"wrote {target}")
-
-
-def _is_compare_json(path) -> bool:
-    import json
-
-    try:
-        d = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(d, dict) and "offset_s" in d and "measured" in d
 
 
 # --------------------------------------------------------------------------- sweep

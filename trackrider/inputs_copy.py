@@ -19,6 +19,8 @@ import json
 import shutil
 from pathlib import Path
 
+from trackrider.results_folder import naming, open_new
+
 INPUTS = "inputs"
 MANIFEST = "manifest.json"
 
@@ -33,19 +35,17 @@ def _sha(path: Path) -> str:
 
 def keep_inputs(scenario, out_dir) -> Path | None:
     """Copy the scenario file of a loaded ``Scenario`` and its curve files into
-    ``out_dir/inputs/``; returns the copied scenario's path (None when the
-    scenario has no file)."""
+    ``out_dir/inputs/``, a folder that must not exist yet (a run writes it in its stage
+    folder, ``trackrider.results_folder``, and swaps it in with the results); returns the
+    copied scenario's path (None when the scenario has no file)."""
     src = getattr(scenario, "path", None)
     if not src:
         return None
     src = Path(src).resolve()
     if not src.is_file():
         return None
-    final = Path(out_dir) / INPUTS
-    dest = final.with_name(INPUTS + ".part")     # built beside the old copy, swapped in when complete
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
+    dest = Path(out_dir) / INPUTS
+    dest.mkdir()
     text = src.read_text()
     curves = []
     taken: set = set()
@@ -69,25 +69,27 @@ def keep_inputs(scenario, out_dir) -> Path | None:
                 text = text.replace(quoted, f'"{rel.as_posix()}"')
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(curve, target)
+        with open(curve, "rb") as fin, naming(target), open_new(target, "wb") as fout:
+            shutil.copyfileobj(fin, fout)
         taken.add(rel.as_posix())
         curves.append({"original": str(curve), "copy": rel.as_posix(), "sha256": _sha(curve)})
-    copy = dest / src.name
-    copy.write_text(text)
     manifest = {"scenario": {"original": str(src), "copy": src.name, "sha256": _sha(src)}, "curves": curves}
-    (dest / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    if final.is_dir():
-        shutil.rmtree(final)       # trackrider's own copy (check_results_dir refused any other)
-    dest.rename(final)
-    return final / src.name
+    for name, content in ((src.name, text), (MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")):
+        with naming(dest / name), open_new(dest / name, "w") as fh:
+            fh.write(content)
+    return dest / src.name
 
 
 def is_inputs_copy(path) -> bool:
-    """Whether ``path`` is an inputs folder trackrider wrote (it holds our manifest)."""
+    """Whether ``path`` is an inputs folder trackrider wrote: a real folder (not a link)
+    holding our manifest (a regular file)."""
+    from trackrider.results_folder import is_plain_dir, is_plain_file
+
     m = Path(path) / MANIFEST
     try:
-        return m.is_file() and "scenario" in json.loads(m.read_text())
-    except (OSError, ValueError):
+        return (is_plain_dir(path) and is_plain_file(m) and m.stat().st_size < 2**24
+                and "scenario" in json.loads(m.read_text()))
+    except (OSError, ValueError, TypeError):
         return False
 
 

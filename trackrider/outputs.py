@@ -2,7 +2,8 @@
 
 * Without ``overwrite`` nothing that exists is replaced: an ``--out`` file that
   exists, or an ``--out`` folder that holds anything but leftovers of an
-  interrupted run (``*.part`` files, which never count as results), is refused.
+  interrupted run (trackrider's stage folders, ``trackrider.results_folder``, which
+  never count as results), is refused.
 * With ``overwrite`` a single file named by ``--out`` may be replaced; inside a
   folder only the files trackrider itself wrote there are replaced (a results
   folder's ``timeseries.csv``/``summary.json``, a sweep folder's ``plan.json``,
@@ -10,6 +11,9 @@
   trackrider does not recognise as its own is refused, ``overwrite`` or not.
 * A path that cannot be written (its parent is a file, a read-only or virtual
   file system, no permission) is bad input too.
+* Nothing is written through a link: temporary files are fresh names created
+  exclusive and no-follow, and a rename replaces a link at the final name, not
+  what it points at; a link is never taken for a file trackrider wrote.
 
 Every refusal is an ``InputError`` (one ``error:`` line, exit code 2), raised
 before anything is created or removed.
@@ -23,9 +27,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from trackrider.errors import InputError
+from trackrider.results_folder import (is_leftover, is_plain_dir, is_plain_file, lexists, open_new, temp_name,
+                                       write_failed)
 
-#: suffix of files being written (renamed when complete); a leftover one is not a result
-PART_SUFFIX = ".part"
+#: the files of a results folder (``trackrider run``)
+RESULT_FILES = ("timeseries.csv", "summary.json")
 #: the entries of a sweep folder (``trackrider sweep``)
 SWEEP_FILES = ("plan.json", "runs.jsonl", "sweep.csv", "runs")
 #: the generator a report page names in its <meta> (how a page trackrider wrote is recognised)
@@ -36,7 +42,7 @@ _CSV_HEAD = "t,train,car,"
 
 def _read_head(path: Path, n: int = 4096) -> bytes:
     try:
-        if not path.is_file():
+        if not is_plain_file(path):       # a link is not a file trackrider wrote
             return b""
         with open(path, "rb") as fh:
             return fh.read(n)
@@ -46,7 +52,7 @@ def _read_head(path: Path, n: int = 4096) -> bytes:
 
 def _json_object(path: Path, max_bytes: int = 64 * 2**20) -> dict | None:
     try:
-        if not path.is_file() or path.stat().st_size > max_bytes:
+        if not is_plain_file(path) or path.stat().st_size > max_bytes:
             return None
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -64,6 +70,12 @@ def is_results_dir(path) -> bool:
     return _read_head(p / "timeseries.csv", len(_CSV_HEAD)).decode("utf-8", "replace") == _CSV_HEAD
 
 
+def is_compare_json(path) -> bool:
+    """True when ``path`` is a ``compare.json`` trackrider wrote (``compare --save``)."""
+    doc = _json_object(Path(path))
+    return doc is not None and "offset_s" in doc and "measured" in doc
+
+
 def is_sweep_dir(path) -> bool:
     """True when ``path`` holds a sweep trackrider wrote (its ``plan.json`` with a digest)."""
     plan = _json_object(Path(path) / "plan.json")
@@ -71,10 +83,9 @@ def is_sweep_dir(path) -> bool:
 
 
 def _leftovers_only(path: Path) -> bool:
-    """Every entry of the folder is an interrupted run's ``*.part`` file (or its
-    ``inputs.part`` folder)."""
-    return all(e.name.endswith(PART_SUFFIX) and (e.is_file() or e.name == "inputs" + PART_SUFFIX)
-               for e in path.iterdir())
+    """Every entry of the folder is an interrupted run's leftover trackrider made
+    (``trackrider.results_folder.is_leftover``)."""
+    return all(is_leftover(e) for e in path.iterdir())
 
 
 def _check_writable(path: Path, where: str, shown: Path | None = None) -> None:
@@ -135,17 +146,24 @@ def drop_stale_report(folder) -> None:
 
 @contextmanager
 def atomic_file(final):
-    """Yield a temporary path beside ``final``; rename it onto ``final`` when the block
-    completes, remove it when the block fails: a reader never sees half a file, and an
-    interrupted write leaves what was there before. Missing parent folders are created."""
+    """Yield a temporary path beside ``final`` (a fresh name, the file created there
+    exclusive and no-follow); rename it onto ``final`` when the block completes (a link at
+    ``final`` is replaced, not followed), remove it when the block fails: a reader never sees
+    half a file, and an interrupted write leaves what was there before. Missing parent
+    folders are created. An ``OSError`` while writing (a full disk) is an ``InputError``
+    naming ``final``."""
     final = Path(final)
     make_dir(final.parent)                        # --out may name a new folder, as for run
-    tmp = final.with_name(f".{final.name}.tmp{os.getpid()}")
+    tmp = temp_name(final)
     try:
-        yield tmp
-        os.replace(tmp, final)
+        try:
+            open_new(tmp, "wb").close()
+            yield tmp
+            os.replace(tmp, final)
+        except OSError as exc:
+            raise write_failed(exc, final) from None
     finally:
-        if tmp.exists():
+        if is_plain_file(tmp):
             tmp.unlink()
 
 
@@ -175,11 +193,15 @@ def check_results_dir(path, overwrite: bool = False, where: str = "--out", repor
             from trackrider.inputs_copy import INPUTS, is_inputs_copy
 
             mine = p / INPUTS
-            if (mine.exists() or mine.is_symlink()) and not is_inputs_copy(mine):
+            if lexists(mine) and not is_inputs_copy(mine):
                 raise InputError(f"{INPUTS} is not the copy of the inputs trackrider keeps there: not replaced, "
                                  f"even with --overwrite; move it or choose another {where}", path=p, where=where)
+            for name in RESULT_FILES:      # replaced by a rename: a file or a link there, never a folder
+                if lexists(p / name) and is_plain_dir(p / name):
+                    raise InputError(f"{name} is a folder, not a file trackrider wrote: not replaced, even with "
+                                     f"--overwrite; move it or choose another {where}", path=p, where=where)
             page = p / "report.html"
-            if report and page.exists() and not (page.is_file() and head_contains(page, REPORT_GENERATOR.encode())):
+            if report and lexists(page) and not head_contains(page, REPORT_GENERATOR.encode()):
                 raise InputError("report.html is not a report trackrider wrote: not replaced, even with "
                                  f"--overwrite; move it or choose another {where}", path=p, where=where)
     _check_writable(p, where)

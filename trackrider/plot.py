@@ -10,8 +10,6 @@ the figure; matplotlib's Agg backend (no display needed).
 """
 from __future__ import annotations
 
-import csv
-import math
 from pathlib import Path
 
 import numpy as np
@@ -20,76 +18,34 @@ from trackrider.errors import InputError
 from trackrider.outputs import atomic_file
 from trackrider.physics.sections import colour as section_colour
 
-#: the columns the plot needs
-NEEDED = ("t", "train", "car", "s", "speed", "g_vertical", "g_lateral", "g_longitudinal")
 _G_ROWS = (("g_vertical", "vertical G"), ("g_lateral", "lateral G"), ("g_longitudinal", "longitudinal G"))
+#: the columns the plot draws from
+_COLUMNS = ("s", "z", "speed") + tuple(g for g, _ in _G_ROWS) + tuple(f"{g}_filtered" for g, _ in _G_ROWS)
 
 
-def _float(text: str) -> float:
-    try:
-        return float(text) if text != "" else math.nan
-    except ValueError:
-        return math.nan
-
-
-def read_car_series(csv_path, car: int = 1, train: str | None = None) -> tuple[str, dict[str, np.ndarray]]:
-    """Rows of one car from ``timeseries.csv`` as ``(train name, {column: array})``.
+def read_car_series(csv_path, car: int = 1, train: str | None = None, results=None) -> tuple[str, dict[str, np.ndarray]]:
+    """Rows of one car from a results folder's ``timeseries.csv`` as ``(train name, {column: array})``.
 
     ``train`` None picks the first train (or body) in the file; ``car`` is 1-based.
     Filtered G columns (``<name>_filtered``) are returned too when the file has them.
+    The folder is read by ``trackrider.results_reader`` (as ``report`` and ``render`` read
+    it), unless ``results`` (what it read) is given.
     """
-    csv_path = Path(csv_path)
-    try:
-        handle = open(csv_path, newline="", encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no timeseries.csv here (is this a folder written by 'trackrider run'?)",
-                         path=csv_path.parent) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", path=csv_path) from None
-    with handle:
-        reader = csv.reader(handle)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise InputError("empty file", path=csv_path) from None
-        except (UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(f"not a trackrider CSV ({type(exc).__name__})", path=csv_path, where="line 1") from None
-        missing = [c for c in NEEDED if c not in header]
-        if missing:
-            raise InputError(f"missing columns: {', '.join(missing)}", path=csv_path, where="line 1")
-        wanted = list(NEEDED[3:]) + [f"{g}_filtered" for g, _ in _G_ROWS if f"{g}_filtered" in header]
-        wanted += [c for c in ("z",) if c in header]
-        idx = {c: header.index(c) for c in (*NEEDED, *wanted)}
-        i_t, i_train, i_car = idx["t"], idx["train"], idx["car"]
-        names: list[str] = []
-        t_vals: list[float] = []
-        cols: dict[str, list[float]] = {c: [] for c in wanted}
-        try:
-            for line_no, row in enumerate(reader, start=2):
-                if len(row) < len(header):
-                    if not row:
-                        continue
-                    raise InputError(f"row has {len(row)} fields, expected {len(header)}", path=csv_path,
-                                     where=f"line {line_no}")
-                name = row[i_train]
-                if name not in names:
-                    names.append(name)
-                if train is None:
-                    train = name
-                if name != train or row[i_car] != str(car):
-                    continue
-                t_vals.append(_float(row[i_t]))
-                for c in wanted:
-                    cols[c].append(_float(row[idx[c]]))
-        except (UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(f"not a trackrider CSV ({type(exc).__name__})", path=csv_path) from None
-    if not t_vals:
-        if train is not None and train not in names:
-            raise InputError(f"no train or body named {train!r} (the file has: {', '.join(names) or 'no rows'})",
-                             path=csv_path)
-        raise InputError(f"no rows for car {car} of {train!r}" if train else "no data rows", path=csv_path)
-    out = {"t": np.asarray(t_vals)}
-    out.update({c: np.asarray(v) for c, v in cols.items()})
+    from trackrider.results_reader import read_results
+
+    if results is None:
+        results = read_results(Path(csv_path).parent, columns=_COLUMNS)
+    names = list(dict.fromkeys(a for a, _ in results.labels))
+    if train is None:
+        train = names[0]
+    if train not in names:
+        raise InputError(f"no train or body named {train!r} (the file has: {', '.join(names)})",
+                         path=results.path / "timeseries.csv")
+    if (train, car) not in results.labels:
+        raise InputError(f"no rows for car {car} of {train!r}", path=results.path / "timeseries.csv")
+    e = results.labels.index((train, car))
+    out = {"t": results.t.copy()}
+    out.update({c: v[:, e].copy() for c, v in results.columns.items() if c in _COLUMNS})
     return str(train), out
 
 
@@ -170,8 +126,11 @@ def plot_results(results_dir, out_png, car: int = 1, train: str | None = None, u
     if units not in SYSTEMS:
         raise InputError(f"units must be one of {', '.join(SYSTEMS)}, got {units!r}")
     u = Units(units)
-    name, d = read_car_series(results_dir / "timeseries.csv", car=car, train=train)
-    summary = _summary(results_dir)
+    from trackrider.results_reader import read_results
+
+    results = read_results(results_dir, columns=_COLUMNS)
+    name, d = read_car_series(None, car=car, train=train, results=results)
+    summary = results.summary
     profile = _profile(results_dir, name, d, summary) if np.isfinite(d["s"]).any() else None
     riders = has_riders(summary, name)
     d = dict(d)

@@ -9,10 +9,11 @@ track columns, an undefined L/V) is written as an empty field. Train names are
 quoted as the csv module quotes them (only when they contain ``,``, ``"`` or a
 line break).
 
-Both files are written under a temporary name in the target directory
-(``timeseries.csv.part``, ``summary.json.part``) and renamed when complete, so a
-file called ``timeseries.csv`` is always whole. The CSV streams to disk chunk
-by chunk: memory does not grow with the length of the run.
+Both files are written under temporary names, created exclusive and no-follow,
+and renamed when complete, so a file called ``timeseries.csv`` is always whole; a
+run writes them into its stage folder and swaps them into the results folder with
+the ``inputs/`` copy in one step (``trackrider.results_folder``). The CSV streams
+to disk chunk by chunk: memory does not grow with the length of the run.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import numpy as np
 from trackrider.errors import InputError
 from trackrider.metrics import FILTERED_G, wheel_split
 from trackrider.physics import channels as ch
+from trackrider.results_folder import is_plain_file, naming, open_new, temp_name
 
 #: the columns docs/outputs.md fixes, in order
 BASE_COLUMNS = (
@@ -145,8 +147,10 @@ class TimeseriesWriter:
         self._value_cols = [j for j, c in enumerate(numeric) if c != "car"]
         self._instant_format = "".join(self._formats)
         self._fast = not any("nan" in _quote(name) for name, _ in self.labels)
-        self._file = open(self.part, "w", encoding="utf-8", newline="")
-        self._file.write(",".join(COLUMNS + self.extra_columns) + "\n")
+        # created exclusive and no-follow: never written through a link or over a file
+        with naming(self.path):
+            self._file = open_new(self.part, "w", encoding="utf-8", newline="")
+            self._file.write(",".join(COLUMNS + self.extra_columns) + "\n")
         self.closed = False
 
     def write(self, t, samples, filtered_g, extra=None):
@@ -156,6 +160,10 @@ class TimeseriesWriter:
         if m == 0:
             return
         table = block_table(t, samples, filtered_g, self.gauge, extra)[:, self._value_cols]
+        with naming(self.path):
+            self._write_table(table, m, ne)
+
+    def _write_table(self, table, m, ne):
         if self._fast:
             # one %-format for the whole block; NaN ('nan', never part of a number or,
             # here, of a label) becomes an empty field
@@ -189,10 +197,11 @@ class TimeseriesWriter:
         """Finish: flush, sync and rename to ``timeseries.csv``. Returns its path."""
         if self.closed:
             return self.path
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        os.replace(self.part, self.path)
+        with naming(self.path):
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            os.replace(self.part, self.path)
         self.closed = True
         return self.path
 
@@ -235,24 +244,26 @@ def _json_clean(value):
     return value
 
 
-def write_summary(directory, summary: dict, rename: bool = True) -> Path:
-    """Write ``summary.json`` into ``directory`` atomically; returns its path.
+def write_summary(directory, summary: dict) -> Path:
+    """Write ``summary.json`` into ``directory`` atomically (a fresh temporary name, created
+    exclusive and no-follow, renamed when complete); returns its path.
 
     NaN and infinities become ``null``; keys keep the dict's order; 2-space indent.
-    With ``rename=False`` the file is left as ``summary.json.part`` (its path is
-    returned) for the caller to rename when the rest of the results are whole.
     """
-    directory = Path(directory)
-    path = directory / SUMMARY_NAME
-    part = directory / (SUMMARY_NAME + PART_SUFFIX)
+    path = Path(directory) / SUMMARY_NAME
+    part = temp_name(path)
     text = json.dumps(_json_clean(summary), indent=2, allow_nan=False) + "\n"
-    with open(part, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    if not rename:
-        return part
-    os.replace(part, path)
+    with naming(path):
+        try:
+            with open_new(part, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(part, path)
+        except BaseException:
+            if is_plain_file(part):
+                os.unlink(part)
+            raise
     return path
 
 
@@ -269,66 +280,32 @@ def check_out_dir(out_dir, overwrite: bool = False) -> Path:
     return check_results_dir(out_dir, overwrite)
 
 
-def prepare_out_dir(out_dir, overwrite: bool = False) -> Path:
-    """Check (as ``check_out_dir``) and create the folder.
-
-    Old results are not removed here: the new ones are written beside them as
-    ``*.part`` files and renamed over them only when the run completes, so an
-    interrupted rerun leaves the previous results whole.
-    """
-    from trackrider.outputs import make_dir
-
-    out = check_out_dir(out_dir, overwrite)
-    return make_dir(out)
-
-
 def read_timeseries(path) -> dict:
-    """Read a ``timeseries.csv`` (or a results directory) into column → numpy array.
+    """Read a ``timeseries.csv`` (or a results directory's) into column → numpy array.
 
     ``train`` is an array of str, ``car`` of int, every other column float (empty
-    fields are NaN). Unknown extra columns are read as floats too.
+    fields are NaN); extra columns (``block``) are read as floats too. The file is
+    checked as every reader of results checks it (``trackrider.results_reader``).
     """
+    from trackrider.results_reader import Results, read_timeseries_checked
+
     path = Path(path)
     if path.is_dir():
         path = path / CSV_NAME
     if not path.is_file():
         raise InputError("no such file", path=path)
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.reader(f)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise InputError("empty file, expected a header line", path=path, where="line 1")
-        cols = [[] for _ in header]
-        for lineno, row in enumerate(reader, start=2):
-            if len(row) != len(header):
-                raise InputError(f"expected {len(header)} fields, got {len(row)}",
-                                 path=path, where=f"line {lineno}")
-            for j, v in enumerate(row):
-                cols[j].append(v)
-    out = {}
-    for name, values in zip(header, cols):
-        if name == "train":
-            out[name] = np.array(values, dtype=str)
-        elif name == "car":
-            out[name] = np.array([int(v) for v in values], dtype=int)
-        else:
-            try:
-                out[name] = np.array([float(v) if v else np.nan for v in values], dtype=float)
-            except ValueError as exc:
-                raise InputError(f"column {name!r}: not a number ({exc})", path=path)
-    return out
+    header, labels, t, cols = read_timeseries_checked(path)
+    return Results(path=path.parent, summary={}, labels=labels, t=t, columns=cols, header=header).flat()
 
 
 def read_summary(path) -> dict:
-    """Read a ``summary.json`` (or a results directory's)."""
+    """Read a ``summary.json`` (or a results directory's), checked as every reader of results
+    checks it (``trackrider.results_reader``)."""
+    from trackrider.results_reader import read_summary_checked
+
     path = Path(path)
     if path.is_dir():
         path = path / SUMMARY_NAME
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
+    if not path.is_file():
         raise InputError("no such file", path=path)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON ({exc})", path=path)
+    return read_summary_checked(path)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trackrider.errors import InputError
+from trackrider.limits import MAX_OUTPUT_GB
 from trackrider.physics.sections import SECTIONS
 
 #: largest magnitude accepted for a length or position, m (the solar system is not a ride)
@@ -289,6 +290,9 @@ class SimulationConfig:
         Hz, cut-off of the low-pass filter of the reported G figures.
     warm_start : float, default 1.0
         factor on the previous step's impulses of bounded rows (Python API only).
+    max_output_gb : float, default 1.0
+        GB, the largest ``timeseries.csv`` the run may write: its expected size is checked
+        before the run (docs/scenarios.md, "Limits"); raise it to allow a larger one.
     """
 
     duration: float = setting(unit="s", gt=0)
@@ -299,6 +303,7 @@ class SimulationConfig:
     gravity: float = setting(9.81, unit="m/s²", ge=0, le=1000)
     filter_hz: float = setting(5.0, unit="Hz", gt=0, le=1e5)
     warm_start: float = setting(1.0, ge=0, le=1, file=False)
+    max_output_gb: float = setting(MAX_OUTPUT_GB, unit="GB", gt=0, le=100_000)
 
     @property
     def n_steps(self) -> int:

@@ -16,12 +16,13 @@ step count) raises ``InputError`` before anything is created.
 protocol below: ``_start`` (timing, entities, metrics, divergence test, writer), ``_sink``
 (each recorded chunk: checked, measured, written), ``_advance`` (the chunks), ``_finish``
 (a divergence worded, the filter's tail, the block logic's events), ``_summary``
-(``summary.json``), ``_result`` (the files swapped in, or the timeseries in memory).
+(``summary.json``), ``_result`` (the files swapped in, or the timeseries in memory). An
+output folder is taken for the run (``trackrider.results_folder``: one run at a time, the
+files written in a stage inside it and swapped in together in one step).
 """
 from __future__ import annotations
 
 import math
-import os
 import time as _time
 import warnings
 from dataclasses import dataclass, field
@@ -141,6 +142,7 @@ class _Run:
     oper: Any = None
     net: Any = None                # physics.network.Network, or None
     writer: Any = None
+    folder: Any = None             # the ResultsFolder the run writes into (its stage), when it writes
     out: Path | None = None
     tables: list | None = None
     last_t: float = -math.inf
@@ -198,7 +200,7 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
     """Step 1: the timing, the entities and their trains, the metrics, the divergence test, the writer."""
     from trackrider.divergence import DivergenceCheck
     from trackrider.metrics import RideMetrics, energy_groups_from_joints
-    from trackrider.record import TimeseriesWriter, check_out_dir, prepare_out_dir
+    from trackrider.record import TimeseriesWriter, check_out_dir
 
     if out_dir is not None:
         check_out_dir(out_dir, overwrite)
@@ -231,8 +233,16 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
     if out_dir is None:
         run.tables = []
     else:
-        run.out = prepare_out_dir(out_dir, overwrite)
-        run.writer = TimeseriesWriter(run.out, labels, gauge, extra_columns=run.extras)
+        # taken for this run (one at a time), checked again, the results written in a stage inside it
+        from trackrider.results_folder import ResultsFolder
+
+        run.folder = ResultsFolder(out_dir, overwrite)
+        run.out = run.folder.path
+        try:
+            run.writer = TimeseriesWriter(run.folder.stage, labels, gauge, extra_columns=run.extras)
+        except BaseException as exc:
+            run.folder.close(exc)
+            raise
     return run
 
 
@@ -386,19 +396,23 @@ def _summary(world, run, meta) -> dict:
     return summary
 
 
-def _result(run, summary) -> Result:
-    """Step 6: both files complete as .part first, then swapped in over any old results; or the
-    timeseries in memory."""
+def _result(run, summary, before_commit=None) -> Result:
+    """Step 6: the results (and what ``before_commit(summary, stage)`` adds, returning the summary)
+    complete in the stage, then swapped in over any old ones in one step; or the timeseries in memory."""
     from trackrider.record import COLUMNS, NUMERIC_COLUMNS, write_summary
 
     timeseries = None
     if run.writer is not None:
-        summary_part = write_summary(run.out, summary, rename=False)
-        run.writer.close()
-        os.replace(summary_part, run.out / "summary.json")
-        from trackrider.outputs import drop_stale_report
-
-        drop_stale_report(run.out)
+        try:
+            run.writer.close()
+            if before_commit is not None:
+                summary = before_commit(summary, run.folder.stage)
+            write_summary(run.folder.stage, summary)
+            run.folder.commit()
+        except BaseException as exc:
+            run.folder.close(exc)
+            raise
+        run.folder.close()
     else:
         extra = run.extras
         table = np.concatenate(run.tables) if run.tables else np.empty((0, len(NUMERIC_COLUMNS) + len(extra)))
@@ -418,7 +432,7 @@ def _result(run, summary) -> Result:
 
 
 def run_world(world: World, duration, record_hz, out_dir=None, overwrite=False, filter_hz=SimulationConfig.filter_hz,
-              progress=None, meta=None, *, trains=None, joints=None, tracks=None) -> Result:
+              progress=None, meta=None, *, trains=None, joints=None, tracks=None, before_commit=None) -> Result:
     """Run a built ``World`` for ``duration`` s and measure (and write) the ride.
 
     Parameters
@@ -451,18 +465,23 @@ def run_world(world: World, duration, record_hz, out_dir=None, overwrite=False, 
     tracks : list of Track, optional
         The world's tracks by index: the divergence test then also checks that
         every car stays within 0.1 m of its track (``simulate`` passes them).
+    before_commit : callable, optional
+        ``before_commit(summary, stage) -> summary`` once ``timeseries.csv`` is complete in the
+        stage folder ``stage``, before the results are swapped into ``out_dir``: what it writes
+        into the stage (the ``inputs/`` copy) and the summary it returns go in with them.
     """
     run = _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, joints, tracks)
     wall0 = _time.perf_counter()
     try:
         _advance(world, run, progress)
         _finish(world, run)
-    except BaseException:
+    except BaseException as exc:
         if run.writer is not None:
             run.writer.abort()
+            run.folder.close(exc)     # an interrupted run keeps its rows so far in the stage; a full disk, none
         raise
     run.wall_s = _time.perf_counter() - wall0
-    return _result(run, _summary(world, run, meta))
+    return _result(run, _summary(world, run, meta), before_commit)
 
 
 def _train_sections(scenario, track_index):
@@ -478,7 +497,7 @@ def _train_sections(scenario, track_index):
     return out
 
 
-def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=None) -> Result:
+def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=None, keep_inputs=False) -> Result:
     """Build the world of a loaded scenario and run it (see ``run_world``).
 
     Parameters
@@ -493,6 +512,9 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
         Replace results in an existing ``out_dir`` (default False).
     progress : callable, optional
         ``progress(simulated_s, total_s)`` after every chunk (seconds).
+    keep_inputs : bool
+        Also keep a copy of the scenario file and the files it names in ``out_dir/inputs/``
+        (``trackrider run`` does), swapped in with the results.
 
     Examples
     --------
@@ -510,6 +532,11 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     sim = scenario.simulation
     if duration is None:
         duration = sim.duration
+    elif hasattr(scenario, "trains"):          # the output of a run of another length (load_scenario checked its own)
+        from trackrider.limits import check_output, entities
+
+        check_output(sim, entities(scenario.trains, getattr(scenario, "bodies", [])), duration,
+                     path=getattr(scenario, "path", None), where="--duration")
     world = build_world(scenario)
     trains = []
     for tr in scenario.trains:
@@ -535,10 +562,26 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     meta["warnings"] = list(scenario.warnings or []) + design
     if scenario.overrides:   # so that readers of the results rebuild the same ride
         meta["overrides"] = dict(scenario.overrides)
+    envelope = getattr(getattr(scenario, "check", None), "loaded", None) is not None   # [check]
+
+    def before_commit(summary, stage):
+        """In the stage: the run checked against its envelope, the inputs copied."""
+        if envelope:
+            from trackrider.check.results import checked_summary
+            from trackrider.record import read_timeseries
+
+            summary = checked_summary(summary, read_timeseries(stage), scenario)
+        if keep_inputs:
+            from trackrider.inputs_copy import keep_inputs as copy_inputs
+
+            copy_inputs(scenario, stage)
+        return summary
+
     result = run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
                        filter_hz=sim.filter_hz, progress=progress, meta=meta,
-                       trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])
-    if getattr(getattr(scenario, "check", None), "loaded", None) is not None:   # [check] envelope
+                       trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks],
+                       before_commit=before_commit if out_dir is not None else None)
+    if envelope and out_dir is None:
         from trackrider.check.results import check_result
 
         check_result(result, scenario)

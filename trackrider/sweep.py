@@ -43,7 +43,6 @@ import os
 import shutil
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -76,8 +75,10 @@ def _one_line(text: str) -> str:
 
 
 def _write_json_atomic(path: Path, doc) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "w") as fh:
+    from .results_folder import open_new, temp_name
+
+    tmp = temp_name(path)              # a fresh name, created exclusive and no-follow
+    with open_new(tmp, "w") as fh:
         json.dump(doc, fh, indent=1, sort_keys=True)
         fh.write("\n")
     os.replace(tmp, path)
@@ -448,11 +449,23 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
     plan = plan_runs(spec)
     digest = _plan_digest(spec, plan)
     out = Path(out_dir) if out_dir is not None else Path("results") / spec.stem
+    from .outputs import check_sweep_dir
+    from .results_folder import FolderLock
+
+    check_sweep_dir(out, overwrite=overwrite, resume=resume)    # at once, before taking the folder
+    with FolderLock(out):          # one sweep (or run) writes a folder at a time (docs/outputs.md)
+        return _sweep_into(out, spec, plan, digest, started, jobs, scheduler, resume, progress, overwrite, task)
+
+
+def _sweep_into(out, spec, plan, digest, started, jobs, scheduler, resume, progress, overwrite, task):
+    """``run_sweep`` in the sweep folder ``out``, which this process holds."""
     plan_path = out / "plan.json"
     log_path = out / "runs.jsonl"
     from .outputs import SWEEP_FILES, check_sweep_dir, make_dir
+    from .results_folder import open_append
 
-    # the shared rule (trackrider.outputs): only a folder this sweep code wrote is replaced
+    # the shared rule (trackrider.outputs): only a folder this sweep code wrote is replaced (checked
+    # again now that no one else writes here)
     check_sweep_dir(out, overwrite=overwrite, resume=resume)
     if out.exists() and any(out.iterdir()):
         if resume:
@@ -517,7 +530,7 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
                                        "method": spec.method, "seed": spec.seed,
                                        "runs": plan})
     # rows found only as row.json (finished after the driver stopped) join the log
-    with open(log_path, "a") as log:
+    with open_append(log_path) as log:       # a link named runs.jsonl is refused, not written through
         logged = _read_log(log_path)
         for run, row in sorted(finished.items()):
             if run not in logged:
@@ -532,7 +545,7 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
     futures = {}
     bar = None
     try:
-        with open(log_path, "a") as log:
+        with open_append(log_path) as log:
             # submit before the progress bar starts its thread: a process pool
             # forks its workers at the first submit
             futures = {executor.submit(task, t): t for t in todo}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,24 +165,9 @@ def load_sweep(path, check_scenario: bool = True) -> SweepSpec:
     path = Path(path)
     if not path.is_file():
         raise InputError("no such sweep file", path=path)
-    try:
-        from .inputs import MAX_SCENARIO_BYTES, read_input_bytes
+    from .inputs import read_toml
 
-        doc = tomllib.loads(read_input_bytes(path, MAX_SCENARIO_BYTES, "sweep file").decode("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        text = str(exc)
-        where = None
-        if "(at line " in text:
-            where = "line " + text.split("(at line ", 1)[1].split(",")[0].rstrip(")")
-            text = text.split(" (at line ")[0]
-        elif "(at end of document)" in text:
-            where = "end of file"
-            text = text.replace(" (at end of document)", "")
-        raise InputError(f"malformed TOML: {text}", path=path, where=where) from None
-    except UnicodeDecodeError:
-        raise InputError("not a TOML text file (invalid UTF-8)", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    doc = read_toml(path, "sweep file")
 
     unknown = sorted(set(doc) - {"sweep", "axes"})
     if unknown:
@@ -198,8 +182,8 @@ def load_sweep(path, check_scenario: bool = True) -> SweepSpec:
                          where=f"sweep.{unknown[0]}")
     if "scenario" not in sweep:
         raise InputError("missing the base scenario file", path=path, where="sweep.scenario")
-    if not isinstance(sweep["scenario"], str):
-        raise InputError("must be a file path (string)", path=path, where="sweep.scenario")
+    if not isinstance(sweep["scenario"], str) or "\x00" in sweep["scenario"]:
+        raise InputError("must be a file path (a string without NUL characters)", path=path, where="sweep.scenario")
     scenario = (path.parent / sweep["scenario"]).resolve()
     if not scenario.is_file():
         raise InputError(f"no such scenario file: {sweep['scenario']}", path=path,
@@ -279,9 +263,13 @@ def check_axes(spec: SweepSpec) -> None:
     then each axis value at its extremes, alone. Raises InputError naming the
     sweep file, the axis and the base scenario's complaint.
     """
+    from .limits import check_output, entities
     from .scenario import load_scenario
 
-    load_scenario(spec.scenario)
+    base = load_scenario(spec.scenario)
+    if spec.keep_timeseries:       # every run keeps its timeseries.csv: the sweep writes them all
+        check_output(base.simulation, entities(base.trains, base.bodies), spec.duration, path=spec.path,
+                     where="sweep.keep_timeseries", runs=len(plan_runs(spec)))
     for ax in spec.axes:
         for value in ax.extremes():
             try:

@@ -7,7 +7,6 @@ import io
 import json
 import math
 import os
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -137,8 +136,11 @@ def write_table(path: Path, columns: list[str], rows: list[dict]) -> None:
     writer.writerow(columns)
     for row in sorted(rows, key=lambda r: r["run"]):
         writer.writerow([_cell(row.get(c)) for c in columns])
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    tmp.write_text(buf.getvalue())
+    from .results_folder import open_new, temp_name
+
+    tmp = temp_name(path)              # a fresh name, created exclusive and no-follow
+    with open_new(tmp, "w") as fh:
+        fh.write(buf.getvalue())
     os.replace(tmp, path)
 
 

@@ -47,7 +47,7 @@ def test_points_spanning_more_than_the_longest_track_are_refused(tmp_path, monke
 
     pts = np.column_stack([np.linspace(0.0, 3e5, 10), np.linspace(0.0, 1e3, 10), np.zeros(10)])
     monkeypatch.setattr(track_module, "SplineCurve", lambda *a, **k: pytest.fail("fitted before the check"))
-    with pytest.raises(InputError, match=r"^points: the points span 300\.002 km, more than a track may be \(200 km\)"):
+    with pytest.raises(InputError, match=r"^points: the points span 300\.002 km, more than a track may be \(at most 50 km"):
         Track.from_points(pts)
 
 
@@ -71,13 +71,14 @@ def test_smooth_curves_are_not_reported():
 
 
 @pytest.mark.slow
-def test_a_76_km_railway_curve_is_checked_fast(tmp_path):
-    """A long line is not bad input: 38 000 points over 76 km load and report in seconds."""
+def test_a_49_km_railway_curve_is_checked_fast(tmp_path):
+    """A long line is not bad input: 24 500 points over 49 km (near the longest a track may be)
+    load and report in seconds."""
     rng = np.random.default_rng(1)
     h = 0.0
     x = y = 0.0
     rows = []
-    while len(rows) * 2.0 < 76_000:
+    while len(rows) * 2.0 < 49_000:
         curv = rng.choice([0.0, 1 / 1200, -1 / 1500])
         for _ in range(int(rng.uniform(500, 3000) / 2.0)):
             h += curv * 2.0
@@ -90,5 +91,5 @@ def test_a_76_km_railway_curve_is_checked_fast(tmp_path):
 
     t0 = time.perf_counter()
     report = curve_report(f)
-    assert report["length"] > 76_000
+    assert report["length"] > 49_000
     assert time.perf_counter() - t0 < 20

@@ -42,6 +42,22 @@ def test_still_shows_the_track_and_the_train(ride, tmp_path):
     assert train_pixels(img).sum() > 500
 
 
+def test_a_still_is_written_through_no_link_planted_beside_it(ride, tmp_path):
+    """The file is completed under a fresh name beside ``--out`` and renamed: a link planted at a
+    name an earlier version used (``.still.png.tmp<pid>``) is not written through."""
+    import os
+
+    rec, spec = ride
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    out = tmp_path / "still.png"
+    (tmp_path / f".still.png.tmp{os.getpid()}").symlink_to(victim)
+    render_ride(None, out, camera="chase", size=SMALL, time=0.7, recording=rec, scene=spec)
+    assert victim.read_text() == "precious"
+    assert iio3.imread(out).shape == (SMALL[1], SMALL[0], 3)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.is_symlink()) == ["still.png", "victim.txt"]
+
+
 def test_frames_finished_later_or_out_of_order_are_the_frames_rendered(ride):
     """The MP4 writer finishes a frame (backdrop, anti-aliasing, overlay) in its own
     thread while the next ones render, from a pooled read-back buffer: however late or
@@ -184,12 +200,15 @@ def test_results_directory_replays_the_recording(ride, tmp_path, monkeypatch):
     res = tmp_path / "results"
     res.mkdir()
     cols = recording_columns(rec)
+    from trackrider.results_reader import REQUIRED
+
     with open(res / "timeseries.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         keys = ["t", "train", "car", "x", "y", "z", "qw", "qx", "qy", "qz"]
-        w.writerow(keys)
+        w.writerow(REQUIRED)               # the columns every timeseries.csv has; the rest empty here
         for i in range(len(cols["t"])):
-            w.writerow([cols[k][i] if k == "train" else repr(float(cols[k][i])) for k in keys])
+            w.writerow([(cols[k][i] if k == "train" else str(int(cols[k][i])) if k == "car"
+                         else repr(float(cols[k][i]))) if k in keys else "" for k in REQUIRED])
     scen = tmp_path / "ride.toml"
     scen.write_text("# stands for the scenario\n")
     (res / "summary.json").write_text(json.dumps({"status": "completed", "scenario": str(scen)}))
@@ -283,7 +302,7 @@ def test_sources_that_are_not_rides_are_input_errors(tmp_path):
     (tmp_path / "notes.txt").write_text("hi")
     with pytest.raises(InputError, match="expected a scenario .toml or a results directory"):
         render_ride(tmp_path / "notes.txt", tmp_path / "x.png")
-    with pytest.raises(InputError, match="timeseries.csv: not a results directory"):
+    with pytest.raises(InputError, match="no summary.json here: not a results folder"):
         render_ride(tmp_path, tmp_path / "x.png")
 
 

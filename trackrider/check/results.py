@@ -227,16 +227,16 @@ def scenario_sections(scenario) -> dict:
     return {tr.name: _train_sections(scenario, tr.track_index) for tr in scenario.trains}
 
 
-def check_result(result, scenario) -> dict:
-    """Check a finished run against its scenario's ``[check]`` envelope: its summary (and the
-    results folder's ``summary.json``, replaced whole) gets ``check`` and the events. Returns the check."""
-    from trackrider.record import read_timeseries, write_summary
+def checked_summary(summary: dict, ts: dict, scenario) -> dict:
+    """``summary`` with the check of the timeseries ``ts`` against the scenario's ``[check]`` envelope
+    (``simulate`` calls it before the results are swapped into their folder)."""
+    return add_to_summary(summary, check_timeseries(ts, summary, scenario.check.loaded, scenario_sections(scenario)))
 
-    ts = result.timeseries if result.timeseries is not None else read_timeseries(result.out_dir)
-    check = check_timeseries(ts, result.summary, scenario.check.loaded, scenario_sections(scenario))
-    summary = add_to_summary(result.summary, check)
-    if result.out_dir is not None:
-        write_summary(result.out_dir, summary)
+
+def check_result(result, scenario) -> dict:
+    """Check a run kept in memory (``Result.timeseries``) against its scenario's ``[check]`` envelope:
+    its summary gets ``check`` and the events. Returns the check."""
+    summary = checked_summary(result.summary, result.timeseries, scenario)
     result.summary = summary
     result.events = summary["events"]
-    return check
+    return summary["check"]

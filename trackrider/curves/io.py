@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .track import MAX_POINTS, Track
+from .. import limits
+from .track import Track
 
 FORMATS = ("auto", "points", "nl2", "json")
 NL2_HEADER = ["No.", "PosX", "PosY", "PosZ", "FrontX", "FrontY", "FrontZ", "LeftX", "LeftY", "LeftZ",
@@ -98,8 +99,8 @@ def _parse_points_csv(path: Path, text: str):
                              where=f"line {no}")
         rows.append([_float(f, path, no, c) for f, c in zip(fields, header)])
         nums.append(no)
-        if len(rows) > MAX_POINTS:
-            raise InputError(f"more than {MAX_POINTS:,} points (the most a curve may have)", path=path,
+        if len(rows) > limits.left("points"):
+            raise InputError(f"more points than a curve may have ({limits.limit_text('points')})", path=path,
                              where=f"line {no}")
     if header is None:
         raise InputError("empty file: no header 'x,y,z'", path=path, where="line 1")
@@ -136,8 +137,8 @@ def _parse_nl2(path: Path, text: str):
             raise InputError("frame vectors are not orthogonal", path=path, where=f"line {no}")
         if np.dot(np.cross(F, L), U) < 0:
             raise InputError("frame is left-handed (Front × Left = −Up)", path=path, where=f"line {no}")
-        if len(pts) >= MAX_POINTS:
-            raise InputError(f"more than {MAX_POINTS:,} points (the most a curve may have)", path=path,
+        if len(pts) >= limits.left("points"):
+            raise InputError(f"more points than a curve may have ({limits.limit_text('points')})", path=path,
                              where=f"line {no}")
         pts.append(p)
         fronts.append(F)
@@ -169,8 +170,8 @@ def _parse_json(path: Path, text: str):
     pts = doc.get("points")
     if not isinstance(pts, list):
         raise InputError("missing or not a list of [x, y, z]", path=path, where="points")
-    if len(pts) > MAX_POINTS:
-        raise InputError(f"{len(pts):,} points is more than a curve may have ({MAX_POINTS:,})", path=path,
+    if len(pts) > limits.left("points"):
+        raise InputError(f"{len(pts):,} points is more than a curve may have ({limits.limit_text('points')})", path=path,
                          where="points")
     out = np.empty((len(pts), 3))
     for i, p in enumerate(pts):

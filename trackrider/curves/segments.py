@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import _kernels as K
+from .. import limits
 from . import transitions
 
 NODE_SPACING = 0.25  # m, longest interval between frame nodes
@@ -31,8 +32,6 @@ MAX_TURN = 0.02  # rad, largest turn of the tangent between frame nodes
 #: smallest radius of an arc, helix, loop or clothoid end, m: the track table's 0.1 m rows turn by
 #: at most 0.2 rad there (docs/scenarios.md, "Limits")
 MIN_RADIUS = 0.5
-#: most frame nodes of a segment track (as trackrider.curves.spline.MAX_NODES)
-MAX_NODES = 4_000_000
 Z = np.array([0.0, 0.0, 1.0])
 
 
@@ -252,8 +251,12 @@ class SegmentCurve:
         T = np.empty_like(P)
         P2 = np.empty_like(P)
         P3 = np.empty_like(P)
-        for i in np.unique(j):
-            m = j == i
+        # the points of each piece in one slice (a mask per piece would cost pieces × points)
+        order = np.argsort(j, kind="stable")
+        js = j[order]
+        cuts = np.flatnonzero(js[1:] != js[:-1]) + 1
+        for a, b in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(js)]])):
+            i, m = js[a], order[a:b]
             P[m], T[m], P2[m], P3[m] = self.pieces[i].eval(s[m] - self.s0[i])
         c = np.cross(T, P2)
         k2 = np.sum(P2 * P2, axis=1)
@@ -321,9 +324,9 @@ def _check_nodes(pieces, source):
         kmax = max(abs(p.w0), abs(p.w1)) * float(np.linalg.norm(np.cross(p.k, p.t0)))
         h = min(NODE_SPACING, MAX_TURN / kmax) if kmax > 0 else NODE_SPACING
         total += math.ceil(p.length / h) + 1
-    if total > MAX_NODES:
-        raise InputError(f"the segments need {total:.3g} frame nodes (limit {MAX_NODES:,}): the track is too long "
-                         "or turns too tightly for too long", path=source, where="segments")
+    if total > limits.left("nodes"):
+        raise InputError(f"the segments need {total:.3g} frame nodes ({limits.limit_text('nodes')}): the track is "
+                         "too long or turns too tightly for too long", path=source, where="segments")
 
 
 #: segment types that describe a heartline (force-vector design, ``force.py``), not the rail

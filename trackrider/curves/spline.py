@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import _kernels as K
+from .. import limits
 from .interp import quintic_interpolant
 
 SUB_SPACING = 0.25  # m, longest sub-interval of the arc-length table and frame nodes
@@ -21,8 +22,6 @@ DEGREE = 5
 MIN_POINTS = DEGREE + 1
 #: a refit whose parameter range grows by more than this factor is not taken (kinked points)
 REFIT_MAX_GROWTH = 1.5
-#: most frame nodes of one curve (~0.4 GB of node tables; docs/scenarios.md, "Limits")
-MAX_NODES = 4_000_000
 
 
 class SplineCurve:
@@ -71,9 +70,10 @@ class SplineCurve:
         if len(base) - 1 < 4 * len(u):
             m = np.maximum(m, 2)
         total = float(np.sum(m))
-        if not total <= MAX_NODES:   # checked before the node arrays are allocated
+        if not total <= limits.left("nodes"):   # checked before the node arrays are allocated
             raise InputError(f"the fitted curve is {np.sum(lens) / 1000:.6g} km long with {total:.3g} frame nodes "
-                             f"(limit {MAX_NODES:,}): the points are too far apart or the spline overshoots",
+                             f"({limits.limit_text('nodes')}): the points are too far apart or the spline "
+                             "overshoots",
                              where="points")
         m = m.astype(np.int64)
         iv = np.repeat(np.arange(len(m)), m)

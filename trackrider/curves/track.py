@@ -32,7 +32,9 @@ import numpy as np
 
 from ..errors import InputError
 from . import _kernels as K
+from .. import limits
 from .compact import CompactTrack, build_table
+from ..limits import MAX_TABLE_ROWS
 from .interp import CubicSpline, QuinticHermite, pchip_slopes
 from .spline import MIN_POINTS, SplineCurve
 
@@ -46,18 +48,12 @@ UP_CARRY_FADE = 6.0  # m: a carry takes on the exact up frame's twist rate withi
 REF_SMOOTH = 4.0  # m: the reference's twist rate is averaged over this window (twice)
 REF_MAX_MISMATCH = math.radians(30.0)  # a carry whose reference turns this much more or less than up needs uses the RMF
 REF_KAPPA0 = 1.0 / 30.0  # 1/m: the carry's reference twists at τ κ²/(κ² + κ0²) (Frenet where curved, RMF where straight)
-#: most points of a curve (docs/scenarios.md, "Limits")
-MAX_POINTS = 2_000_000
 #: largest coordinate of a curve point, m
 MAX_COORDINATE = 1.0e6
-#: longest track, m (a curve's points, or its segments)
-MAX_TRACK_LENGTH = 200_000.0
 #: a fitted curve longer than its polyline by more than this fraction is reported (a kink or overshoot)
 FIT_MAX_EXCESS = 0.02
 #: a fitted curve whose radius falls below this is reported, m (segments.MIN_RADIUS: the smallest the sampling resolves)
 FIT_MIN_RADIUS = 0.5
-#: rows of a tabulated track (``compact``): 2 M rows (200 km at 0.1 m) are 0.4 GB (docs/scenarios.md, "Limits")
-MAX_TABLE_ROWS = 2_000_000
 #: frames evaluated per block when tabulating (bounds the temporaries)
 TABLE_BLOCK = 100_000
 FRENET_MIN_CURVATURE = 1e-5  # 1/m: below it the principal normal is undefined
@@ -267,9 +263,9 @@ class Track:
         bad = ~np.all(np.isfinite(pts), axis=1)
         if bad.any():
             raise InputError("non-finite coordinate (NaN or inf)", path=source, where=where(int(np.argmax(bad))))
-        if len(pts) > MAX_POINTS:
-            raise InputError(f"{len(pts):,} points is more than a curve may have ({MAX_POINTS:,})", path=source,
-                             where="points")
+        if len(pts) > limits.left("points"):
+            raise InputError(f"{len(pts):,} points is more than a curve may have ({limits.limit_text('points')})",
+                             path=source, where="points")
         big = np.any(np.abs(pts) > MAX_COORDINATE, axis=1)
         if big.any():
             i = int(np.argmax(big))
@@ -318,9 +314,9 @@ class Track:
             raise InputError("the curve reverses direction here (a cusp: turn of more than 120° at one point)",
                              path=source, where=where(i))
         chord = float(np.sum(np.linalg.norm(np.diff(seq, axis=0), axis=1)))
-        if chord > MAX_TRACK_LENGTH:
+        if chord > limits.left("length"):
             raise InputError(f"the points span {chord / 1000:.6g} km, more than a track may be "
-                             f"({MAX_TRACK_LENGTH / 1000:g} km)", path=source, where="points")
+                             f"({limits.limit_text('length')})", path=source, where="points")
         try:
             curve = SplineCurve(pts, closed)
         except InputError as exc:

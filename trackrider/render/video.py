@@ -7,9 +7,7 @@ that rendering works.
 """
 from __future__ import annotations
 
-import json
 import math
-import os
 import queue
 import sys
 import threading
@@ -343,17 +341,14 @@ def _load_scenario(path, overrides=None):
 
 
 def _read_results(results: Path, notice=None):
-    """(Recording, Scenario) of a results directory, the scenario as it was run: the one it names,
-    or the copy kept in its ``inputs/`` when that one moved or changed (``notice`` is told)."""
-    csv_path, summary_path = results / "timeseries.csv", results / "summary.json"
-    for p in (csv_path, summary_path):
-        if not p.is_file():
-            raise InputError("not a results directory (no timeseries.csv and summary.json)", path=p)
-    try:
-        summary = json.loads(summary_path.read_text())
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read ({exc})", path=summary_path) from None
-    scen = summary.get("scenario") if isinstance(summary, dict) else None
+    """(Recording, Scenario) of a results directory, read by ``trackrider.results_reader`` (as
+    ``report`` and ``plot`` read it), the scenario as it was run: the one it names, or the copy
+    kept in its ``inputs/`` when that one moved or changed (``notice`` is told)."""
+    from trackrider.results_reader import read_results
+
+    res = read_results(results)
+    summary, summary_path = res.summary, results / "summary.json"
+    scen = summary.get("scenario")
     if not scen:
         raise InputError("no scenario recorded: cannot rebuild the track", path=summary_path, where="scenario")
     scen_path = Path(scen)
@@ -364,7 +359,7 @@ def _read_results(results: Path, notice=None):
     scenario, message = load_results_scenario(results, summary, notice, loader=_load_scenario)
     if scenario is None:
         raise InputError(message, path=summary_path, where="scenario")
-    return Recording.from_csv(csv_path), scenario
+    return Recording.from_timeseries(res.flat(), path=results / "timeseries.csv"), scenario
 
 
 def _progress_bar(enabled):
@@ -581,15 +576,11 @@ def render_ride(
         writer.close()
         stats.encode_s += _time.perf_counter() - t_close
         stats.total_s = _time.perf_counter() - t_begin
-        # atomic: the output appears complete or not at all
-        tmp_final = out.with_name(f".{out.name}.tmp{os.getpid()}")
-        try:
-            with open(tmp_out, "rb") as src_fh, open(tmp_final, "wb") as dst:
-                while chunk := src_fh.read(1 << 20):
-                    dst.write(chunk)
-            os.replace(tmp_final, out)
-        finally:
-            if tmp_final.exists():
-                tmp_final.unlink()
+        # atomic: the output appears complete or not at all (a fresh temporary beside it, no link followed)
+        from trackrider.outputs import atomic_file
+
+        with atomic_file(out) as tmp_final, open(tmp_out, "rb") as src_fh, open(tmp_final, "wb") as dst:
+            while chunk := src_fh.read(1 << 20):
+                dst.write(chunk)
     return out
 

@@ -124,34 +124,14 @@ def load_scenario_of(summary: dict, results_dir):
 
 
 def load_run(results_dir) -> RunData:
-    """Read a run's results folder (``summary.json``, ``timeseries.csv``, the scenario)."""
-    from trackrider.record import read_summary, read_timeseries
+    """Read a run's results folder (``summary.json``, ``timeseries.csv``, the scenario), checked
+    by ``trackrider.results_reader`` as ``plot`` and ``render`` check it."""
+    from trackrider.results_reader import read_results
 
-    d = Path(results_dir)
-    if not d.is_dir():
-        raise InputError("not a results folder (not found or not a directory)", path=d)
-    if not (d / "summary.json").is_file():
-        raise InputError("no summary.json here (is this a folder written by 'trackrider run'?)", path=d)
-    summary = read_summary(d)
-    if not isinstance(summary, dict) or not isinstance(summary.get("trains", {}), dict):
-        raise InputError("not a trackrider summary (no 'trains' table)", path=d / "summary.json")
-    if not (d / "timeseries.csv").is_file():
-        raise InputError("no timeseries.csv here: the report draws from it (a sweep run kept "
-                         "only its summary?)", path=d)
-    ts = read_timeseries(d)
-    for col in ("t", "train", "car"):
-        if col not in ts:
-            raise InputError(f"missing column {col!r}", path=d / "timeseries.csv", where="line 1")
-    n_rows = len(ts["t"])
-    if n_rows == 0:
-        raise InputError("no data rows", path=d / "timeseries.csv")
-    n_ent = int(np.sum(ts["t"] == ts["t"][0]))
-    m = n_rows // n_ent
-    if m * n_ent != n_rows:
-        raise InputError(f"{n_rows} rows are not whole instants of {n_ent} cars and bodies",
-                         path=d / "timeseries.csv")
-    labels = list(zip(ts["train"][:n_ent].tolist(), ts["car"][:n_ent].tolist()))
-    t = ts["t"].reshape(m, n_ent)[:, 0].copy()
+    res = read_results(results_dir, columns=SERIES)
+    d, summary = res.path, res.summary
+    labels = res.labels
+    t = res.t
     scenario, note = load_scenario_of(summary, d)
 
     trains = []
@@ -159,10 +139,7 @@ def load_run(results_dir) -> RunData:
         idx = [j for j, (a, _) in enumerate(labels) if a == name]
         if not idx:
             continue
-        series = {}
-        for col in SERIES:
-            if col in ts:
-                series[col] = ts[col].reshape(m, n_ent)[:, idx].copy()
+        series = {col: res.columns[col][:, idx].copy() for col in SERIES if col in res.columns}
         tr = TrainData(name=name, cars=[labels[j][1] for j in idx], wheels=str(tsum.get("wheels", "coaster")),
                        series=series, summary=tsum)
         _attach_track(tr, scenario)

@@ -584,10 +584,9 @@ def sweep_page(sweep_dir: Path, units: Units) -> str:
             body.append(f'<p class="note">{_e(r.get("error"))}</p>')
         summary_path = run_dir / "summary.json"
         if summary_path.is_file():
-            try:
-                summary = json.loads(summary_path.read_text(encoding="utf-8"))
-            except ValueError:
-                summary = {}
+            from trackrider.results_reader import read_summary_checked
+
+            summary = read_summary_checked(summary_path)
             events = summary.get("events") or []
             kinds: dict = {}
             for ev in events:

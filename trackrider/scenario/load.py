@@ -11,11 +11,10 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
+from trackrider import limits
 from trackrider.errors import InputError
 from trackrider.physics import joints
 from trackrider.settings import (
@@ -49,8 +48,6 @@ from trackrider.scenario.model import (
     TrainConfig,
 )
 
-#: longest track built from segments, m (memory: the track is tabulated every few cm)
-MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
 _ABSENT = object()
 
@@ -197,32 +194,9 @@ def _name(ctx: _Ctx, table: dict, where: str, default: str, seen: dict, what: st
 
 def read_toml(path: Path) -> dict:
     """Parse a TOML file; every failure is an ``InputError`` naming ``path`` (and TOML's line, column)."""
-    from trackrider.inputs import MAX_SCENARIO_BYTES, read_input_bytes
+    from trackrider.inputs import read_toml as read
 
-    raw = read_input_bytes(path, MAX_SCENARIO_BYTES, "scenario file")
-    if b"\x00" in raw[:8192]:
-        raise InputError("not a TOML text file (binary data)", path=path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError("not a TOML text file (invalid UTF-8)", path=path, where=f"line {line}") from None
-    if text.startswith("\ufeff"):  # a byte-order mark some editors write
-        text = text[1:]
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
-        if m:
-            where = f"line {m.group(1)}, column {m.group(2)}"
-            msg = msg[: m.start()]
-        else:
-            m = re.search(r"\s*\(at end of document\)\s*$", msg)
-            where = "end of file"
-            if m:
-                msg = msg[: m.start()]
-        raise InputError(f"malformed TOML: {msg}", path=path, where=where) from None
+    return read(path, "scenario file")
 
 
 # --------------------------------------------------------------------------- overrides
@@ -423,6 +397,8 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
     curve = segments = None
     if has_curve:
         rel = _string(ctx, t, "curve", where)
+        if "\x00" in rel:
+            raise ctx.error(f"{where}.curve", f"a file name cannot hold a NUL character, got {rel!r}")
         curve = (ctx.path.parent / rel).resolve()
         if not curve.exists():
             raise ctx.error(f"{where}.curve", f"curve file not found: {curve}")
@@ -433,15 +409,22 @@ def _track(ctx: _Ctx, t: dict, i: int, seen: dict) -> TrackConfig:
         value = t["segments"]
         if not isinstance(value, list) or not value:
             raise ctx.error(f"{where}.segments", f"must be a non-empty array of tables, got {_describe(value)}")
+        if len(value) > limits.left("segments"):        # each segment costs its own arrays
+            raise ctx.error(f"{where}.segments", f"{len(value):,} segments are more than a scenario may have "
+                            f"({limits.limit_text('segments')})")
+        limits.spend("segments", len(value))
         segments = [_segment(ctx, seg, f"{where}.segments[{j}]", j) for j, seg in enumerate(value)]
         if all(seg["type"] == "start" for seg in segments):
             raise ctx.error(f"{where}.segments", "has no segment after 'start'")
-        if any(seg["type"] in DESIGN_SEGMENTS for seg in segments):
+        design = any(seg["type"] in DESIGN_SEGMENTS for seg in segments)
+        if design:
             _check_design_track(ctx, t, where, segments)
         total = sum(_segment_length(seg) for seg in segments)
-        if total > MAX_TRACK_LENGTH:
+        if total > limits.left("length"):
             raise ctx.error(f"{where}.segments", f"the track would be {total / 1000:.4g} km long "
-                            f"(limit {MAX_TRACK_LENGTH / 1000:g} km)")
+                            f"({limits.limit_text('length')})")
+        if not design:                 # a design's length is known once designed (spent when loaded)
+            limits.spend("length", total)
     if has_segments and "format" in t:
         raise ctx.error(f"{where}.format", "applies to a curve file, not to segments")
     own = {k: v for k, v in t.items() if k in file_keys(TrackConfig)}
@@ -510,6 +493,13 @@ def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int, design: dict | None = None)
     length = float(track.length)
     if not (math.isfinite(length) and length > 0):
         raise ctx.error(where, f"track has no length ({length})")
+    if cfg.segments is None or is_design(cfg.segments):     # a segment track's length is spent as it was read
+        if length > limits.left("length"):
+            raise ctx.error(where, f"the track is {length / 1000:.4g} km long ({limits.limit_text('length')})")
+        limits.spend("length", length)
+    points = getattr(track, "points", None)
+    limits.spend("points", 0 if points is None else len(points))
+    limits.spend("nodes", len(getattr(track, "_node_s", ())))
     cfg.track = track
     cfg.length = length
     if cfg.closed is None:
@@ -693,6 +683,21 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
     )
 
 
+def _check_work(ctx: _Ctx, simulation, trains: list, bodies: list) -> None:
+    """The cars and bodies, and the output they would record, within the limits (``trackrider.limits``)."""
+    n = limits.entities(trains, bodies)
+    if n > limits.MAX_ENTITIES:
+        running, where = 0, "body"
+        for i, tr in enumerate(trains):
+            running += limits.entities([tr], [])
+            if running > limits.MAX_ENTITIES:
+                where = f"train[{i}].cars"
+                break
+        raise ctx.error(where, f"{n:,} cars and bodies (a suspended car counts twice) are more than a scenario may "
+                        f"have ({limits.MAX_ENTITIES:,})")
+    limits.check_output(simulation, n, path=ctx.path)
+
+
 def _resistance(ctx: _Ctx, doc: dict) -> ResistanceConfig:
     return _settings(ctx, ResistanceConfig, _table(ctx, doc.get("resistance", {}), "resistance"), "resistance")
 
@@ -721,6 +726,11 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     InputError
         Anything wrong, with the file and key (or TOML line and column).
     """
+    with limits.together():       # the geometry limits hold for the scenario's tracks together
+        return _load_scenario(path, overrides, load_tracks)
+
+
+def _load_scenario(path, overrides, load_tracks) -> Scenario:
     path = Path(path).expanduser().absolute()
     ctx = _Ctx(path)
     document = apply_overrides(read_toml(path), overrides, path)
@@ -747,6 +757,7 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     bodies = [_body(ctx, t, i, entity_names) for i, t in enumerate(_array_of_tables(ctx, document, "body"))]
     if not trains and not bodies:
         raise ctx.error("train", "the scenario has nothing to simulate: add a [[train]] or a [[body]]")
+    _check_work(ctx, simulation, trains, bodies)
     joints = [_joint(ctx, t, i, trains, bodies) for i, t in enumerate(_array_of_tables(ctx, document, "joint"))]
     resistance = _resistance(ctx, document)
     operation = _operation(ctx, document)
