@@ -45,6 +45,8 @@ EVENTS = {e.name: e for e in (
     EventType("block_hold", "was held at a block"),
     EventType("block_release", "was released from a block"),
     EventType("lap", "completed a lap"),
+    EventType("driver", "driver's command"),
+    EventType("wheel_slip", "slipped its driving wheels (tractive force above the adhesion limit)"),
 )}
 
 #: the statuses of a run, highest precedence first, and what the report says of each

@@ -115,6 +115,7 @@ class World(Protocol):
     contact_trains: list           # (behind, ahead) trains that can meet on a track
     contact_ends: list             # (entity, entity) joined by those contacts
     operation: Any                 # physics.blocks.Operation, or None (no blocks, no contacts)
+    railway: Any                   # physics.rail.Railway, or None (no railway vehicles, no draft gears)
     pos: Any                       # (n_entities, 3) m, the state now (the joint checks)
     quat: Any                      # (n_entities, 4)
     mass: Any                      # (n_entities,) kg
@@ -138,6 +139,7 @@ class _Run:
     metrics: Any
     divergence: Any
     oper: Any = None
+    railway: Any = None
     writer: Any = None
     out: Path | None = None
     tables: list | None = None
@@ -172,8 +174,8 @@ def _train_names(labels, entity_train):
 
 def _world_trains(world):
     """Gauge and wheels per train from a World's own settings (when not given)."""
-    return [{"gauge": float(world.gauges[int(tr["track"])]), "wheels": "railway" if tr.get("railway") else "coaster"}
-            for tr in world.trains]
+    return [{"gauge": float(world.gauges[int(tr["track"])]), "wheels": "railway" if tr.get("railway") else "coaster",
+             "damped": tr.get("ctype") == "draft_gear"} for tr in world.trains]
 
 
 def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, joints, tracks) -> _Run:
@@ -210,20 +212,35 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
     run = _Run(dt, timing.n_steps, timing.record_every, timing.record_hz, labels, names, trains, gauge, metrics,
                DivergenceCheck.from_world(world, record_dt, tracks), oper=world.operation,
                start_steps=int(world.step_count))
+    run.railway = world.railway
     if out_dir is None:
         run.tables = []
     else:
         run.out = prepare_out_dir(out_dir, overwrite)
-        run.writer = TimeseriesWriter(run.out, labels, gauge, extra_columns=("block",) if run.blocks_on else ())
+        run.writer = TimeseriesWriter(run.out, labels, gauge, extra_columns=_extra_columns(run))
     return run
+
+
+def _extra_columns(run) -> tuple:
+    """The columns after ``record.COLUMNS``: ``block`` with block sections, the railway columns in a
+    railway world (``record.RAIL_COLUMNS``)."""
+    from trackrider.record import RAIL_COLUMNS
+
+    return (("block",) if run.blocks_on else ()) + (RAIL_COLUMNS if run.railway is not None else ())
 
 
 def _consume(run, blocks):
     """The measured blocks (samples with their filtered G) into the writer or the in-memory table."""
+    from trackrider.physics import channels as ch
     from trackrider.record import block_table
 
     for t, smp, fg in blocks:
-        extra = run.oper.block_column(smp)[:, :, None] if run.blocks_on else None
+        extra = []
+        if run.blocks_on:
+            extra.append(run.oper.block_column(smp)[:, :, None])
+        if run.railway is not None:
+            extra.append(smp[:, :, list(ch.RAIL)])
+        extra = np.concatenate(extra, axis=2) if extra else None
         if run.writer is not None:
             run.writer.write(t, smp, fg, extra)
         else:
@@ -315,6 +332,8 @@ def _finish(world, run):
     if run.oper is not None:
         run.oper.finish(float(world.time))
         run.metrics.add_events(run.oper.events)
+    if run.railway is not None:
+        run.metrics.add_events(run.railway.events())
 
 
 def _summary(world, run, meta) -> dict:
@@ -340,8 +359,10 @@ def _summary(world, run, meta) -> dict:
     notes = [str(w) for w in meta.pop("warnings", None) or []]
     summary.update(meta)
     summary.update({key: measured[key] for key in ("events", "events_dropped", "trains", "bodies", "filter")})
-    summary["columns"] = list(COLUMNS) + (["block"] if run.blocks_on else [])
+    summary["columns"] = list(COLUMNS) + list(_extra_columns(run))
     summary["float_format"] = {"t": TIME_FORMAT, "other": FLOAT_FORMAT}
+    if run.railway is not None:
+        summary["railway"] = run.railway.summary()
     if run.blocks_on:
         summary["operation"] = run.oper.summary(steps * run.dt + run.start_steps * run.dt,
                                                 [int(info.get("riders", 4)) for info in run.trains[:len(run.names)]])
@@ -378,7 +399,7 @@ def _result(run, summary) -> Result:
 
         drop_stale_report(run.out)
     else:
-        extra = ("block",) if run.blocks_on else ()
+        extra = _extra_columns(run)
         table = np.concatenate(run.tables) if run.tables else np.empty((0, len(NUMERIC_COLUMNS) + len(extra)))
         m = len(table) // max(1, len(run.labels))
         timeseries = {}
@@ -387,8 +408,8 @@ def _result(run, summary) -> Result:
                 timeseries[name] = np.tile(np.array([a for a, _ in run.labels], dtype=str), m)
             elif name == "car":
                 timeseries[name] = np.tile(np.array([b for _, b in run.labels], dtype=int), m)
-            elif name == "block":
-                timeseries[name] = table[:, len(NUMERIC_COLUMNS)].copy()
+            elif name in extra:
+                timeseries[name] = table[:, len(NUMERIC_COLUMNS) + extra.index(name)].copy()
             else:
                 timeseries[name] = table[:, NUMERIC_COLUMNS.index(name)].copy()
     return Result(summary=summary, timeseries=timeseries, status=summary["status"], out_dir=run.out,
@@ -491,7 +512,7 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     world = build_world(scenario)
     trains = []
     for tr in scenario.trains:
-        damped = bool(tr.car.swing_damping or tr.coupling.damping)
+        damped = bool(tr.car.swing_damping or tr.coupling.damping or tr.coupling.type == "draft_gear")
         trains.append({"gauge": float(scenario.tracks[tr.track_index].gauge), "wheels": tr.wheels, "role": tr.role,
                        "riders": tr.cars * tr.car.rider_count, "damped": damped,
                        "sections": _train_sections(scenario, tr.track_index)})
