@@ -865,6 +865,24 @@ class TrainConfig:
             out.append(out[-1] - (front.length + back.length) / 2.0 - self.coupling.gap)
         return out
 
+    def stable_step(self) -> float:
+        """The largest stable step of the train's draft gears, s (docs/physics.md §10): ``2/ω_max``,
+        ω_max² = max over vehicles of 2 Σ k / m (its Gershgorin bound); inf without draft gears."""
+        specs = self.car_specs()
+        n = len(specs)
+        if self.coupling.type != "draft_gear" or n < 2:
+            return math.inf
+        w2 = max(2.0 * self.coupling.stiffness * ((i > 0) + (i < n - 1)) / c.mass for i, c in enumerate(specs))
+        return 2.0 / math.sqrt(w2)
+
+    def step_error(self, dt: float) -> str | None:
+        """Why ``dt`` is too long for the train's draft gears, or None."""
+        h_max = self.stable_step()
+        if dt <= h_max:
+            return None
+        return (f"dt = {dt:g} s is above the draft gears' stable step {h_max:.3g} s (2/ω_max, ω_max² = 2 Σ k / m "
+                f"of the lightest vehicle: docs/physics.md §10): a smaller dt or stiffness")
+
     @property
     def length(self) -> float:
         """From the front of the lead car to the back of the last, m."""

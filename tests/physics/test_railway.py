@@ -290,10 +290,11 @@ def test_a_step_above_the_draft_gears_stable_step_is_refused():
     """Two 1 t wagons on 2e7 N/m gears: ω² = 2k/m (exact for two: the reduced mass m/2), the stable
     step 2/ω = 10 ms; 10.5 ms is refused naming the stiffness, 9.5 ms is taken."""
     from trackrider.errors import InputError
-    from trackrider.physics.joints import draft_gear
+    from trackrider.settings import TrainConfig
 
     wagons = [VehicleSpec(mass=1e3, length=15.0, count=2)]
-    assert draft_gear.stable_step([1e3, 1e3], 2e7) == pytest.approx(0.01, rel=1e-12)
+    train = TrainConfig("t", "", 0, wagons[0], coupling=CouplingSpec(type="draft_gear", stiffness=2e7), vehicles=wagons)
+    assert train.stable_step() == pytest.approx(0.01, rel=1e-12)
     with pytest.raises(InputError, match=r"dt = 0\.0105 s is above the draft gears' stable step 0\.01 s") as e:
         railway(wagons, coupling=gear(), dt=0.0105)
     assert e.value.where == "coupling.stiffness"

@@ -193,12 +193,9 @@ class World:
         offset = coupling.start_offset()
         for i in range(1, n):
             s_list.append(self._place_behind(ct, s_list[-1], lengths[i - 1], lengths[i], gap, ctype, offset))
-        if ctype == "draft_gear":
-            h_max = draft_gear.stable_step([c.mass for c in specs], coupling.stiffness)
-            if self.dt > h_max:
-                raise InputError(f"dt = {self.dt:g} s is above the draft gears' stable step {h_max:.3g} s "
-                                 f"(2/ω_max, ω_max² = 2 Σ k / m of the lightest vehicle: docs/physics.md §10): "
-                                 f"a smaller dt or stiffness", where="coupling.stiffness")
+        too_long = train.step_error(self.dt)
+        if too_long:
+            raise InputError(too_long, where="coupling.stiffness")
         if not ct.closed:
             for i, s in enumerate(s_list):
                 if not 0.0 <= s <= ct.length:

@@ -784,6 +784,9 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         for i, train in enumerate(trains):
             _check_train_geometry(ctx, train, i, tracks[train.track_index])
+            too_long = train.step_error(simulation.dt)
+            if too_long:
+                raise ctx.error(f"train[{i}].coupling.stiffness", too_long)
         for i, sec in enumerate(sections):
             L = tracks[sec.track_index].length
             if sec.s_from < 0 or sec.s_from >= L:

@@ -31,7 +31,7 @@ G < U(y*). The locked and open modes are exact; the deflecting ones are a force 
 symplectic Euler (force at the step's start, positions from the new velocities), which keeps the
 gear's elastic energy without numerical damping and is stable for ``h ω_max < 2``, ω_max² ≤
 max over cars of 2 Σ k_l / m (the chain's highest mode, 2√(k/m) for equal cars): ``World`` refuses
-a larger step (``stable_step``).
+a larger step (``settings.TrainConfig.step_error``).
 
 Parameters: LA, LB, LENGTH, HALF, PRELOAD, K_LOAD, K_UNLOAD, TRAVEL; state MODE, SIDE, LOCK, X0 and
 XD0 (x and ẋ at the step's start) and FORCE (the explicit impulse of the step, N·s), written by
@@ -48,17 +48,6 @@ from trackrider.physics.maths import cross
 (LENGTH, HALF, PRELOAD, K_LOAD, K_UNLOAD, TRAVEL, MODE, SIDE, LOCK, X0, XD0, FORCE,
  END) = param_columns(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
 OPEN, LOADING, UNLOADING, LOCKED = 0.0, 1.0, 2.0, 3.0
-
-
-def stable_step(masses, stiffness: float) -> float:
-    """The largest stable step (s) of a train of ``masses`` (kg, in order) joined by draft gears of
-    loading stiffness ``stiffness`` (N/m): ``2/ω_max``, ω_max² = max over vehicles of 2 Σ k / m (its
-    Gershgorin bound; inf for one vehicle)."""
-    n = len(masses)
-    if n < 2:
-        return float("inf")
-    w2 = max(2.0 * stiffness * ((i > 0) + (i < n - 1)) / m for i, m in enumerate(masses))
-    return 2.0 / float(np.sqrt(w2))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
