@@ -519,11 +519,6 @@ class VehicleSpec(CarSpec):
         if self.adhesive_mass is not None and self.adhesive_mass > self.mass:
             raise error("adhesive_mass", f"must be ≤ mass ({self.mass:g} kg), got {self.adhesive_mass:g}")
 
-    @property
-    def car(self) -> CarSpec:
-        """The ``CarSpec`` of one such vehicle (its body)."""
-        return CarSpec(**{f.name: getattr(self, f.name) for f in dataclasses.fields(CarSpec)})
-
 
 @dataclass
 class CouplingSpec:

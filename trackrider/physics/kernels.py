@@ -271,7 +271,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
     jlam = joints.lam
     for j in range(joints.kind.shape[0]):
         if joints.chain[j] == 0:
-            if free_joints is None:
+            if not free_joints:
                 continue
             for r in range(rows.m[j]):
                 jlam[j, r] = min(max(jlam[j, r] * warm, rows.lo[j, r]), rows.hi[j, r])
@@ -435,15 +435,16 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
 def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops):
     """The step's rows after the track blocks: with no bounded row, one exact chain solve. Else the
     cars' bounded rows with the chains (``solve_car_rows``: exact for rigid trains); joints outside
-    the chains (``free_joints`` not None) and contacts between trains (``ops``, when one is active)
+    the chains (``free_joints`` True) and contacts between trains (``ops``, when one is active)
     alternate with it in PGS sweeps (``cfg.iterations``, each joint's rows as one block), and a
     last solve of the cars' rows and chains ends the step (equality rows exact, bounded rows within
-    their bounds by construction). ``car_rows`` None: the world has no section and no friction
-    (``car_rows_flag``; that code is not compiled); ``ops`` None: no contacts, no block sections."""
+    their bounds by construction). ``car_rows`` False: the world has no section and no friction
+    (``car_rows_flag``; that code is skipped); ``ops`` None: no contacts, no block sections (not
+    compiled; ``run_chunk`` passes an idle record instead, which has none)."""
     if not any_bounded:
         solve_chains(bodies, cars, joints, tmp)
         return
-    sweeps = free_joints is not None
+    sweeps = free_joints
     if ops is not None:
         sweeps = sweeps or contacts_active(ops)
     # converged when no bounded impulse changed by more than 1e-9 m g h (heaviest body)
@@ -451,11 +452,11 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     for b in range(bodies.mass.shape[0]):
         tol = max(tol, 1e-9 * bodies.mass[b] * cfg.gmag * cfg.h)
     rows_now = False
-    if car_rows is not None:
+    if car_rows:
         rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops)
     it = 0
     while True:
-        if car_rows is not None:
+        if car_rows:
             if rows_now:
                 solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol)
             else:
@@ -465,7 +466,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         if not sweeps or it >= cfg.iterations:
             break
         dmax = 0.0
-        if free_joints is not None:
+        if free_joints:
             for j in range(joints.kind.shape[0]):
                 if joints.chain[j] == 0:
                     dmax = max(dmax, solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk))
@@ -474,7 +475,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         it += 1
         if dmax <= tol:
             it = cfg.iterations  # converged: finish with the exact solve
-    if car_rows is not None:
+    if car_rows:
         lam, present = tmp.crow.lam, tmp.crow.present
         for b in range(cars.n):
             cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
@@ -623,7 +624,7 @@ def keep_start_velocities(cars, scratch):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def record_sample(cfg, bodies, cars, sections, scratch, out, rail):
     """Write one sample (n_entities, N_CHANNELS) from the state after the step (``rail``: a railway
-    world's channels, else None)."""
+    world's channels; idle, no cars, in any other)."""
     h, gmag, gx, gy, gz = cfg.h, cfg.gmag, cfg.gx, cfg.gy, cfg.gz
     pos, quat, vel, omg, mass, ib = bodies.pos, bodies.quat, bodies.vel, bodies.omg, bodies.mass, bodies.ib
     vel0, omg0, v0t = scratch.vel0, scratch.omg0, scratch.v0t
@@ -728,7 +729,7 @@ def record_sample(cfg, bodies, cars, sections, scratch, out, rail):
                 flags |= ch.MOTOR_ACTIVE
             if cars.lam_friction[b] != 0.0 or cars.f_explicit[b] != 0.0:
                 flags |= ch.RESISTANCE_ACTIVE
-            if rail is not None:
+            if rail.train.shape[0] > 0:
                 flags |= record_rail(b, cars, rail, out)
         out[b, ch.FLAGS] = float(flags)
 
@@ -764,55 +765,59 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
     ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints), ``tmp``
-    the ``Temps`` (``state.make_temps``); ``free_joints`` None when every joint is a train's
-    chained coupler (``free_joints_flag``), else True; ``car_rows`` None when the world has no
-    section and no friction (``car_rows_flag``), else True; ``ops`` (``operation.Ops``) None when
-    the world has no contacts between trains and no block sections; ``rail`` (``state.Rail``) None when it
-    has no railway vehicles (``railway.py``: locomotives, air brakes, driver, draft gears).
+    the ``Temps`` (``state.make_temps``); ``free_joints`` False when every joint is a train's
+    chained coupler (``free_joints_flag``); ``car_rows`` False when the world has no section and no
+    friction (``car_rows_flag``); ``ops`` the ``operation.Ops``, idle (``operation.idle_ops``)
+    when the world has no contacts between trains and no block sections; ``rail`` the ``state.Rail``
+    of a railway world (``railway.py``: locomotives, air brakes, driver, draft gears), idle
+    (``rail.idle_rail``: no cars) in any other. These are data, not types: one compiled kernel
+    serves every world (its first run loads it, docs/cli.md).
     Returns (steps done, records written, status 0 ok / 1 diverged / 2 the block logic must run
     (``operation.watch``), entity of divergence).
     """
     tracks, bodies, cars, sections, res, joints = world
     update_rotations(bodies)
+    operated = ops.until.shape[0] > 0
+    railed = rail.train.shape[0] > 0
     nrec = 0
     for n in range(n_steps):
         step = step0 + n + 1
         recorded = step % cfg.record_every == 0
         stage_start_speed(bodies, cars)
         stage_frames(cars, sections)
-        if rail is not None:
+        if railed:
             stage_rail(step, cfg, bodies, cars, joints, rail)
         keep_velocities(bodies, tmp.scratch)
         any_bounded = has_bounded_rows(cars, joints, res)
-        if ops is not None:
+        if operated:
             keep_positions(cars, ops)
         if recorded:
             keep_start_velocities(cars, tmp.scratch)
         # again (at most 3 times; a railway world's draft gears 7) when a one-sided support or a draft
         # gear's mode switches
-        for attempt in range(4 if rail is None else 8):
+        for attempt in range(8 if railed else 4):
             if attempt > 0:
                 restore_velocities(bodies, tmp.scratch)
             stage_velocities(cfg, bodies, cars, res, tmp.wk)
-            if rail is not None:
+            if railed:
                 apply_traction(cfg, bodies, cars, rail)
                 apply_gear_forces(cfg, bodies, joints, rail)
             stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
-            if ops is not None:
+            if operated:
                 contact = prepare_contacts(cfg, bodies, cars, joints, ops, tmp)
             stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded or contact, free_joints, car_rows,
                         ops)
             redo = stage_supports(cfg, bodies, cars, tmp.trk)
-            if rail is not None:
+            if railed:
                 redo = gear_modes(cfg, bodies, joints, tmp.rows, rail) or redo
             if not redo:
                 break
-        if ops is not None:
+        if operated:
             finish_contacts(step, ops)
-        if rail is not None:
+        if railed:
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
         bad = diverged_body(bodies)
@@ -822,7 +827,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             out_t[nrec] = step * cfg.h
             record_sample(cfg, bodies, cars, sections, tmp.scratch, out[nrec], rail)
             nrec += 1
-        if ops is not None:
+        if operated:
             if watch(step, cars, tracks, ops):
                 return n + 1, nrec, 2, -1
     return n_steps, nrec, 0, -1
@@ -867,23 +872,19 @@ def py_prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
     prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints)
 
 
-def car_rows_flag(world, rail=None):
-    """``car_rows`` for run_chunk: None when no car can have a bounded row along T (no section, no
-    rolling friction, no Davis A term, no air brake: the kernel is compiled without that code), else True."""
+def car_rows_flag(world, rail=None) -> bool:
+    """``car_rows`` for run_chunk: False when no car can have a bounded row along T (no section, no
+    rolling friction, no Davis A term, no air brake in ``rail``: that code is skipped), else True."""
     cars, sections, res = world.cars, world.sections, world.res
     braked = rail is not None and bool(np.any(rail.rigging[:cars.n] > 0.0))
-    if (sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0))
-            and not braked):
-        return None
-    return True
+    return not (sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0))
+                and not braked)
 
 
-def free_joints_flag(joints):
-    """``free_joints`` for run_chunk: None when every joint is a train's chained coupler (the
-    usual coaster or train: the kernel is compiled without the other joints' code), else True."""
-    if joints.chain.shape[0] == 0 or bool(np.all(joints.chain == 1)):
-        return None
-    return True
+def free_joints_flag(joints) -> bool:
+    """``free_joints`` for run_chunk: False when every joint is a train's chained coupler (the usual
+    coaster or train: the other joints' code is skipped), else True."""
+    return not (joints.chain.shape[0] == 0 or bool(np.all(joints.chain == 1)))
 
 
 def joint_rows(ji, jf, pos, quat, h, erp_h):

@@ -19,6 +19,13 @@ from trackrider.physics.joints import draft_gear as dg
 J_DRAFT_GEAR = CODES["draft_gear"]
 
 
+def idle_rail():
+    """The ``Rail`` record of a world without railway trains: no cars (``run_chunk`` runs none of
+    ``railway.py`` then; a record rather than None keeps one compiled kernel for every world)."""
+    sizes = dict(n=0, nt=0, nd=0, nj=0, ng=0, nk=0, nlog=0)
+    return st.allocate(st.Rail, sizes)
+
+
 def is_railway(train: dict) -> bool:
     """A train of ``World``'s that needs the ``Rail`` record: railway vehicles or draft gears."""
     return train.get("vehicles") is not None or train.get("ctype") == "draft_gear"

@@ -624,7 +624,7 @@ class World:
 
     def _build_railway(self):
         """The ``Rail`` record (``rail.Railway``) when a train has railway vehicles or draft gears; else
-        ``self.railway`` stays None (the kernel compiles without ``railway.py``)."""
+        ``self.railway`` stays None (``run`` passes an idle record: ``railway.py`` does not run)."""
         from trackrider.physics import rail
 
         self.railway = None
@@ -793,9 +793,13 @@ class World:
         gmag = math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g))
         cfg = st.allocate(st.Step, {}, h=self.dt, gx=0.0, gy=0.0, gz=-g, gmag=gmag, erp_h=self.erp / self.dt,
                           iterations=self.iterations, warm=self.warm_start, record_every=record_every)
+        from trackrider.physics.operation import idle_ops
+        from trackrider.physics.rail import idle_rail
+
         free = kn.free_joints_flag(self.joint_state)
-        rail = None if self.railway is None else self.railway.record
+        rail = self.railway.record if self.railway is not None else idle_rail()
         car_rows = kn.car_rows_flag(self.records, rail)
+        ops = self.ops if self.ops is not None else idle_ops(len(self._sections), self.ncars)
         oper = self.operation
         if oper is not None and self.step_count == 0 and not getattr(self, "_op_started", False):
             oper.start()
@@ -808,7 +812,7 @@ class World:
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free, car_rows, self.ops, rail)
+                                                      free, car_rows, ops, rail)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:
