@@ -5,12 +5,16 @@ row and pass, and the largest coupler-force error of one step against an exact s
 solve of the same step's equality system (numpy/scipy, assembled independently from the
 kernel's rows); with friction rows, over a stop brake and on boosters, the error of those
 bounded rows (and the couplers) against an independent exact solve of the same step (sparse
-Schur complement and bounded-variable least squares: ``reference.exact_bounded_solve``); then the compile time of a fresh interpreter (subprocesses):
+Schur complement and bounded-variable least squares: ``reference.exact_bounded_solve``); the step time of a
+locomotive-hauled train of 100 wagons with draft gears; then the compile time of a fresh interpreter (subprocesses):
 from a cold cache, from the cache, the imports and world alone (loading from the cache costs the
 difference), from a cold cache with a lift section (the kernel with the cars' bounded rows) and
 with a hinge in the world (the kernel with every joint kind).
 
-    python bench/solver.py [--quick] [--compile-only] [--compile-profile]
+    python bench/solver.py [--quick] [--compile-only] [--compile-profile] [--railway]
+
+``--railway`` times only a locomotive-hauled train of 100 wagons with draft gears and air brakes
+(also printed by a full run).
 
 ``--compile-profile`` compiles the kernels from a cold cache in a fresh interpreter and prints
 what the compile is made of, function by function: CPU seconds in numba (typing and lowering,
@@ -76,6 +80,41 @@ def timing(n_cars, steps, track, rolling=0.0):
     err = np.max(np.abs(lam - lam_exact)) / scale
     f_max = scale / w.dt
     return wall, cpu, rows_per_step, err, f_max
+
+
+def railway_timing(steps, n_wagons=100):
+    """A locomotive and ``n_wagons`` 60 t wagons with draft gears (25 mm slack, bunched) and air brakes
+    on a straight, dt = 1 ms: notch 8 from rest, a 0.5 bar service application at 10 s (docs/physics.md
+    §10). Returns (µs/step wall, µs/step CPU, largest draft force N, largest buff force N) over
+    ``steps`` steps after the first 20."""
+    from trackrider.physics import CouplingSpec, World
+    from trackrider.settings import DriverStep, VehicleSpec
+
+    import analytic
+
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(20000.0), gauge=1.435)
+    loco = VehicleSpec(mass=120e3, length=21.0, kind="locomotive", power=3.2e6, max_tractive_effort=3.5e5,
+                       adhesion=0.33, brake_rigging=3e4)
+    wagons = VehicleSpec(mass=60e3, length=15.0, count=n_wagons, brake_rigging=2.5e4)
+    w.add_train("bench", 0, coupling=CouplingSpec("draft_gear", 1.0, slack=0.025, slack_start="bunched"),
+                wheels="railway", start_s=19000.0, vehicles=[loco, wagons],
+                driver=[DriverStep(time=0.0, notch=8), DriverStep(time=10.0, notch=0, brake=0.5)])
+    w.run(20, 20)
+    t0, c0 = time.perf_counter(), time.process_time()
+    w.run(steps, 100)
+    peaks = w.railway.summary()["bench"]
+    return ((time.perf_counter() - t0) / steps * 1e6, (time.process_time() - c0) / steps * 1e6,
+            peaks["max_draft"]["force"], peaks["max_buff"]["force"] if peaks["max_buff"] else 0.0)
+
+
+def print_railway(quick):
+    steps = 3000 if quick else 20000
+    wall, cpu, draft, buff = railway_timing(steps)
+    print(f"railway: a locomotive and 100 wagons with draft gears and air brakes, {steps * 1e-3:g} s from rest "
+          f"(notch 8{', a service application at 10 s' if steps > 10000 else ''}): {wall:.1f} us/step wall, "
+          f"{cpu:.1f} us/step cpu "
+          f"({1e-3 / (cpu * 1e-6):.1f}x real time), largest draft {draft / 1e3:.0f} kN, buff {buff / 1e3:.0f} kN")
 
 
 def section_error(track, kind, n_cars=1000):
@@ -202,6 +241,9 @@ def main(argv=None):
     if "--compile-only" in argv:
         print_compile_times()
         return
+    if "--railway" in argv:
+        print_railway(quick)
+        return
     track = analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001)  # ~3.1 km, hills of ±3 m
     print("trackrider solver benchmark — curved hilly circuit (R 500 m, ±3 m hills), dt = 1 ms, "
           "distance couplers, coasting")
@@ -221,6 +263,7 @@ def main(argv=None):
         err = section_error(track, kind)
         print(f"{what}: {kind}-row err {err['section']:.2e}, coupler err {err['coupler']:.2e} "
               "vs an independent exact solve of the same step")
+    print_railway(quick)
     print_compile_times()
     print("ns/row-pass: CPU time per step / equality rows (5 per car + 1 per coupler); with no bounded "
           "rows a step is one exact track-block projection plus one exact chain solve.")

@@ -27,9 +27,11 @@ def pytest_runtest_setup(item):
 @pytest.fixture(scope="session")
 def warm_kernels():
     """Compile the kernels once per session: a short run of a train on a lift (its bounded rows)
-    and a pendulum on a hinge (every joint kind), from the cache when it is warm."""
+    and a pendulum on a hinge (every joint kind), and of a railway train with air brakes and draft
+    gears (docs/physics.md §10), from the cache when it is warm."""
     from tests.physics import analytic
-    from trackrider.physics import CarSpec, World
+    from trackrider.physics import CarSpec, CouplingSpec, World
+    from trackrider.settings import VehicleSpec
 
     w = World(dt=1e-3)
     w.add_track(analytic.straight(60.0))
@@ -37,4 +39,9 @@ def warm_kernels():
     w.add_section("lift", 0, 0.0, 60.0, speed=2.0, max_force=1e4)
     b = w.add_body("p", 10.0, size=(0.2, 0.2, 0.2), position=(0.0, 0.0, 50.0))
     w.add_joint("hinge", "world", ("body", b), anchor_a=(0.0, 0.0, 51.0), axis=(0.0, 1.0, 0.0))
+    w.run(2, 1, lambda t, s: None)
+    w = World(dt=1e-3)
+    w.add_track(analytic.straight(100.0))
+    w.add_train("r", 0, coupling=CouplingSpec(type="draft_gear", gap=1.0), wheels="railway", start_s=50.0,
+                vehicles=[VehicleSpec(mass=5e4, length=15.0, count=2, brake_rigging=1e4)])
     w.run(2, 1, lambda t, s: None)

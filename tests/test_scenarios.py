@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.toml")
                    if "sweep" not in tomllib.loads(p.read_text(encoding="utf-8")))
 G = 9.81
-SHOWCASE = ("classic_coaster", "launched_coaster", "funicular", "weight_drop", "freight", "pendulum", "first_drop")
+SHOWCASE = ("classic_coaster", "launched_coaster", "funicular", "weight_drop", "freight", "pendulum", "first_drop",
+            "distributed_traction", "slack_run_in")
 
 
 def test_showcase_scenarios_are_bundled():
@@ -205,8 +206,8 @@ def test_weight_drop_block_and_tackle():
     assert res.summary["trains"]["sled"]["max_speed"] == pytest.approx(v_sled, rel=0.01)
 
 
-def test_freight_holds_speed_up_the_grade():
-    sc, res = run("freight", duration=16.0)   # the lead wagon enters the curve at t = 10 s, its R 400 m at 14 s
+def test_distributed_traction_holds_speed_up_the_grade():
+    sc, res = run("distributed_traction", duration=16.0)   # in the curve at t = 10 s (R 400 m at 14 s)
     assert sc.trains[0].cars >= 50
     ts = res.timeseries
     late = ts["t"] > 2.0
@@ -252,3 +253,92 @@ def test_passing_loop_trains_pass_in_the_loop_and_reach_their_ends():
     kinds = [e["kind"] for e in res.summary["events"]]
     assert "switch_run_through" not in kinds and "ran_off_track" not in kinds
     assert res.status == "completed"
+
+
+def _train_arrays(res, n, *names):
+    ts = res.timeseries
+    return (ts["t"].reshape(-1, n)[:, 0],) + tuple(np.asarray(ts[c]).reshape(-1, n) for c in names)
+
+
+def test_freight_starts_climbs_and_stops_where_a_point_mass_with_the_brakes_delays_stops():
+    """The locomotive-hauled freight (docs/physics.md §10). Climbing: the train's momentum balance,
+    Σ m a = Σ traction + Σ resistance − M g sin θ (the couplers' forces cancel), within 0.5 % of
+    the traction. Braking: a rigid point mass with each vehicle's brake force ramping in from its
+    distance to the nearer locomotive / 250 m/s (cylinder 3.8 bar × 1.0/1.5 in 4 s), the grade and
+    the Davis resistance stops within 1 % of the run's stopping distance (the slack and the gears
+    are what differ); the train then stays held on the grade."""
+    from scipy.integrate import solve_ivp
+
+    sc, res = run("freight")
+    tr = sc.trains[0]
+    specs = tr.car_specs()
+    n = len(specs)
+    m = np.array([v.mass for v in specs])
+    M = m.sum()
+    sin = 0.01 / math.sqrt(1.0001)
+    A, B, C = sc.resistance.davis
+    t, v, acc, ft, fr, s = _train_arrays(res, n, "speed", "accel", "tractive_force", "resistance_force", "s")
+    stop = res.summary["railway"]["freight"]["stops"][0]
+    climb = (s[:, -1] > 760.0) & (t < stop["t_brake"])
+    assert climb.sum() > 50
+    traction = np.nansum(ft[climb], axis=1)
+    balance = (m * acc[climb]).sum(axis=1) - (traction + fr[climb].sum(axis=1) - M * G * sin)
+    assert np.max(np.abs(balance)) < 5e-3 * traction.min()
+    # the stop against a point mass
+    x = np.zeros(n)
+    for i in range(1, n):
+        x[i] = x[i - 1] + 0.5 * (specs[i - 1].length + specs[i].length) + tr.coupling.gap
+    delay = np.minimum(x, x[-1] - x) / 250.0
+    rig = np.array([v.brake_rigging for v in specs])
+    cyl = 3.8 * 1.0 / 1.5
+
+    def rhs(tt, y):
+        p = np.clip((tt - delay) * 3.8 / 4.0, 0.0, cyl)
+        vv = max(y[1], 0.0)
+        f = -(p * rig * 0.25).sum() - M * G * sin - n * (A + B * vv + C * vv * vv)
+        return [vv, f / M if y[1] > 0.0 else 0.0]
+
+    halt = lambda tt, y: y[1]
+    halt.terminal = True
+    sol = solve_ivp(rhs, (0.0, 200.0), [0.0, stop["speed"]], events=halt, rtol=1e-10, atol=1e-10, max_step=0.05)
+    assert stop["distance"] == pytest.approx(sol.y_events[0][0][0], rel=0.01)
+    after = t > stop["t_stop"] + 1.0
+    assert after.sum() > 10 and np.all(np.abs(v[after]) < 0.02)
+    assert res.status == "completed" and not [e for e in res.summary["events"] if e["kind"] == "rolled_back"]
+    # the start from bunched slack snatches the couplers: the largest draft force is at the start
+    assert res.summary["railway"]["freight"]["max_draft"]["t"] < 5.0
+
+
+def test_slack_run_in_sends_the_buff_force_back_along_the_train_and_its_energy_adds_up():
+    """The locomotive's dynamic brake at the sag: each coupler first carries buff later than the one
+    ahead of it (the run-in travels back), the largest buff force is near the front, and the
+    mechanical energy the train loses is the dynamic brake's, the draft gears' and the resistance's
+    work plus what the gears still hold (½ k_u y², on their unloading curves), within 0.5 %."""
+    from trackrider.physics.joints import draft_gear as dg
+    from trackrider.scenario.build import build_world
+    from trackrider.sim import run_world
+
+    sc = load_scenario(ROOT / "scenarios" / "slack_run_in.toml")
+    w = build_world(sc)
+    res = run_world(w, sc.simulation.duration, sc.simulation.record_hz)
+    n = sc.trains[0].cars
+    t, cf, ke, pe, fr, v = _train_arrays(res, n, "coupler_force", "kinetic_energy", "potential_energy",
+                                          "resistance_force", "speed")
+    # the run-in: behind the wagons the sag had already bunched (the first 8 couplers), each coupler
+    # passes 200 kN of buff (4 × the preload) after the one ahead, no faster than the elastic chain's
+    # long wave, pitch × √(k/m) = 16 m × √(2e7 / 8e4) = 253 m/s
+    late = t > 1.0
+    first = np.array([t[late][np.argmax(cf[late, j] < -2e5)] for j in range(8, n - 1)])
+    assert np.all(np.diff(first) > 0.0)
+    assert 16.0 * (len(first) - 1) / (first[-1] - first[0]) < 16.0 * math.sqrt(2e7 / 8e4)
+    rw = res.summary["railway"]["freight"]
+    assert rw["max_buff"]["force"] == pytest.approx(-np.nanmin(cf), rel=0.05) and rw["max_buff"]["force"] > 3e5
+    e = ke.sum(axis=1) + pe.sum(axis=1)
+    p = (fr * v).sum(axis=1)
+    resistance = -np.sum(0.5 * (p[1:] + p[:-1]) * np.diff(t))
+    jf = w.jf
+    stored = sum(0.5 * jf[j, dg.K_UNLOAD] * max(jf[j, dg.SIDE] * jf[j, dg.X0] - jf[j, dg.HALF], 0.0) ** 2
+                 for j in w.railway.record.gears if jf[j, dg.MODE] != dg.OPEN)
+    lost = e[0] - e[-1]
+    spent = rw["energy"]["dynamic_brake"] + rw["energy"]["draft_gear"] + resistance + stored
+    assert lost == pytest.approx(spent, rel=5e-3)

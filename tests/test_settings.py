@@ -10,6 +10,9 @@ from trackrider.errors import InputError
 from trackrider.physics import joints
 from trackrider.settings import (
     BodyConfig,
+    BrakeSpec,
+    DriverStep,
+    VehicleSpec,
     TrackConfig,
     TrainConfig,
     CarSpec,
@@ -24,11 +27,12 @@ from trackrider.settings import (
 )
 
 SETTINGS_CLASSES = [CarSpec, CouplingSpec, SimulationConfig, ResistanceConfig, SectionConfig, BodyConfig, TrackConfig,
-                    TrainConfig, *(joints.settings(k) for k in joints.USER_KINDS)]
+                    TrainConfig, VehicleSpec, BrakeSpec, *(joints.settings(k) for k in joints.USER_KINDS)]
 #: fields that are not settings: names, resolved references, nested tables, loaded data
 NOT_SETTINGS = {SectionConfig: ["track_index"], BodyConfig: ["name"],
                 TrackConfig: ["name", "curve", "segments", "roll", "track", "length"],
-                TrainConfig: ["name", "track", "track_index", "car", "coupling", "color"]}
+                TrainConfig: ["name", "track", "track_index", "car", "coupling", "color", "vehicles", "brake",
+                              "driver"]}
 SAMPLE = {"mass": 600.0, "duration": 1.0, "ground_a": (0.0, 0.0, 1.0), "ground_b": (1.0, 0.0, 1.0),
           "axis": (0.0, 1.0, 0.0), "type": "brake", "s_from": 0.0, "s_to": 1.0, "max_force": 1.0,
           "position": (0.0, 0.0, 0.0), "size": (1.0, 1.0, 1.0), "name": "x", "curve": None, "segments": None,

@@ -53,6 +53,7 @@ class StandInWorld:
         self.contact_trains, self.contact_ends = [], []
         self.operation = None
         self.network = None
+        self.railway = None
         self.pos, self.quat = np.zeros((3, 3)), np.tile([1.0, 0.0, 0.0, 0.0], (3, 1))
         self.mass = np.array([600.0, 600.0, 10.0])
         self.step_count = 0

@@ -52,6 +52,8 @@ EVENTS = {e.name: e for e in (
     EventType("switch_run_through", "trailed through a switch set against it and forced it over"),
     EventType("split", "ran into a switch whose points were moving and derailed",
               status="derailed"),
+    EventType("driver", "driver's command"),
+    EventType("wheel_slip", "slipped its driving wheels (tractive force above the adhesion limit)"),
 )}
 
 #: the statuses of a run, highest precedence first, and what the report says of each

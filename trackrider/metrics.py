@@ -420,7 +420,10 @@ class RideMetrics:
             mf = smp[:, cars, ch.MOTOR_FORCE]
             self.x_motor_max[k].update(t, mf, cn, sc)
             self.x_motor_min[k].update(t, mf, cn, sc)
-            self._stall_and_rollback(k, t, sp, flags[:, cars], smp[:, cars, ch.SECTION])
+            # a railway train held by its air brake (cylinder pressure up) is stopped, not stalled: as on a section
+            held = np.where(np.nan_to_num(smp[:, cars, ch.BRAKE_PRESSURE], nan=0.0) > 0.0, 0.0,
+                            smp[:, cars, ch.SECTION])
+            self._stall_and_rollback(k, t, sp, flags[:, cars], held)
 
         # crests: local maxima of z (strict rise, then no rise), speed at the crest
         z = smp[:, :, ch.Z]

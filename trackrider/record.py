@@ -45,6 +45,8 @@ EXTRA_COLUMNS = FILTERED_G + (
     "vx", "vy", "vz", "wx", "wy", "wz", "section", "flags",
 )
 COLUMNS = BASE_COLUMNS + QUATERNION_COLUMNS + EXTRA_COLUMNS
+#: after them, in a railway world only (docs/physics.md §10): couplers, locomotives, air brakes
+RAIL_COLUMNS = tuple(ch.NAMES[i] for i in ch.RAIL)
 #: the numeric columns (all but ``train``), in CSV order
 NUMERIC_COLUMNS = tuple(c for c in COLUMNS if c != "train")
 

@@ -42,17 +42,24 @@ MAX_STEPS = 1_000_000_000
 REQUIRED = dataclasses.MISSING
 
 NUMBER, INTEGER, BOOLEAN, STRING, VECTOR = "number", "integer", "boolean", "string", "vector"
+#: a curve of a speed: ``[[v, value], …]`` (v in m/s, ≥ 0, increasing); with ``or_number`` a number
+#: (a constant) is accepted too
+CURVE = "curve"
+#: most points of a curve
+MAX_CURVE_POINTS = 1000
 
 
 @dataclass(frozen=True)
 class Setting:
-    """What one field accepts. ``kind``: number | integer | boolean | string | vector;
+    """What one field accepts. ``kind``: number | integer | boolean | string | vector | curve;
     ``unit`` (shown in messages); bounds ``gt``, ``ge``, ``lt``, ``le``; ``maximum``: the
     largest magnitude that is not absurd; ``choices`` of a string; ``n`` elements of a
     vector, each ``> 0`` when ``positive``, ``≥ 0`` when ``nonnegative``; ``key``: the
     file's word when it differs from the field's name; ``file``: read from scenario files;
     ``degrees``: an angle (or a rate) the field holds in radians, files give in degrees,
-    its unit and bounds in degrees."""
+    its unit and bounds in degrees; ``words``: a number that may also be one of these words
+    (a driver's ``brake = "release"``); ``or_number``: a curve that may also be a number (a
+    constant). A curve's values obey the bounds; its speeds are ≥ 0 and increasing."""
 
     kind: str = NUMBER
     unit: str = ""
@@ -68,16 +75,19 @@ class Setting:
     key: str | None = None
     file: bool = True
     degrees: bool = False
+    words: tuple | None = None
+    or_number: bool = False
 
 
 def setting(default: Any = REQUIRED, *, kind: str = NUMBER, unit: str = "", gt=None, ge=None, lt=None, le=None,
             maximum=None, choices=None, n: int = 3, positive: bool = False, nonnegative: bool = False,
-            key: str | None = None, file: bool = True, degrees: bool = False) -> Any:
+            key: str | None = None, file: bool = True, degrees: bool = False, words=None,
+            or_number: bool = False) -> Any:
     """A dataclass field carrying its ``Setting``; ``default`` ``REQUIRED`` (the default) makes it required.
 
     A vector's default, a tuple, is kept as it is (tuples are immutable)."""
     meta = Setting(kind, unit, gt, ge, lt, le, maximum, None if choices is None else tuple(choices), n, positive,
-                   nonnegative, key, file, degrees)
+                   nonnegative, key, file, degrees, None if words is None else tuple(words), or_number)
     if kind == VECTOR and maximum is None:
         meta = dataclasses.replace(meta, maximum=MAX_LENGTH)
     if default is REQUIRED:
@@ -140,6 +150,15 @@ def check_value(s: Setting, value: Any, where: str = "", path=None) -> Any:
         s = dataclasses.replace(s, gt=rad[0], ge=rad[1], lt=rad[2], le=rad[3], maximum=rad[4],
                                 unit=s.unit.replace("°", "rad"), degrees=False)
     u = f" {s.unit}" if s.unit else ""
+    if s.words is not None and isinstance(value, str):
+        if value not in s.words:
+            raise error(f"must be a number{(' (' + s.unit + ')') if s.unit else ''} or one of "
+                        f"{', '.join(s.words)}, got {value!r}{_did_you_mean(value, s.words)}")
+        return value
+    if s.kind == CURVE:
+        if s.or_number and is_real(value):
+            return check_value(dataclasses.replace(s, kind=NUMBER), value, where, path)
+        return _check_curve(s, value, error)
     if s.kind == BOOLEAN:
         if not isinstance(value, bool) and type(value).__name__ != "bool_":
             raise error(f"must be true or false, got {describe(value)}")
@@ -192,6 +211,33 @@ def check_value(s: Setting, value: Any, where: str = "", path=None) -> Any:
     if s.maximum is not None and abs(value) > s.maximum:
         raise error(f"magnitude {value:g}{u} is absurd (limit {s.maximum:g})")
     return value
+
+
+def _check_curve(s: Setting, value: Any, error) -> tuple:
+    """A curve ``[[v, y], …]`` as a tuple of (v, y) pairs: v ≥ 0 m/s increasing, each y within ``s``'s bounds."""
+    what = (f"a number{(' (' + s.unit + ')') if s.unit else ''} or " if s.or_number else "") + \
+        f"an array of [speed m/s, value{(' ' + s.unit) if s.unit else ''}] pairs"
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)) or not value:
+        raise error(f"must be {what}, got {describe(value)}")
+    if len(value) > MAX_CURVE_POINTS:
+        raise error(f"has {len(value)} points (limit {MAX_CURVE_POINTS})")
+    out = []
+    number = dataclasses.replace(s, kind=NUMBER, or_number=False)
+    for i, pair in enumerate(value):
+        if (isinstance(pair, (str, bytes, dict)) or not isinstance(pair, (list, tuple)) or len(pair) != 2
+                or not all(is_real(v) for v in pair)):
+            raise error(f"point {i + 1} must be a pair [speed m/s, value], got {describe(pair)}")
+        v = float(pair[0])
+        if not (math.isfinite(v) and 0.0 <= v <= MAX_SPEED):
+            raise error(f"point {i + 1}: the speed must be within 0 … {MAX_SPEED:g} m/s, got {v:g}")
+        if out and not v > out[-1][0]:
+            raise error(f"point {i + 1}: speeds must increase, got {v:g} after {out[-1][0]:g}")
+        try:
+            y = check_value(number, pair[1])
+        except InputError as exc:
+            raise error(f"point {i + 1}: the value {exc.detail}") from None
+        out.append((v, y))
+    return tuple(out)
 
 
 def _at(where: str, name: str) -> str:
@@ -329,7 +375,8 @@ class SimulationConfig:
 
 @dataclass
 class CarSpec:
-    """One car of a train (all cars of a train are alike); file table ``[train.car]``.
+    """One car of a train; file table ``[train.car]`` (every car of the train alike), or the car
+    keys of a ``[[train.vehicle]]`` (``VehicleSpec``).
 
     Parameters
     ----------
@@ -404,34 +451,236 @@ class CarSpec:
                             "(no rigid body has these principal moments)")
 
 
+#: the kinds of railway vehicle (``[[train.vehicle]]``)
+VEHICLE_KINDS = ("wagon", "locomotive", "coach")
+
+
+@dataclass
+class VehicleSpec(CarSpec):
+    """``count`` alike vehicles of a railway train, in order from the front; file tables
+    ``[[train.vehicle]]`` (docs/scenarios.md, docs/physics.md §10). Every ``CarSpec`` key, and:
+
+    Parameters
+    ----------
+    count : int, default 1
+        how many such vehicles follow.
+    kind : {"wagon", "locomotive", "coach"}, default "wagon"
+        a locomotive has traction (the keys below); every kind may have air brakes.
+    tractive_effort : [[v, F], …] or None
+        m/s, N: a locomotive's tractive effort at full notch against speed (piecewise linear).
+    power, max_tractive_effort : float or None
+        W, N: instead of the curve, ``min(max_tractive_effort, power / v)`` (both needed).
+    notches : int, default 8 (locomotives)
+        the power controller's steps: the force is notch / notches of the curve.
+    dynamic_brake : [[v, F], …] or None
+        m/s, N: a locomotive's dynamic-brake force at full setting against speed.
+    adhesive_mass : float or None
+        kg on the driven axles (default: ``mass``); adhesion limit μ · adhesive_mass · g · cos(grade).
+    slip_factor : float, default 0.75 (locomotives)
+        while the wheels slip, the force is this fraction of the adhesion limit.
+    adhesion : number or [[v, μ], …], default 0.3
+        wheel–rail adhesion μ (of speed): limits traction, dynamic and air brake.
+    brake_rigging : float, default 0
+        N of brake-shoe force per bar of brake-cylinder pressure (0: no air brake).
+    shoe_friction : number or [[v, μ], …], default 0.25
+        brake-shoe friction coefficient (of speed).
+    """
+
+    count: int = setting(1, kind=INTEGER, ge=1, le=10_000)
+    kind: str = setting("wagon", kind=STRING, choices=VEHICLE_KINDS)
+    tractive_effort: tuple | None = setting(None, kind=CURVE, unit="N", ge=0, maximum=MAX_FORCE)
+    power: float | None = setting(None, unit="W", gt=0, maximum=1e10)
+    max_tractive_effort: float | None = setting(None, unit="N", gt=0, maximum=MAX_FORCE)
+    notches: int | None = setting(None, kind=INTEGER, ge=1, le=100)
+    dynamic_brake: tuple | None = setting(None, kind=CURVE, unit="N", ge=0, maximum=MAX_FORCE)
+    adhesive_mass: float | None = setting(None, unit="kg", gt=0, maximum=MAX_MASS)
+    slip_factor: float | None = setting(None, gt=0, le=1)
+    adhesion: Any = setting(0.3, kind=CURVE, or_number=True, ge=0, le=2)
+    brake_rigging: float = setting(0.0, unit="N/bar", ge=0, maximum=MAX_FORCE)
+    shoe_friction: Any = setting(0.25, kind=CURVE, or_number=True, ge=0, le=2)
+
+    #: settings of a locomotive only (and their defaults there)
+    LOCOMOTIVE_ONLY = ("tractive_effort", "power", "max_tractive_effort", "notches", "dynamic_brake",
+                       "adhesive_mass", "slip_factor")
+    LOCOMOTIVE_DEFAULTS = {"notches": 8, "slip_factor": 0.75}
+
+    def _rules(self, error):
+        CarSpec._rules(self, error)
+        if self.kind != "locomotive":
+            for name in self.LOCOMOTIVE_ONLY:
+                if getattr(self, name) is not None:
+                    raise error(name, f"applies to locomotives only (kind = \"locomotive\"), not to a {self.kind}")
+            return
+        for name, value in self.LOCOMOTIVE_DEFAULTS.items():
+            if getattr(self, name) is None:
+                setattr(self, name, value)
+        if self.tractive_effort is not None and (self.power is not None or self.max_tractive_effort is not None):
+            raise error("power", "give either tractive_effort (a curve) or power and max_tractive_effort, not both")
+        if self.tractive_effort is None:
+            if self.power is None or self.max_tractive_effort is None:
+                missing = "power" if self.power is None else "max_tractive_effort"
+                raise error(missing, "a locomotive needs tractive_effort = [[v, F], …] or power (W) and "
+                            "max_tractive_effort (N)")
+        if self.adhesive_mass is not None and self.adhesive_mass > self.mass:
+            raise error("adhesive_mass", f"must be ≤ mass ({self.mass:g} kg), got {self.adhesive_mass:g}")
+
+
 @dataclass
 class CouplingSpec:
     """How consecutive cars of a train are joined; file table ``[train.coupling]``.
 
     Parameters
     ----------
-    type : {"distance", "ball"}, default "distance"
+    type : {"distance", "ball", "draft_gear"}, default "distance"
         ``distance``: a rigid bar of length ``gap`` between the cars' ends (on the track
-        curve); ``ball``: a ball joint in the middle of the gap.
+        curve); ``ball``: a ball joint in the middle of the gap; ``draft_gear``: a railway
+        coupler with free play ``slack`` and a friction draft gear (docs/physics.md §10).
     gap : float, default 0.5
-        m between consecutive cars (> 0 for ``distance`` with more than one car).
+        m between consecutive cars (> 0 for ``distance`` and ``draft_gear`` with more than one car).
     stiffness, damping : float or None
         N/m and N·s/m: a soft coupler (soft-constraint form); None: rigid. ``damping``
-        needs ``stiffness``.
+        needs ``stiffness``. A draft gear's ``stiffness`` is its loading stiffness (default
+        2e7 N/m; no ``damping``: its friction is the hysteresis).
     slack : float or None
         m of free play: the bar length may vary in ``[gap − slack/2, gap + slack/2]``
-        (one-sided rows, solved by PGS rather than the exact chain solve).
+        (a ``distance`` or ``ball`` coupler: one-sided rows, solved by PGS rather than the
+        exact chain solve; a draft gear: default 0.025, in the chain solve).
+    unloading_stiffness, preload, travel : float or None
+        draft gear only: N/m of its unloading curve (default 5e6, ≤ ``stiffness``), N it
+        takes to start deflecting (default 5e4), m of travel to solid (default 0.08).
+    slack_start : {"centred", "stretched", "bunched"}, default "centred"
+        where a coupler with slack starts in its free play: the middle, drawn out, pushed in.
     """
 
-    type: str = setting("distance", kind=STRING, choices=("distance", "ball"))
+    type: str = setting("distance", kind=STRING, choices=("distance", "ball", "draft_gear"))
     gap: float = setting(0.5, unit="m", ge=0, le=1000)
     stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
     damping: float | None = setting(None, unit="N·s/m", ge=0, maximum=MAX_COEFF)
     slack: float | None = setting(None, unit="m", ge=0, le=100)
+    unloading_stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
+    preload: float | None = setting(None, unit="N", ge=0, maximum=MAX_FORCE)
+    travel: float | None = setting(None, unit="m", gt=0, le=10)
+    slack_start: str = setting("centred", kind=STRING, choices=("centred", "stretched", "bunched"))
+
+    #: a draft gear's defaults (a freight wagon's friction draft gear)
+    DRAFT_GEAR = {"stiffness": 2.0e7, "unloading_stiffness": 5.0e6, "preload": 5.0e4, "travel": 0.08,
+                  "slack": 0.025}
+    DRAFT_GEAR_ONLY = ("unloading_stiffness", "preload", "travel")
 
     def _rules(self, error):
+        if self.type == "draft_gear":
+            if self.damping is not None:
+                raise error("damping", "does not apply to a draft gear (its friction is the hysteresis between "
+                            "stiffness and unloading_stiffness)")
+            for name, value in self.DRAFT_GEAR.items():
+                if getattr(self, name) is None:
+                    setattr(self, name, value)
+            if self.unloading_stiffness > self.stiffness:
+                raise error("unloading_stiffness", f"must be ≤ stiffness ({self.stiffness:g} N/m: the unloading "
+                            f"curve lies below the loading one), got {self.unloading_stiffness:g}")
+        else:
+            for name in self.DRAFT_GEAR_ONLY:
+                if getattr(self, name) is not None:
+                    raise error(name, f"applies to type = \"draft_gear\" only, not to a {self.type} coupler")
         if self.damping is not None and self.stiffness is None:
             raise error("damping", "needs stiffness too (a soft coupler is a spring and a damper)")
+        if self.slack_start != "centred" and not self.slack:
+            raise error("slack_start", "needs slack (free play) to start in")
+
+    @property
+    def free_play(self) -> float:
+        """m of free play (0: none)."""
+        return float(self.slack or 0.0)
+
+    def start_offset(self) -> float:
+        """m the coupler starts away from its rest length ``gap``: 0 centred, ±slack/2 stretched or bunched."""
+        return {"centred": 0.0, "stretched": 0.5, "bunched": -0.5}[self.slack_start] * self.free_play
+
+
+@dataclass
+class BrakeSpec:
+    """A railway train's automatic air brake; file table ``[train.brake]`` (docs/physics.md §10).
+
+    Parameters
+    ----------
+    pipe_pressure : float, default 5.0
+        bar, the charged brake pipe (brakes released).
+    full_service : float, default 1.5
+        bar of pipe reduction that gives full cylinder pressure (≤ ``pipe_pressure``).
+    cylinder_pressure : float, default 3.8
+        bar in the brake cylinders at full service and in emergency.
+    propagation_speed : float, default 250
+        m/s at which a service application or a release runs along the pipe.
+    emergency_speed : float, default 290
+        m/s at which an emergency application runs along the pipe.
+    fill_time, release_time : float, default 4.0, 15.0
+        s for a cylinder to fill from 0 to ``cylinder_pressure`` and to empty again (UIC
+        position P; freight position G is about 20 and 50 s).
+    """
+
+    pipe_pressure: float = setting(5.0, unit="bar", gt=0, le=20)
+    full_service: float = setting(1.5, unit="bar", gt=0, le=20)
+    cylinder_pressure: float = setting(3.8, unit="bar", gt=0, le=20)
+    propagation_speed: float = setting(250.0, unit="m/s", gt=0, le=MAX_SPEED)
+    emergency_speed: float = setting(290.0, unit="m/s", gt=0, le=MAX_SPEED)
+    fill_time: float = setting(4.0, unit="s", gt=0, le=1e4)
+    release_time: float = setting(15.0, unit="s", gt=0, le=1e4)
+
+    def _rules(self, error):
+        if self.full_service > self.pipe_pressure:
+            raise error("full_service", f"must be ≤ pipe_pressure ({self.pipe_pressure:g} bar), "
+                        f"got {self.full_service:g}")
+
+
+@dataclass
+class DriverStep:
+    """One step of a railway train's driver; file tables ``[[train.driver]]``.
+
+    Parameters
+    ----------
+    time, position : float or None
+        s, or m of the lead vehicle's arc length: when the step is taken (exactly one); a
+        position step is taken when the lead vehicle first reaches it.
+    notch : int or None
+        the locomotives' power notch (0 … their ``notches``); a notch above 0 sets the dynamic
+        brake to 0.
+    dynamic_brake : float or None
+        0 … 1 of the locomotives' dynamic-brake curve; above 0 it sets the notch to 0.
+    brake : "release", "emergency" or a number
+        the automatic brake handle: release, a service reduction of the brake pipe in bar, or
+        an emergency application.
+    locomotive : int or None
+        the car number (1 = lead) of the one locomotive ``notch`` or ``dynamic_brake`` is for
+        (default: every locomotive of the train, as distributed power is driven).
+    """
+
+    time: float | None = setting(None, unit="s", ge=0, maximum=1e9)
+    position: float | None = setting(None, unit="m", maximum=MAX_LENGTH)
+    notch: int | None = setting(None, kind=INTEGER, ge=0, le=100)
+    dynamic_brake: float | None = setting(None, ge=0, le=1)
+    brake: Any = setting(None, unit="bar", gt=0, le=20, words=("release", "emergency"))
+    locomotive: int | None = setting(None, kind=INTEGER, ge=1, le=10_000)
+
+    def _rules(self, error):
+        if (self.time is None) == (self.position is None):
+            raise error("time" if self.time is None else "position",
+                        "a driver step needs exactly one of time (s) or position (m of the lead vehicle)")
+        if self.notch is None and self.dynamic_brake is None and self.brake is None:
+            raise error(None, "a driver step sets notch, dynamic_brake or brake")
+        if self.locomotive is not None and self.notch is None and self.dynamic_brake is None:
+            raise error("locomotive", "names the locomotive of a notch or dynamic_brake step")
+
+    def command(self) -> str:
+        """The step's commands in words: ``notch 8``, ``dynamic brake 0.5``, ``brake 0.5 bar``."""
+        out = []
+        if self.notch is not None:
+            out.append(f"notch {self.notch}")
+        if self.dynamic_brake is not None:
+            out.append(f"dynamic brake {self.dynamic_brake:g}")
+        if self.brake is not None:
+            out.append(f"brake {self.brake}" if isinstance(self.brake, str) else f"brake {self.brake:g} bar")
+        text = ", ".join(out)
+        return text + (f" (locomotive car {self.locomotive})" if self.locomotive is not None else "")
 
 
 @dataclass
@@ -507,12 +756,13 @@ class TrackConfig:
 
 @dataclass
 class TrainConfig:
-    """``[[train]]``: a train of ``cars`` alike cars (``car``, joined by ``coupling``).
+    """``[[train]]``: a train of ``cars`` alike cars (``car``, joined by ``coupling``), or of the
+    railway vehicles ``vehicles`` (``[[train.vehicle]]``, in order from the front).
 
     Parameters
     ----------
     cars : int, default 1
-        how many cars.
+        how many cars (with ``vehicles``: the sum of their counts).
     wheels : {"coaster", "railway"}, default "coaster"
         ``coaster``: up-stop wheels, support both ways; ``railway``: support one way (the
         car can lift off).
@@ -524,9 +774,13 @@ class TrainConfig:
         ``counterweight``: a weight with no riders (no G at a rider, no airtime).
     name, track, track_index, car, coupling, color
         the train's name, its track's name and index (resolved by the loader), its
-        ``CarSpec`` and ``CouplingSpec``, and its colour (drawing only: RGB 0..255, None:
-        one per train). ``suspended`` is the file's ``train.suspended``, kept as
-        ``car.suspended``.
+        ``CarSpec`` (with ``vehicles``: the first vehicle's) and ``CouplingSpec``, and its
+        colour (drawing only: RGB 0..255, None: one per train). ``suspended`` is the file's
+        ``train.suspended``, kept as ``car.suspended``.
+    vehicles, brake, driver
+        a railway train's ``VehicleSpec`` list (None: ``cars`` × ``car``), its ``BrakeSpec``
+        (``[train.brake]``; None: the defaults when a vehicle has ``brake_rigging``) and its
+        ``DriverStep`` list (``[[train.driver]]``).
     """
 
     name: str
@@ -540,10 +794,52 @@ class TrainConfig:
     coupling: CouplingSpec = field(default_factory=CouplingSpec)
     role: str = setting("riders", kind=STRING, choices=("riders", "counterweight"))
     color: tuple | None = None
+    vehicles: list | None = None
+    brake: BrakeSpec | None = None
+    driver: list = field(default_factory=list)
 
     def _rules(self, error):
-        if self.coupling.type == "distance" and self.coupling.gap <= 0.0 and self.cars > 1:
-            raise error("coupling.gap", "must be > 0 for a distance coupling (the bar length)")
+        if self.coupling.type in ("distance", "draft_gear") and self.coupling.gap <= 0.0 and self.cars > 1:
+            raise error("coupling.gap", f"must be > 0 for a {self.coupling.type} coupling (the bar length)")
+        if self.vehicles is None:
+            if self.brake is not None or self.driver:
+                raise error("brake" if self.brake is not None else "driver",
+                            "a train with a brake or a driver lists its vehicles ([[train.vehicle]])")
+            return
+        if not self.vehicles:
+            raise error("vehicle", "needs at least one [[train.vehicle]]")
+        if self.car.suspended:
+            raise error("suspended", "a railway train's vehicles are not suspended")
+        self.cars = sum(v.count for v in self.vehicles)
+        if self.cars > 10_000:
+            raise error("vehicle", f"{self.cars} vehicles: at most 10000")
+        specs = self.car_specs()
+        locos = [i for i, v in enumerate(specs) if v.kind == "locomotive"]
+        if any(v.brake_rigging > 0.0 for v in specs) and self.brake is None:
+            self.brake = BrakeSpec()
+        pipe = self.brake.pipe_pressure if self.brake is not None else None
+        for i, step in enumerate(self.driver):
+            where = f"driver[{i}]"
+            if step.locomotive is not None:
+                if not 1 <= step.locomotive <= self.cars or specs[step.locomotive - 1].kind != "locomotive":
+                    raise error(f"{where}.locomotive", f"car {step.locomotive} is not a locomotive (locomotives: "
+                                f"{', '.join(str(k + 1) for k in locos) or 'none'})")
+            aimed = [step.locomotive - 1] if step.locomotive is not None else locos
+            if (step.notch is not None or step.dynamic_brake is not None) and not aimed:
+                raise error(f"{where}.{'notch' if step.notch is not None else 'dynamic_brake'}",
+                            "the train has no locomotive")
+            if step.notch is not None:
+                most = min(specs[k].notches for k in aimed)
+                if step.notch > most:
+                    raise error(f"{where}.notch", f"must be ≤ {most} (the locomotive's notches), got {step.notch}")
+            if step.dynamic_brake and any(specs[k].dynamic_brake is None for k in aimed):
+                raise error(f"{where}.dynamic_brake", "a locomotive without a dynamic_brake curve")
+            if step.brake is not None:
+                if pipe is None:
+                    raise error(f"{where}.brake", "no vehicle of the train has an air brake (brake_rigging)")
+                if not isinstance(step.brake, str) and step.brake > pipe:
+                    raise error(f"{where}.brake", f"a reduction of {step.brake:g} bar is more than the brake pipe's "
+                                f"{pipe:g} bar")
 
     @property
     def suspended(self) -> bool:
@@ -552,12 +848,46 @@ class TrainConfig:
 
     @property
     def pitch(self) -> float:
-        """Distance between the anchors of consecutive cars, m."""
+        """Distance between the anchors of consecutive cars, m (alike cars; see ``car_s``)."""
         return self.car.length + self.coupling.gap
 
+    def car_specs(self) -> list:
+        """Every car's spec, lead car first: ``car`` ``cars`` times, or each vehicle ``count`` times."""
+        if self.vehicles is None:
+            return [self.car] * self.cars
+        return [v for v in self.vehicles for _ in range(v.count)]
+
     def car_s(self) -> list[float]:
-        """Arc length of every car's anchor at the start, lead car first, m."""
-        return [self.start_s - i * self.pitch for i in range(self.cars)]
+        """Arc length of every car's anchor at the start, lead car first, m (along the track)."""
+        specs = self.car_specs()
+        out = [self.start_s]
+        for front, back in zip(specs, specs[1:]):
+            out.append(out[-1] - (front.length + back.length) / 2.0 - self.coupling.gap)
+        return out
+
+    def stable_step(self) -> float:
+        """The largest stable step of the train's draft gears, s (docs/physics.md §10): ``2/ω_max``,
+        ω_max² = max over vehicles of 2 Σ k / m (its Gershgorin bound); inf without draft gears."""
+        specs = self.car_specs()
+        n = len(specs)
+        if self.coupling.type != "draft_gear" or n < 2:
+            return math.inf
+        w2 = max(2.0 * self.coupling.stiffness * ((i > 0) + (i < n - 1)) / c.mass for i, c in enumerate(specs))
+        return 2.0 / math.sqrt(w2)
+
+    def step_error(self, dt: float) -> str | None:
+        """Why ``dt`` is too long for the train's draft gears, or None."""
+        h_max = self.stable_step()
+        if dt <= h_max:
+            return None
+        return (f"dt = {dt:g} s is above the draft gears' stable step {h_max:.3g} s (2/ω_max, ω_max² = 2 Σ k / m "
+                f"of the lightest vehicle: docs/physics.md §10): a smaller dt or stiffness")
+
+    @property
+    def length(self) -> float:
+        """From the front of the lead car to the back of the last, m."""
+        specs = self.car_specs()
+        return sum(c.length for c in specs) + (len(specs) - 1) * self.coupling.gap
 
 
 @dataclass

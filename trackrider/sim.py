@@ -117,6 +117,7 @@ class World(Protocol):
     contact_ends: list             # (entity, entity) joined by those contacts
     operation: Any                 # physics.blocks.Operation, or None (no blocks, no contacts)
     network: Any                   # physics.network.Network, or None (no connections, no switches)
+    railway: Any                   # physics.rail.Railway, or None (no railway vehicles, no draft gears)
     pos: Any                       # (n_entities, 3) m, the state now (the joint checks)
     quat: Any                      # (n_entities, 4)
     mass: Any                      # (n_entities,) kg
@@ -141,6 +142,7 @@ class _Run:
     divergence: Any
     oper: Any = None
     net: Any = None                # physics.network.Network, or None
+    railway: Any = None
     writer: Any = None
     folder: Any = None             # the ResultsFolder the run writes into (its stage), when it writes
     out: Path | None = None
@@ -166,19 +168,25 @@ class _Run:
 
     @property
     def extras(self) -> tuple:
-        """The CSV's columns after ``COLUMNS``: a network's ``track``, the blocks' ``block``."""
-        return (("track",) if self.net is not None else ()) + (("block",) if self.blocks_on else ())
+        """The CSV's columns after ``COLUMNS``: a network's ``track``, the blocks' ``block``, the
+        railway columns in a railway world (``record.RAIL_COLUMNS``)."""
+        from trackrider.record import RAIL_COLUMNS
+
+        return ((("track",) if self.net is not None else ()) + (("block",) if self.blocks_on else ())
+                + (RAIL_COLUMNS if self.railway is not None else ()))
 
     def extra_values(self, smp):
         """(m, n_entities, k) the values of ``extras`` for the samples ``smp``, or None."""
+        from trackrider.physics import channels as ch
+
         cols = []
         if self.net is not None:
-            from trackrider.physics import channels as ch
-
-            cols.append(smp[:, :, ch.TRACK])
+            cols.append(smp[:, :, ch.TRACK][:, :, None])
         if self.blocks_on:
-            cols.append(self.oper.block_column(smp))
-        return np.stack(cols, axis=2) if cols else None
+            cols.append(self.oper.block_column(smp)[:, :, None])
+        if self.railway is not None:
+            cols.append(smp[:, :, list(ch.RAIL)])
+        return np.concatenate(cols, axis=2) if cols else None
 
 
 def _train_names(labels, entity_train):
@@ -192,8 +200,8 @@ def _train_names(labels, entity_train):
 
 def _world_trains(world):
     """Gauge and wheels per train from a World's own settings (when not given)."""
-    return [{"gauge": float(world.gauges[int(tr["track"])]), "wheels": "railway" if tr.get("railway") else "coaster"}
-            for tr in world.trains]
+    return [{"gauge": float(world.gauges[int(tr["track"])]), "wheels": "railway" if tr.get("railway") else "coaster",
+             "damped": tr.get("ctype") == "draft_gear"} for tr in world.trains]
 
 
 def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, joints, tracks) -> _Run:
@@ -230,6 +238,7 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
     run = _Run(dt, timing.n_steps, timing.record_every, timing.record_hz, labels, names, trains, gauge, metrics,
                DivergenceCheck.from_world(world, record_dt, tracks), oper=world.operation, net=world.network,
                start_steps=int(world.step_count))
+    run.railway = world.railway
     if out_dir is None:
         run.tables = []
     else:
@@ -345,6 +354,8 @@ def _finish(world, run):
         run.metrics.add_events(run.oper.events)
     if run.net is not None:
         run.metrics.add_events(run.net.events)
+    if run.railway is not None:
+        run.metrics.add_events(run.railway.events())
 
 
 def _summary(world, run, meta) -> dict:
@@ -372,6 +383,8 @@ def _summary(world, run, meta) -> dict:
     summary.update({key: measured[key] for key in ("events", "events_dropped", "trains", "bodies", "filter")})
     summary["columns"] = list(COLUMNS) + list(run.extras)
     summary["float_format"] = {"t": TIME_FORMAT, "other": FLOAT_FORMAT}
+    if run.railway is not None:
+        summary["railway"] = run.railway.summary()
     if run.blocks_on:
         summary["operation"] = run.oper.summary(steps * run.dt + run.start_steps * run.dt,
                                                 [int(info.get("riders", 4)) for info in run.trains[:len(run.names)]])
@@ -540,9 +553,9 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     world = build_world(scenario)
     trains = []
     for tr in scenario.trains:
-        damped = bool(tr.car.swing_damping or tr.coupling.damping)
+        damped = bool(tr.car.swing_damping or tr.coupling.damping or tr.coupling.type == "draft_gear")
         trains.append({"gauge": float(scenario.tracks[tr.track_index].gauge), "wheels": tr.wheels, "role": tr.role,
-                       "riders": tr.cars * tr.car.rider_count, "damped": damped,
+                       "riders": sum(c.rider_count for c in tr.car_specs()), "damped": damped,
                        "sections": _train_sections(scenario, tr.track_index)})
     for j in scenario.joints:     # a damper in a joint dissipates its trains' energy
         if j.params.get("damping"):

@@ -188,9 +188,9 @@ def test_free_joints_flag_is_false_only_for_chained_couplers(coupling, extra, fl
 def test_one_compiled_kernel_serves_every_world():
     """run_chunk's optional parts (joints of the user's, the cars' bounded rows, trains that meet)
     are switched by data, not by type: every world runs the one compiled kernel (compiled or
-    shipped once, docs/cli.md)."""
+    shipped once, docs/cli.md), a railway world's too."""
     worlds = []
-    for extra in (None, "hinge", "section", "trains"):
+    for extra in (None, "hinge", "section", "trains", "railway"):
         w = World()
         w.add_track(analytic.straight(200.0))
         w.add_train("a", 0, 3, car(), coupling=CouplingSpec("distance", 0.5), start_s=100.0)
@@ -202,6 +202,14 @@ def test_one_compiled_kernel_serves_every_world():
             w.add_section("booster", 0, 90.0, 110.0, speed=5.0, max_force=1e4)
         elif extra == "trains":
             w.add_train("b", 0, 2, car(), start_s=150.0)
+        elif extra == "railway":   # a draft gear, a locomotive, air brakes and a driver (docs/physics.md §10)
+            from trackrider.settings import DriverStep, VehicleSpec
+
+            w.add_train("r", 0, coupling=CouplingSpec("draft_gear", 1.0), wheels="railway", start_s=60.0,
+                        vehicles=[VehicleSpec(mass=8e4, length=15.0, kind="locomotive", power=1e6,
+                                              max_tractive_effort=2e5, brake_rigging=1e4),
+                                  VehicleSpec(mass=5e4, length=15.0, brake_rigging=1e4)],
+                        driver=[DriverStep(time=0.0, notch=8, brake=0.5)])
         w.run(2, 1)
         worlds.append(w)
     assert worlds[3].ops is not None and worlds[0].ops is None

@@ -25,7 +25,8 @@ def box_car(**kw):
 def test_channels_cover_the_architecture_columns():
     wanted = ("s x y z speed accel g_vertical g_lateral g_longitudinal wheel_load lateral_load motor_force "
               "kinetic_energy potential_energy qw qx qy qz vx vy vz wx wy wz roll_torque resistance_force "
-              "section flags track").split()
+              "section flags track coupler_force tractive_force notch dynamic_brake brake_force brake_pressure "
+              "pipe_pressure").split()
     assert ch.NAMES == tuple(wanted)
     assert [ch.INDEX[n] for n in wanted] == list(range(ch.N_CHANNELS))
     # the recorded section codes never change (results carry them)

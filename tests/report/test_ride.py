@@ -151,7 +151,7 @@ def test_events_are_counted_and_folded(two_train_run):
 
 
 def test_a_railway_train_gets_a_railway_page(run_with_report):
-    out = run_with_report("freight", 20)
+    out = run_with_report("distributed_traction", 20)
     page = (out / "report.html").read_text(encoding="utf-8")
     summary = json.loads((out / "summary.json").read_text())
     stats = _stats(page, "freight")
@@ -165,10 +165,25 @@ def test_a_railway_train_gets_a_railway_page(run_with_report):
                  "Coupler forces against time", "Coupler forces along the train", "Along the train",
                  "The line from above"):
         assert word in page, word
+    assert "Driving: speed, notch and brakes" not in page     # boosters, not locomotives
     # coupler forces against time zoom like the ride's charts
     spec = json.loads(html.unescape(re.search(r'data-zoom="([^"]*)"', page).group(1)))
     assert spec["label"] == "time (s)" and spec["lim"][1] >= 20.0
     assert summary["trains"]["freight"]["wheels"] == "railway"
+
+
+def test_a_locomotive_hauled_train_reports_its_recorded_coupler_forces(run_with_report):
+    """The rebuilt freight (vehicles of different masses, draft gears): the train's mass is the sum of
+    its vehicles', and the coupler extremes are the recorded coupler_force's (docs/outputs.md)."""
+    from trackrider.record import read_timeseries
+
+    out = run_with_report("freight", 20)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert _stats(page, "freight")["train"][0] == "32 cars, 2040 t"
+    ts = read_timeseries(out)
+    pull = np.nanmax(ts["coupler_force"])
+    assert f"{pull / 1e3:.1f} kN" in page and "largest coupler pull" in page
+    assert "Driving: speed, notch and brakes" in page and "notch 8" in page      # the driver's command marked
 
 
 def test_a_one_car_railway_train_has_no_empty_coupler_panels(run_with_report):

@@ -176,7 +176,7 @@ class Operation:
             span = sec["to"] - sec["from"]
             margin = min(HOLD_MARGIN, max(0.0, 0.5 * (span - longest)))
             ops.hold_s[i] = sec["to"] - margin
-            mass = max([w.trains[k]["mass"] for k in range(len(self.train_cars))
+            mass = max([max(w.trains[k].get("masses", [w.trains[k]["mass"]])) for k in range(len(self.train_cars))
                         if w.trains[k]["track"] == sec["track"]] or [1.0])
             ops.decel[i] = max(1e-3, min(HOLD_DECEL, 0.5 * sec["fmax"] / mass))
         for k, t in enumerate(w.trains):
@@ -195,7 +195,8 @@ class Operation:
 
     def _train_length(self, k):
         t = self.world.trains[k]
-        return t["s"][0] - t["s"][-1] + t["length"]
+        lengths = t.get("lengths", [t["length"]])
+        return t["s"][0] - t["s"][-1] + 0.5 * (lengths[0] + lengths[-1])
 
     @staticmethod
     def points_count(world) -> int:

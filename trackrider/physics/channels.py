@@ -51,12 +51,21 @@ CHANNELS = (
     Channel("section", "", False, "code of the active section's type (physics/sections.py), -1 none"),
     Channel("flags", "", False, "bit field (below), stored as a float"),
     Channel("track", "", True, "index of the car's track (a network's cars change track)"),
+    # a railway world's (docs/physics.md §10; NaN elsewhere and where a car has no such part)
+    Channel("coupler_force", "N", True, "force in the coupler behind the car, + draft (tension), − buff"),
+    Channel("tractive_force", "N", True, "a locomotive's traction (+) or dynamic brake (−) along T"),
+    Channel("notch", "", True, "a locomotive's power notch"),
+    Channel("dynamic_brake", "", True, "a locomotive's dynamic-brake setting, 0 … 1"),
+    Channel("brake_force", "N", True, "the air brake's force along T (negative when opposing +T)"),
+    Channel("brake_pressure", "bar", True, "brake-cylinder pressure"),
+    Channel("pipe_pressure", "bar", True, "brake-pipe pressure at the car"),
 )
 
 # the column indices, one name per line of CHANNELS, in order (test_registries checks them)
 (S, X, Y, Z, SPEED, ACCEL, G_VERTICAL, G_LATERAL, G_LONGITUDINAL, WHEEL_LOAD, LATERAL_LOAD, MOTOR_FORCE,
  KINETIC_ENERGY, POTENTIAL_ENERGY, QW, QX, QY, QZ, VX, VY, VZ, WX, WY, WZ, ROLL_TORQUE, RESISTANCE_FORCE,
- SECTION, FLAGS, TRACK) = range(len(CHANNELS))
+ SECTION, FLAGS, TRACK, COUPLER_FORCE, TRACTIVE_FORCE, NOTCH, DYNAMIC_BRAKE, BRAKE_FORCE, BRAKE_PRESSURE,
+ PIPE_PRESSURE) = range(len(CHANNELS))
 N_CHANNELS = len(CHANNELS)
 
 #: column names in column order (the CSV header uses these words)
@@ -73,3 +82,6 @@ SUPPORT_CLAMPED = 4    # one-sided support row 2 at its bound 0: the car lifts o
 MOTOR_ACTIVE = 8       # a section's row 6 acts on the car
 RESISTANCE_ACTIVE = 16 # rolling resistance / drag acts on the car
 FREE_BODY = 32         # a free body, on no track
+WHEEL_SLIP = 64        # a locomotive's wheels slip (railway)
+#: the railway channels: columns of timeseries.csv in a railway world only (``record.RAIL_COLUMNS``)
+RAIL = tuple(range(COUPLER_FORCE, PIPE_PRESSURE + 1))

@@ -72,7 +72,7 @@ class JointGeometry:
         quat = np.asarray(world.quat, dtype=float)
         cg = []
         for t in world.trains:
-            cg += [float(t.get("cg", 0.0))] * int(t["n"])
+            cg += [float(c) for c in t.get("cgs", [t.get("cg", 0.0)] * int(t["n"]))]
 
         def track_anchor(e):
             return np.array([0.0, 0.0, -cg[e]]) if e < len(cg) else np.zeros(3)
@@ -170,9 +170,9 @@ class TrackGeometry:
     def from_world(cls, world, tracks) -> "TrackGeometry":
         car_track, car_cg = [], []
         for t in world.trains:
-            cg = 0.0 if t.get("suspended") else float(t.get("cg", 0.0))
+            cgs = [0.0] * int(t["n"]) if t.get("suspended") else t.get("cgs", [t.get("cg", 0.0)] * int(t["n"]))
             car_track += [int(t["track"])] * int(t["n"])
-            car_cg += [cg] * int(t["n"])
+            car_cg += [float(c) for c in cgs]
         return cls(tracks, car_track, car_cg)
 
     def _rows(self, samples):

@@ -33,6 +33,7 @@ from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to
 from trackrider.physics.maths import rotation_error  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
                                           prepare_contacts, solve_contacts, watch)
+from trackrider.physics.railway import apply_gear_forces, apply_traction, gear_modes, rail_after, stage_rail
 from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_PASSES, PRESENT, ROW_SOFTNESS
 from trackrider.physics.rows import friction_bound, joint_apply, solve_joint_pgs
 from trackrider.physics.sections import SECTIONS
@@ -113,7 +114,8 @@ def has_bounded_rows(cars, joints, res):
         if joints.chain[j] == 0:
             return True
     for b in range(cars.n):
-        if cars.held[b] and (cars.section[b] >= 0 or res.rolling > 0.0 or cars.davis[b, 0] > 0.0):
+        if cars.held[b] and (cars.section[b] >= 0 or res.rolling > 0.0 or cars.davis[b, 0] > 0.0
+                             or cars.brake[b] > 0.0):
             return True
     return False
 
@@ -286,7 +288,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
             cars.lam_friction[b] = 0.0
             continue
         sec = cars.section[b]
-        if sec < 0 and res.rolling == 0.0 and cars.davis[b, 0] == 0.0:
+        if sec < 0 and res.rolling == 0.0 and cars.davis[b, 0] == 0.0 and cars.brake[b] == 0.0:
             cars.lam_motor[b] = 0.0
             cars.lam_ratchet[b] = 0.0
             cars.lam_friction[b] = 0.0
@@ -344,7 +346,7 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
             c += row_t[b, i] * s
         crow.c[b] = c
         sec = cars.section[b]
-        friction = res.rolling > 0.0 or cars.davis[b, 0] > 0.0
+        friction = res.rolling > 0.0 or cars.davis[b, 0] > 0.0 or cars.brake[b] > 0.0
         if (sec < 0 and not friction) or not c > 0.0:
             continue
         any_rows = True
@@ -640,8 +642,9 @@ def keep_start_velocities(cars, scratch):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def record_sample(cfg, bodies, cars, sections, scratch, out):
-    """Write one sample (n_entities, N_CHANNELS) from the state after the step."""
+def record_sample(cfg, bodies, cars, sections, scratch, out, rail):
+    """Write one sample (n_entities, N_CHANNELS) from the state after the step (``rail``: a railway
+    world's channels; idle, no cars, in any other)."""
     h, gmag, gx, gy, gz = cfg.h, cfg.gmag, cfg.gx, cfg.gy, cfg.gz
     pos, quat, vel, omg, mass, ib = bodies.pos, bodies.quat, bodies.vel, bodies.omg, bodies.mass, bodies.ib
     vel0, omg0, v0t = scratch.vel0, scratch.omg0, scratch.v0t
@@ -747,12 +750,38 @@ def record_sample(cfg, bodies, cars, sections, scratch, out):
                 flags |= ch.MOTOR_ACTIVE
             if cars.lam_friction[b] != 0.0 or cars.f_explicit[b] != 0.0:
                 flags |= ch.RESISTANCE_ACTIVE
+            if rail.train.shape[0] > 0:
+                flags |= record_rail(b, cars, rail, out)
         out[b, ch.FLAGS] = float(flags)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def record_rail(b, cars, rail, out):
+    """A railway car's channels (NaN where it has no such part); returns its flags. Its locomotive's
+    force counts in ``motor_force`` (a motor)."""
+    out[b, ch.COUPLER_FORCE] = rail.f_coupler[b]
+    flags = 0
+    if rail.loco[b]:
+        f = rail.f_trac[b]
+        out[b, ch.TRACTIVE_FORCE] = f
+        out[b, ch.NOTCH] = rail.notch[b]
+        out[b, ch.DYNAMIC_BRAKE] = rail.dyn[b]
+        out[b, ch.MOTOR_FORCE] += f
+        if f != 0.0:
+            flags |= ch.MOTOR_ACTIVE
+        if rail.slipping[b]:
+            flags |= ch.WHEEL_SLIP
+    if rail.braked[b]:
+        out[b, ch.PIPE_PRESSURE] = rail.pipe[b]
+        if rail.rigging[b] > 0.0:
+            out[b, ch.BRAKE_PRESSURE] = rail.cyl[b]
+            out[b, ch.BRAKE_FORCE] = rail.f_brake[b]
+    return flags
 
 
 # ----------------------------------------------------------------------------- the run loop
 @njit(cache=True, error_model="numpy", _nrt=False)
-def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows, ops):
+def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows, ops, rail):
     """Run ``n_steps`` steps after step ``step0``; record every ``cfg.record_every``-th into
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
@@ -760,14 +789,17 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     the ``Temps`` (``state.make_temps``); ``free_joints`` False when every joint is a train's
     chained coupler (``free_joints_flag``); ``car_rows`` False when the world has no section and no
     friction (``car_rows_flag``); ``ops`` the ``operation.Ops``, idle (``operation.idle_ops``)
-    when the world has no contacts between trains and no block sections. These are data, not
-    types: one compiled kernel serves every world (its first run loads it, docs/cli.md).
+    when the world has no contacts between trains and no block sections; ``rail`` the ``state.Rail``
+    of a railway world (``railway.py``: locomotives, air brakes, driver, draft gears), idle
+    (``rail.idle_rail``: no cars) in any other. These are data, not types: one compiled kernel
+    serves every world (its first run loads it, docs/cli.md).
     Returns (steps done, records written, status 0 ok / 1 diverged / 2 the block logic must run
     (``operation.watch``), entity of divergence).
     """
     tracks, bodies, cars, sections, res, joints = world
     update_rotations(bodies)
     operated = ops.until.shape[0] > 0
+    railed = rail.train.shape[0] > 0
     nrec = 0
     for n in range(n_steps):
         step = step0 + n + 1
@@ -776,16 +808,23 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             stage_switches(step, cars, tracks)
         stage_start_speed(bodies, cars)
         stage_frames(cars, sections)
+        if railed:
+            stage_rail(step, cfg, bodies, cars, joints, rail)
         keep_velocities(bodies, tmp.scratch)
         any_bounded = has_bounded_rows(cars, joints, res)
         if operated:
             keep_positions(cars, ops)
         if recorded:
             keep_start_velocities(cars, tmp.scratch)
-        for attempt in range(4):  # again (at most 3 times) when a one-sided support switches
+        # again (at most 3 times; a railway world's draft gears 7) when a one-sided support or a draft
+        # gear's mode switches
+        for attempt in range(8 if railed else 4):
             if attempt > 0:
                 restore_velocities(bodies, tmp.scratch)
             stage_velocities(cfg, bodies, cars, res, tmp.wk)
+            if railed:
+                apply_traction(cfg, bodies, cars, rail)
+                apply_gear_forces(cfg, bodies, joints, rail)
             stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
@@ -794,17 +833,22 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
                 contact = prepare_contacts(cfg, bodies, cars, joints, ops, tmp)
             stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded or contact, free_joints, car_rows,
                         ops)
-            if not stage_supports(cfg, bodies, cars, tmp.trk):
+            redo = stage_supports(cfg, bodies, cars, tmp.trk)
+            if railed:
+                redo = gear_modes(cfg, bodies, joints, tmp.rows, rail) or redo
+            if not redo:
                 break
         if operated:
             finish_contacts(step, ops)
+        if railed:
+            rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
         bad = diverged_body(bodies)
         if bad >= 0:
             return n + 1, nrec, 1, bad
         if recorded and nrec < out.shape[0]:
             out_t[nrec] = step * cfg.h
-            record_sample(cfg, bodies, cars, sections, tmp.scratch, out[nrec])
+            record_sample(cfg, bodies, cars, sections, tmp.scratch, out[nrec], rail)
             nrec += 1
         if operated:
             if watch(step, cars, tracks, ops):
@@ -851,11 +895,13 @@ def py_prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
     prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints)
 
 
-def car_rows_flag(world) -> bool:
+def car_rows_flag(world, rail=None) -> bool:
     """``car_rows`` for run_chunk: False when no car can have a bounded row along T (no section, no
-    rolling friction, no Davis A term: that code is skipped), else True."""
+    rolling friction, no Davis A term, no air brake in ``rail``: that code is skipped), else True."""
     cars, sections, res = world.cars, world.sections, world.res
-    return not (sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0)))
+    braked = rail is not None and bool(np.any(rail.rigging[:cars.n] > 0.0))
+    return not (sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0))
+                and not braked)
 
 
 def free_joints_flag(joints) -> bool:

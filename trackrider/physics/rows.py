@@ -110,9 +110,14 @@ MAX_GROUPS = 16          # groups of redundant rows per train (couplings.group_r
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def friction_bound(b, cfg, bodies, cars, res, lamT):
     """Impulse bound of car ``b``'s friction row from this step's wheel impulses (rows 1, 2 and the
-    transport's share): μ·|(λ1, λ2)| + A h, or m μ g h in nl2 mode."""
+    transport's share): μ·|(λ1, λ2)| + A h, or m μ g h in nl2 mode; plus a railway car's air brake
+    (``cars.brake`` h, docs/physics.md §10)."""
     if res.nl2:
-        return bodies.mass[b] * res.rolling * cfg.gmag * cfg.h
-    l1 = lamT[b, 0] + cars.transport[b, 0]
-    l2 = lamT[b, 1] + cars.transport[b, 1]
-    return res.rolling * np.sqrt(l1 * l1 + l2 * l2) + cars.davis[b, 0] * cfg.h
+        bound = bodies.mass[b] * res.rolling * cfg.gmag * cfg.h
+    else:
+        l1 = lamT[b, 0] + cars.transport[b, 0]
+        l2 = lamT[b, 1] + cars.transport[b, 1]
+        bound = res.rolling * np.sqrt(l1 * l1 + l2 * l2) + cars.davis[b, 0] * cfg.h
+    if cars.brake[b] > 0.0:
+        bound += cars.brake[b] * cfg.h
+    return bound

@@ -11,6 +11,7 @@ State (changes as the world runs, owned by ``World``)
     Bodies      every body: the cars first, then free bodies, then suspended cars' hanging bodies
     Cars        per car: where it is on its track, the impulses of its rows last step
     Joints      per joint row-block: kind, bodies, parameters (``joints/common.py`` columns), impulses
+    Rail        a railway world's locomotives, air brakes, driver, couplers (None in other worlds)
 Inputs (fixed while running)
     Tracks      the packed track tables (``curves/compact.py``)
     Sections    motor sections (lift, launch, brake, trim, booster)
@@ -115,6 +116,7 @@ Cars = record("Cars", (
     Field("davis", ("n", 3), F, "N, N·s/m, N·s²/m²", "Davis A, B, C"),
     Field("hang_rider", ("n",), F, "m", "suspended car: rider point above the hanging body's cg"),
     Field("frame", ("n", NCOL), F, "", "the track frame at s (curves/compact.py columns)"),
+    Field("brake", ("n",), F, "N", "air-brake force available this step (railway.py), in the friction row's bound"),
 ))
 
 Joints = record("Joints", (
@@ -184,6 +186,62 @@ Step = record("Step", (
     Field("iterations", None, None, "", "solver iterations with bounded rows"),
     Field("warm", None, None, "", "warm-start factor"),
     Field("record_every", None, None, "", "record every n-th step"),
+))
+
+Rail = record("Rail", (
+    # per car: locomotive, air brake, coupler behind it (railway.py; docs/physics.md §10)
+    Field("train", ("n",), I, "", "train index of the car"),
+    Field("loco", ("n",), I, "", "1 a locomotive"),
+    Field("braked", ("n",), I, "", "1 in a train with an air brake (a brake pipe)"),
+    Field("notch", ("n",), F, "", "the locomotive's power notch now"),
+    Field("notches", ("n",), F, "", "its notches"),
+    Field("dyn", ("n",), F, "", "its dynamic-brake setting now, 0 … 1"),
+    Field("power", ("n",), F, "W", "constant-power curve: power (0: the tractive_effort curve)"),
+    Field("te_max", ("n",), F, "N", "constant-power curve: largest tractive effort"),
+    Field("curve", ("n", 4, 2), I, "", "first knot and count of its curves: tractive effort, dynamic brake, "
+          "adhesion, shoe friction (CURVE_*)"),
+    Field("adh_mass", ("n",), F, "kg", "mass on the driven axles"),
+    Field("slip_factor", ("n",), F, "", "force while slipping / adhesion limit"),
+    Field("slipping", ("n",), I, "", "1 the wheels slip"),
+    Field("rigging", ("n",), F, "N/bar", "brake-shoe force per bar of cylinder pressure"),
+    Field("dist", ("n",), F, "m", "along the train to the nearest locomotive (the lead car without one)"),
+    Field("pipe", ("n",), F, "bar", "brake-pipe pressure at the car"),
+    Field("cyl", ("n",), F, "bar", "brake-cylinder pressure"),
+    Field("cmd", ("n",), I, "", "driver step whose brake command the car's pipe has reached, -1 none"),
+    Field("f_trac", ("n",), F, "N", "traction (+) or dynamic brake (−) along T this step"),
+    Field("f_brake", ("n",), F, "N", "air-brake force along T this step (the friction row's share)"),
+    Field("coupler", ("n",), I, "", "the joint of the coupler behind the car, -1 none"),
+    Field("f_coupler", ("n",), F, "N", "force in it this step, + draft (tension)"),
+    Field("energy", ("n", 3), F, "J", "work so far: traction (+), dynamic brake and air brake dissipated (ENERGY_*)"),
+    # per train
+    Field("p0", ("nt",), F, "bar", "charged brake pipe"),
+    Field("full_service", ("nt",), F, "bar", "pipe reduction of full cylinder pressure"),
+    Field("cyl_max", ("nt",), F, "bar", "cylinder pressure at full service"),
+    Field("c_service", ("nt",), F, "m/s", "service (and release) propagation speed"),
+    Field("c_emergency", ("nt",), F, "m/s", "emergency propagation speed"),
+    Field("fill_rate", ("nt",), F, "bar/s", "cylinder filling rate"),
+    Field("release_rate", ("nt",), F, "bar/s", "cylinder release rate"),
+    Field("lead", ("nt",), I, "", "the train's lead car"),
+    Field("pending", ("nt",), I, "", "driver step of the brake application awaiting the stop, -1 none"),
+    # per driver step (the train's steps in file order)
+    Field("d_train", ("nd",), I, "", "train"),
+    Field("d_time", ("nd",), F, "s", "when (NaN: at a position)"),
+    Field("d_pos", ("nd",), F, "m", "lead car's arc length where (NaN: at a time)"),
+    Field("d_notch", ("nd",), F, "", "notch to set (-1: none)"),
+    Field("d_dyn", ("nd",), F, "", "dynamic-brake setting (-1: none)"),
+    Field("d_brake", ("nd",), I, "", "brake handle: 0 none, BRAKE_RELEASE, BRAKE_SERVICE, BRAKE_EMERGENCY"),
+    Field("d_reduction", ("nd",), F, "bar", "service reduction"),
+    Field("d_loco", ("nd",), I, "", "the one locomotive (car) it is for, -1 every one"),
+    Field("d_fired", ("nd", 5), F, "s, m, m/s", "when taken (NaN: not yet), lead's s and speed; then the stop's "
+          "t and s (FIRED_*)"),
+    # per joint: the couplers' extremes and the draft gears' work
+    Field("peak", ("nj", 6), F, "N, s, m", "largest draft force, its t and s; largest buff force, t, s"),
+    Field("e_gear", ("nj",), F, "J", "work done on the draft gear so far"),
+    Field("gears", ("ng",), I, "", "the draft-gear joints"),
+    # curves, the wheel-slip log
+    Field("knots", ("nk", 2), F, "m/s, …", "the curves' points (speed, value)"),
+    Field("slips", ("nlog", 2), F, "s, car", "wheel-slip onsets: t, car (body)"),
+    Field("nslip", (1,), I, "", "onsets so far (more than the log holds are counted)"),
 ))
 
 # ----------------------------------------------------------------------------- work

@@ -17,7 +17,7 @@ from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics import joints as jk
-from trackrider.physics.joints import ball_track, distance
+from trackrider.physics.joints import ball_track, distance, draft_gear
 from trackrider.physics.joints import common as jc
 from trackrider.physics.sections import SECTIONS
 from trackrider.settings import (
@@ -109,6 +109,7 @@ class World:
         self._section_ops: list[dict] = []
         self._operation = OperationConfig()
         self.operation = None   # blocks.Operation once built, when the world has block sections or contacts
+        self.railway = None     # rail.Railway once built, when a train has railway vehicles or draft gears
         self.contact_trains: list[tuple[int, int]] = []
         self._connections: list[dict] = []
         self._switches: list[dict] = []
@@ -142,54 +143,79 @@ class World:
 
     def add_train(self, name: str, track: int = 0, cars: int = TrainConfig.cars, car: CarSpec | None = None,
                   coupling: CouplingSpec | None = None, wheels: str = TrainConfig.wheels,
-                  start_s: float = TrainConfig.start_s, start_speed: float = TrainConfig.start_speed) -> int:
+                  start_s: float = TrainConfig.start_s, start_speed: float = TrainConfig.start_speed, *,
+                  vehicles=None, brake=None, driver=None) -> int:
         """Add a train of ``cars`` identical cars on track ``track``; returns its index.
 
         The lead car's anchor starts at ``start_s`` (m); the others follow behind it
         (towards smaller s), joined by ``coupling``. ``wheels``: ``"coaster"`` (up-stop
         wheels, support both ways) or ``"railway"`` (support one way: the car can lift off).
         ``start_speed`` (m/s) is along the track tangent.
+
+        A railway train (docs/physics.md §10) gives instead ``vehicles``: a list of
+        ``trackrider.settings.VehicleSpec`` in order from the front (each ``count`` alike
+        vehicles: wagons, locomotives, coaches; not with ``car`` or ``cars``), its air brake
+        ``brake`` (a ``BrakeSpec``; default when a vehicle has ``brake_rigging``) and its
+        ``driver`` (a list of ``DriverStep``).
         """
         self._check_open()
-        car = car or CarSpec(mass=600.0)
+        if vehicles is not None and (car is not None or cars != TrainConfig.cars):
+            raise InputError("give either vehicles or car and cars, not both", where="vehicles")
         coupling = coupling or CouplingSpec()
         if not isinstance(track, (int, np.integer)) or not 0 <= track < len(self._tracks):
             raise InputError(f"no track with index {track!r}", where="track")
-        car = check(car, "car")
+        if vehicles is not None:
+            vehicles = [check(v, f"vehicles[{i}]") for i, v in enumerate(vehicles)]
+            car = vehicles[0] if vehicles else CarSpec(mass=600.0)
+        car = check(car or CarSpec(mass=600.0), "car")
         coupling = check(coupling, "coupling")
+        brake = None if brake is None else check(brake, "brake")
+        driver = [check(d, f"driver[{i}]") for i, d in enumerate(driver or [])]
         train = check(TrainConfig(str(name), "", track, car, cars=cars, wheels=wheels, start_s=start_s,
-                                  start_speed=start_speed, coupling=coupling))
+                                  start_speed=start_speed, coupling=coupling, vehicles=vehicles, brake=brake,
+                                  driver=driver))
         n = train.cars
-        mass, length, width, height = car.mass, car.length, car.width, car.height
-        cg, rider = car.cg_height, car.rider_height
-        if car.inertia is not None:
-            inertia = np.array(car.inertia)
-        else:
-            inertia = mass / 12.0 * np.array([width**2 + height**2, length**2 + height**2, length**2 + width**2])
+        specs = train.car_specs()
         susp = car.suspended
         hang = car.hang if susp else 0.0
-        tmass = mass * 0.1 if car.trolley_mass is None else car.trolley_mass
+        tmass = car.mass * 0.1 if car.trolley_mass is None else car.trolley_mass
         swing_c = car.swing_damping
-        if susp:
-            cg = 0.0
+        inertias = []
+        for c in specs:
+            if c.inertia is not None:
+                inertias.append(np.array(c.inertia))
+            else:
+                m, L, W, H = c.mass, c.length, c.width, c.height
+                inertias.append(m / 12.0 * np.array([W**2 + H**2, L**2 + H**2, L**2 + W**2]))
+        cgs = [0.0 if susp else c.cg_height for c in specs]
+        lengths = [c.length for c in specs]
         ctype, gap = coupling.type, coupling.gap
         stiff, damp, slack = coupling.stiffness, coupling.damping, coupling.slack
         s0, v0 = train.start_s, train.start_speed
         ct = self._tracks[track]
-        # place the cars: lead at s0, each following car so its coupler is at rest
+        # place the cars: lead at s0, each following car so its coupler is at rest (or where its
+        # free play starts: coupling.slack_start)
         s_list = [s0]
+        offset = coupling.start_offset()
         for i in range(1, n):
-            s_list.append(self._place_behind(ct, s_list[-1], length, gap, cg, ctype))
+            s_list.append(self._place_behind(ct, s_list[-1], lengths[i - 1], lengths[i], gap, ctype, offset))
+        too_long = train.step_error(self.dt)
+        if too_long:
+            raise InputError(too_long, where="coupling.stiffness")
         if not ct.closed:
             for i, s in enumerate(s_list):
                 if not 0.0 <= s <= ct.length:
                     raise InputError(f"car {i + 1} would start at s = {s:.3f} m, outside the track [0, "
                                      f"{ct.length:.3f}] m (start_s, cars, car.length, coupling.gap)",
                                      where="start_s")
-        self._trains.append(dict(name=str(name), track=track, n=n, mass=mass, length=length, inertia=inertia,
-                                 cg=cg, rider=rider, railway=train.wheels == "railway", ctype=ctype, gap=gap,
-                                 stiffness=stiff, damping=damp, slack=slack, s=s_list, v0=v0,
-                                 suspended=susp, hang=hang, trolley_mass=tmass, swing_damping=swing_c))
+        self._trains.append(dict(name=str(name), track=track, n=n, mass=car.mass, length=car.length,
+                                 inertia=inertias[0], cg=cgs[0], rider=car.rider_height,
+                                 railway=train.wheels == "railway", ctype=ctype, gap=gap, stiffness=stiff,
+                                 damping=damp, slack=slack, s=s_list, v0=v0, suspended=susp, hang=hang,
+                                 trolley_mass=tmass, swing_damping=swing_c, masses=[c.mass for c in specs],
+                                 lengths=lengths, inertias=inertias, cgs=cgs, riders=[c.rider_height for c in specs],
+                                 coupling=coupling, vehicles=specs if vehicles is not None else None,
+                                 blocks=vehicles, brake=train.brake, driver=driver))
         return len(self._trains) - 1
 
     def _track_end(self, ref, key):
@@ -313,16 +339,16 @@ class World:
         eval_track(ct.data, 0, len(ct.data), ct.ds, ct.length, ct.closed, float(s), out)
         return out
 
-    def _place_behind(self, ct, s_front, length, gap, cg, ctype):
-        """Arc length of the next car so that its coupler point meets the front car's."""
-        half = length / 2.0
+    def _place_behind(self, ct, s_front, length_front, length_back, gap, ctype, offset=0.0):
+        """Arc length of the next car so that its coupler point meets the front car's (a bar coupler
+        ``offset`` m longer than ``gap``: where its free play starts)."""
         if ctype == "ball":
-            off_a, off_b, target = -(half + gap / 2.0), half + gap / 2.0, 0.0
+            off_a, off_b, target = -(length_front / 2.0 + gap / 2.0), length_back / 2.0 + gap / 2.0, 0.0
         else:
-            off_a, off_b, target = -half, half, gap
+            off_a, off_b, target = -length_front / 2.0, length_back / 2.0, gap + offset
         fa = self._frame(ct, s_front)
         pa = fa[C_P:C_P + 3] + off_a * fa[C_T:C_T + 3]
-        s = s_front - (length + gap)
+        s = s_front - ((length_front + length_back) / 2.0 + gap + offset)
         for _ in range(8):
             fb = self._frame(ct, s)
             pb = fb[C_P:C_P + 3] + off_b * fb[C_T:C_T + 3]
@@ -476,6 +502,7 @@ class World:
         self._build_records(tr_j0, tr_nj)
         self._built = True
         self._build_operation(tr_nj)
+        self._build_railway()
 
     def _build_bodies(self):
         """Every body's arrays: the cars on their tracks (train order), the free bodies, the suspended
@@ -524,7 +551,8 @@ class World:
                 quat[b] = q
                 R = _rot(q)
                 up = R[:, 2]
-                pos[b] = fr[C_P:C_P + 3] + t["cg"] * up
+                cg = t["cgs"][c]
+                pos[b] = fr[C_P:C_P + 3] + cg * up
                 if self.erp > 0.0:
                     # start in the scheme's steady state on a curve: each step moves the anchor
                     # along the tangent, (h v)² κ/2 off the curve, and the rows' erp feedback pulls it
@@ -533,19 +561,19 @@ class World:
                     pos[b] -= fr[C_DT:C_DT + 3] * (self.dt * t["v0"]) ** 2 / (2.0 * self.erp)
                 v0 = t["v0"]
                 w = Om * v0
-                vel[b] = v0 * T + np.cross(w, t["cg"] * up)
+                vel[b] = v0 * T + np.cross(w, cg * up)
                 if self.erp > 0.0:   # ... moving back towards the curve as the feedback does: h v² κ/2
                     vel[b] += fr[C_DT:C_DT + 3] * self.dt * v0 * v0 / 2.0
                 omg[b] = w
-                mt = t["trolley_mass"] if t["suspended"] else t["mass"]
+                mt = t["trolley_mass"] if t["suspended"] else t["masses"][c]
                 mass[b] = mt
                 inv_mass[b] = 1.0 / mt
-                ib[b] = t["inertia"] * (mt / t["mass"])
+                ib[b] = t["inertias"][c] * (mt / t["masses"][c])
                 cars.hang[b] = -1
                 cars.dir[b] = 1.0
                 cars.s[b] = t["s"][c] % ct.length if ct.closed else t["s"][c]
-                cars.cg[b] = t["cg"]
-                cars.rider[b] = t["rider"]
+                cars.cg[b] = cg
+                cars.rider[b] = t["riders"][c]
                 cars.gauge[b] = self._gauges[t["track"]]
                 cars.speed0[b] = v0
                 if davis is not None and self._res.mode == "physical":
@@ -612,6 +640,7 @@ class World:
         """The joints' table rows: each train's couplers (chained ones contiguous), the user's joints,
         the suspended cars' swing hinges. Returns each train's first chained joint and count."""
         ji_rows, jf_rows, tr_j0, tr_nj = self._coupler_rows()
+        self._n_couplers = len(ji_rows)
         for jd in self._joints:
             ji_rows.extend(self._joint_rows(jd, jf_rows))
         susp = []
@@ -641,9 +670,10 @@ class World:
             b0 = self._car0[ti]
             tr_j0.append(len(ji_rows))
             nch = 0
-            half = t["length"] / 2.0
             for c in range(t["n"] - 1):
                 a_, b_ = b0 + c, b0 + c + 1
+                half_a, half_b = t["lengths"][c] / 2.0, t["lengths"][c + 1] / 2.0
+                cg_a, cg_b = t["cgs"][c], t["cgs"][c + 1]
                 f = np.zeros(jc.NJF)
                 i = np.zeros(jc.NJI, np.int64)
                 i[jc.JI_A], i[jc.JI_B] = a_, b_
@@ -652,16 +682,29 @@ class World:
                     if t["stiffness"] is not None or t["damping"] is not None:
                         f[ball_track.STIFFNESS] = t["stiffness"] or 0.0
                         f[ball_track.DAMPING] = t["damping"] or 0.0
-                    f[jc.LA:jc.LA + 3] = (-(half + t["gap"] / 2.0), 0.0, -t["cg"])
-                    f[jc.LB:jc.LB + 3] = (half + t["gap"] / 2.0, 0.0, -t["cg"])
+                    f[jc.LA:jc.LA + 3] = (-(half_a + t["gap"] / 2.0), 0.0, -cg_a)
+                    f[jc.LB:jc.LB + 3] = (half_b + t["gap"] / 2.0, 0.0, -cg_b)
+                elif t["ctype"] == "draft_gear":
+                    cp = t["coupling"]
+                    i[jc.JI_KIND] = jk.CODES["draft_gear"]
+                    f[jc.LA:jc.LA + 3] = (-half_a, 0.0, -cg_a)
+                    f[jc.LB:jc.LB + 3] = (half_b, 0.0, -cg_b)
+                    f[draft_gear.LENGTH] = t["gap"]
+                    f[draft_gear.HALF] = 0.5 * cp.free_play
+                    f[draft_gear.PRELOAD] = cp.preload
+                    f[draft_gear.K_LOAD] = cp.stiffness
+                    f[draft_gear.K_UNLOAD] = cp.unloading_stiffness
+                    f[draft_gear.TRAVEL] = cp.travel
+                    f[draft_gear.MODE] = draft_gear.OPEN
+                    f[draft_gear.SIDE] = 1.0
                 else:
                     i[jc.JI_KIND] = jk.CODES["distance"]
                     gap = t["gap"]
-                    ea, eb = half, half
+                    ea, eb = half_a, half_b
                     if gap <= 0.0:  # ball-type with slack: a bar through the gap's middle
-                        ea, eb, gap = half * 0.5, half * 0.5, half
-                    f[jc.LA:jc.LA + 3] = (-ea, 0.0, -t["cg"])
-                    f[jc.LB:jc.LB + 3] = (eb, 0.0, -t["cg"])
+                        ea, eb, gap = half_a * 0.5, half_b * 0.5, (half_a + half_b) * 0.5
+                    f[jc.LA:jc.LA + 3] = (-ea, 0.0, -cg_a)
+                    f[jc.LB:jc.LB + 3] = (eb, 0.0, -cg_b)
                     f[distance.LENGTH] = gap
                     if t["stiffness"] is not None or t["damping"] is not None:
                         f[distance.STIFFNESS] = t["stiffness"] or 0.0
@@ -670,7 +713,7 @@ class World:
                         i[jc.JI_SLACK] = 1
                         f[distance.MIN_LENGTH] = max(gap - t["slack"] / 2.0, 0.0)
                         f[distance.MAX_LENGTH] = gap + t["slack"] / 2.0
-                i[jc.JI_CHAIN] = 0 if t["slack"] is not None else 1
+                i[jc.JI_CHAIN] = 0 if t["slack"] is not None and t["ctype"] != "draft_gear" else 1
                 if i[jc.JI_CHAIN]:
                     nch += 1
                 ji_rows.append(i)
@@ -717,6 +760,15 @@ class World:
         self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state)
         self._temps = st.make_temps(nb, nj, tr_j0, tr_nj)
 
+    def _build_railway(self):
+        """The ``Rail`` record (``rail.Railway``) when a train has railway vehicles or draft gears; else
+        ``self.railway`` stays None (``run`` passes an idle record: ``railway.py`` does not run)."""
+        from trackrider.physics import rail
+
+        self.railway = None
+        if any(rail.is_railway(t) for t in self._trains):
+            self.railway = rail.Railway(self, self._n_couplers)
+
     def _build_operation(self, chain_count):
         """Contacts between consecutive trains on each track and the block logic (``operation.py``,
         ``blocks.py``); ``self.ops`` stays None without either (the kernel compiles without them)."""
@@ -744,7 +796,7 @@ class World:
             ct = self._tracks[t_b["track"]]
             ops.behind[c] = self._car0[tb]
             ops.ahead[c] = self._car0[ta] + t_a["n"] - 1
-            ops.touch[c] = 0.5 * (t_b["length"] + t_a["length"])
+            ops.touch[c] = 0.5 * (t_b["lengths"][0] + t_a["lengths"][-1])
             ops.cloop[c] = ct.length if ct.closed else 0.0
             ops.chain_b[c] = tb if chain_count[tb] == t_b["n"] - 1 and t_b["n"] > 1 else -1
             ops.chain_a[c] = ta if chain_count[ta] == t_a["n"] - 1 and t_a["n"] > 1 else -1
@@ -880,9 +932,11 @@ class World:
         cfg = st.allocate(st.Step, {}, h=self.dt, gx=0.0, gy=0.0, gz=-g, gmag=gmag, erp_h=self.erp / self.dt,
                           iterations=self.iterations, warm=self.warm_start, record_every=record_every)
         from trackrider.physics.operation import idle_ops
+        from trackrider.physics.rail import idle_rail
 
         free = kn.free_joints_flag(self.joint_state)
-        car_rows = kn.car_rows_flag(self.records)
+        rail = self.railway.record if self.railway is not None else idle_rail()
+        car_rows = kn.car_rows_flag(self.records, rail)
         ops = self.ops if self.ops is not None else idle_ops(len(self._sections), self.ncars)
         oper = self.operation
         if oper is not None and self.step_count == 0 and not getattr(self, "_op_started", False):
@@ -902,7 +956,7 @@ class World:
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free, car_rows, ops)
+                                                      free, car_rows, ops, rail)
             self.step_count += steps
             done += steps
             if net is not None:

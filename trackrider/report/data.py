@@ -49,7 +49,7 @@ class TrainData:
     track_xyz: np.ndarray | None = None
     track_from_path: bool = False
     sections: list[Section] = field(default_factory=list)
-    car_mass: float | None = None
+    car_mass: float | np.ndarray | None = None   # kg, per car when the cars differ
     gravity: float = G0
     colour: str = "#1e5adc"
     #: the scenario's track (``trackrider.curves.Track``), its gauge (m) and the train's length (m)
@@ -108,7 +108,8 @@ class RunData:
 #: columns a report draws from
 SERIES = ("s", "x", "y", "z", "speed", "accel", "g_vertical_filtered", "g_lateral_filtered",
           "g_longitudinal_filtered", "wheel_load", "wheel_load_inner", "l_over_v", "lateral_load",
-          "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "flags", "block")
+          "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "flags", "block",
+          "coupler_force", "tractive_force", "notch", "brake_pressure")
 
 
 def load_scenario_of(summary: dict, results_dir):
@@ -206,11 +207,12 @@ def _attach_track(tr: TrainData, scenario) -> None:
             tr.track_from_path = True
         return
     config, tr.track_name, tr.track_s, tr.track_xyz, tr.sections = found
-    tr.car_mass = float(config.car.mass)
+    masses = [float(c.mass) for c in config.car_specs()]
+    tr.car_mass = masses[0] if len(set(masses)) == 1 else np.array(masses)
     tr.gravity = float(getattr(scenario.simulation, "gravity", G0))
     tc = scenario.tracks[config.track_index]
     tr.track, tr.gauge = tc.track, float(tc.gauge)
-    tr.train_length = config.cars * config.car.length + (config.cars - 1) * config.coupling.gap
+    tr.train_length = config.length
     tr.design = design_along_rail(tc.track)
 
 
@@ -236,9 +238,12 @@ def coupler_forces(tr: TrainData) -> np.ndarray | None:
     orientation; ``C`` the tension of the coupler ahead of and behind it), and
     the last car has nothing behind it, so summing from the rear
     ``C_(i,i+1) = Σ_{j>i} [m (a_j + g T_z,j) − F_motor,j − F_resistance,j]``.
-    None for a single car or without the car mass (no scenario).
+    None for a single car or without the car mass (no scenario). A railway world records each
+    coupler's force (``coupler_force``, docs/outputs.md): that is read as it is.
     """
     n = len(tr.cars)
+    if n >= 2 and "coupler_force" in tr.series:
+        return tr.series["coupler_force"][:, :-1]
     if n < 2 or tr.car_mass is None:
         return None
     se = tr.series

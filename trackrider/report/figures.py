@@ -550,6 +550,48 @@ def coupler_charts(runs: list[RunData], name: str, units: Units) -> str | None:
     return zoomable(fig, f"couplers-{_slug(name)}", [ax], "time (s)")
 
 
+def driving(run: RunData, name: str, units: Units) -> str | None:
+    """A railway train driven by its driver (docs/physics.md §10): the lead car's speed, the
+    locomotives' notch and the brake-cylinder pressure along the train (its mean) against the lead
+    car's position, each driver's command marked where it was taken; None without locomotives or
+    air brakes."""
+    tr = run.train(name)
+    if tr is None:
+        return None
+    se = tr.series
+    notch = se.get("notch")
+    cyl = se.get("brake_pressure")
+    has = [a is not None and np.isfinite(a).any() for a in (notch, cyl)]
+    if not any(has):
+        return None
+    s = units.length(se["s"][:, 0])
+    fig = _figure(11, 3.8)
+    ax = fig.add_subplot()
+    ax2 = ax.twinx()
+    handles = [ax.plot(s, units.speed(se["speed"][:, 0]), color="#dd8452", lw=1.2, label="speed of the lead car")[0]]
+    with np.errstate(all="ignore"):
+        if has[0]:
+            handles.append(ax2.step(s, np.nanmax(notch, axis=1), where="post", color="#4c72b0", lw=1.2,
+                                    label="notch (the locomotives' highest)")[0])
+        if has[1]:
+            handles.append(ax2.plot(s, np.nanmean(cyl, axis=1), color="#c44e52", lw=1.2,
+                                    label="brake-cylinder pressure, bar (mean along the train)")[0])
+    for ev in run.summary.get("events") or []:
+        if ev.get("kind") == "driver" and ev.get("train") == name and ev.get("s") is not None:
+            x = units.length(float(ev["s"]))
+            ax.axvline(x, color="0.4", lw=0.8, ls=":")
+            ax.annotate(str(ev.get("command", "")), (x, 1.0), xycoords=("data", "axes fraction"), rotation=90,
+                        va="top", ha="right", fontsize=7, color="0.3")
+    ax.set_xlabel(f"position of the lead car s ({units.length_unit})")
+    ax.set_ylabel(f"speed ({units.speed_unit})", color="#a0522d")
+    ax2.set_ylabel("notch; bar")
+    ax.set_ylim(bottom=min(0.0, ax.get_ylim()[0]))
+    ax2.set_ylim(bottom=0.0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.85)
+    return to_svg(fig, f"driving-{_slug(name)}")
+
+
 def coupler_map(run: RunData, name: str, units: Units) -> str | None:
     """Railway trains: coupler force along the train (one row per coupler) against time, a heat map
     (red pull, blue push, centred on 0); None for a single car."""

@@ -426,11 +426,13 @@ def _coaster_train(runs, tr, units: Units) -> list[str]:
     return body
 
 
-#: the railway page's figures after the tables, in order: (heading, figure function, caption). A later
-#: figure (a locomotive's notch against distance) is one more entry.
+#: the railway page's figures after the tables, in order: (heading, figure function, caption)
 RAILWAY_FIGURES = (
     ("Height profile and speed", "height_profile",
      "Speed of the lead car against distance along the line, and the line's height, sections shaded."),
+    ("Driving: speed, notch and brakes", "driving",
+     "Speed of the lead car, the locomotives' notch and the mean brake-cylinder pressure against the lead "
+     "car's position; the driver's commands marked where they were taken."),
     ("Coupler forces against time", "coupler_charts",
      "The force in the front, middle and rear coupler, and its range along the train at each instant "
      "(shaded); + pulls. Slack running in and out shows as swings between pull and push."),
@@ -450,6 +452,7 @@ def _railway_train(runs, tr, units: Units) -> list[str]:
     both = [r for r in runs if r.train(tr.name) is not None]
     body = _tables(runs, tr, units, True)
     draw = {"height_profile": lambda: figures.height_profile(both, tr.name, units),
+            "driving": lambda: figures.driving(run, tr.name, units),
             "coupler_charts": lambda: figures.coupler_charts(both, tr.name, units),
             "coupler_map": lambda: figures.coupler_map(run, tr.name, units),
             "along_the_train": lambda: figures.along_the_train(both, tr.name, units),

@@ -197,6 +197,7 @@ def railway_statistics(run: RunData, tr: TrainData, units: Units) -> list[tuple[
         rows.append(("distance run (lead car)", f"{units.length(float(np.ptp(s[ok]))):.0f} {L}",
                      f"in {float(run.t[-1] - run.t[0]):.0f} s"))
     if tr.car_mass is not None:
-        rows.append(("train", f"{len(tr.cars)} cars, {len(tr.cars) * tr.car_mass / 1000:.0f} t",
+        mass = float(np.sum(np.broadcast_to(tr.car_mass, (len(tr.cars),))))
+        rows.append(("train", f"{len(tr.cars)} cars, {mass / 1000:.0f} t",
                      f"{units.length(tr.train_length):.0f} {L} long" if tr.train_length else ""))
     return rows

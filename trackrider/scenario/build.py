@@ -61,9 +61,11 @@ def build_world(scenario: Scenario):
 
     train_index = []
     for i, tr in enumerate(scenario.trains):
+        cars = dict(cars=tr.cars, car=tr.car) if tr.vehicles is None else dict(
+            vehicles=tr.vehicles, brake=tr.brake, driver=tr.driver)
         train_index.append(guarded(
-            f"train[{i}]", world.add_train, tr.name, track=track_index[tr.track_index], cars=tr.cars, car=tr.car,
-            coupling=tr.coupling, wheels=tr.wheels, start_s=tr.start_s, start_speed=tr.start_speed))
+            f"train[{i}]", world.add_train, tr.name, track=track_index[tr.track_index], coupling=tr.coupling,
+            wheels=tr.wheels, start_s=tr.start_s, start_speed=tr.start_speed, **cars))
 
     for i, route in scenario.routes.items():
         guarded(f"train[{i}]", world.set_route, train_index[i], [track_index[k] for k in route])

@@ -36,8 +36,10 @@ from trackrider.settings import (
 )
 from trackrider.scenario.model import (
     BodyConfig,
+    BrakeSpec,
     CarSpec,
     CouplingSpec,
+    DriverStep,
     JointConfig,
     OperationConfig,
     ResistanceConfig,
@@ -46,6 +48,7 @@ from trackrider.scenario.model import (
     SimulationConfig,
     TrackConfig,
     TrainConfig,
+    VehicleSpec,
 )
 
 _REQUIRED = object()
@@ -55,7 +58,8 @@ TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resista
             "connection", "switch", "title", "description")
 #: a table's keys beyond its settings (trackrider.settings): names and references, nested tables
 TRACK_KEYS = ("name", "curve", "segments", *file_keys(TrackConfig), "roll")
-TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color", "route")
+TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color", "route", "vehicle",
+              "brake", "driver")
 JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
 
 #: track segment types → (required keys, optional keys)
@@ -111,15 +115,18 @@ def _table(ctx: _Ctx, value: Any, where: str) -> dict:
     return value
 
 
-def _array_of_tables(ctx: _Ctx, doc: dict, key: str) -> list[dict]:
+def _array_of_tables(ctx: _Ctx, doc: dict, key: str, where: str = "") -> list[dict]:
+    """``doc[key]``, an array of tables (``[[key]]``; in a table at ``where``: ``[[where.key]]``)."""
+    loc = f"{where}.{key}" if where else key
+    name = f"{where.split('[')[0]}.{key}" if where else key
     value = doc.get(key, [])
     if isinstance(value, dict):
-        raise ctx.error(key, f"must be an array of tables: write [[{key}]], not [{key}]")
+        raise ctx.error(loc, f"must be an array of tables: write [[{name}]], not [{name}]")
     if not isinstance(value, list):
-        raise ctx.error(key, f"must be an array of tables ([[{key}]]), got {_describe(value)}")
+        raise ctx.error(loc, f"must be an array of tables ([[{name}]]), got {_describe(value)}")
     for i, item in enumerate(value):
         if not isinstance(item, dict):
-            raise ctx.error(f"{key}[{i}]", f"must be a table, got {_describe(item)}")
+            raise ctx.error(f"{loc}[{i}]", f"must be a table, got {_describe(item)}")
     return value
 
 
@@ -520,32 +527,57 @@ def _train(ctx: _Ctx, t: dict, i: int, seen: dict, tracks: list[TrackConfig]) ->
     if track not in track_names:
         raise ctx.error(f"{where}.track", f"no track named {track!r}{_did_you_mean(track, track_names)} "
                         f"(tracks: {', '.join(track_names) or 'none'})")
-    if "car" not in t:
-        raise ctx.error(f"{where}.car", "missing: a [train.car] table with at least mass is required")
-    c = _table(ctx, t["car"], f"{where}.car")
-    cw = f"{where}.car"
     suspended = _boolean(ctx, t, "suspended", where, False)
-    car = _settings(ctx, CarSpec, c, cw, suspended=suspended)
+    vehicles = None
+    if "vehicle" in t:
+        for key in ("car", "cars"):
+            if key in t:
+                raise ctx.error(f"{where}.{key}", "give either [[train.vehicle]] blocks or [train.car] and cars, "
+                                "not both")
+        vehicles = [_vehicle(ctx, v, f"{where}.vehicle[{i}]", suspended)
+                    for i, v in enumerate(_array_of_tables(ctx, t, "vehicle", where))]
+        if not vehicles:
+            raise ctx.error(f"{where}.vehicle", "needs at least one [[train.vehicle]] table")
+        car = vehicles[0]
+    else:
+        if "car" not in t:
+            raise ctx.error(f"{where}.car", "missing: a [train.car] table with at least mass is required "
+                            "(or [[train.vehicle]] blocks)")
+        car = _vehicle(ctx, t["car"], f"{where}.car", suspended, CarSpec)
+    coupling = _settings(ctx, CouplingSpec, _table(ctx, t.get("coupling", {}), f"{where}.coupling"),
+                         f"{where}.coupling")
+    brake = None
+    if "brake" in t:
+        brake = _settings(ctx, BrakeSpec, _table(ctx, t["brake"], f"{where}.brake"), f"{where}.brake")
+    driver = [_settings(ctx, DriverStep, d, f"{where}.driver[{i}]")
+              for i, d in enumerate(_array_of_tables(ctx, t, "driver", where))]
+    own = {k: v for k, v in t.items() if k in file_keys(TrainConfig)}
+    return _settings(ctx, TrainConfig, own, where, name=name, track=track, track_index=track_names.index(track),
+                     car=car, coupling=coupling, color=_colour(ctx, t, "color", where), vehicles=vehicles,
+                     brake=brake, driver=driver)
+
+
+def _vehicle(ctx: _Ctx, c: Any, where: str, suspended: bool, cls=VehicleSpec):
+    """A ``[train.car]`` (``CarSpec``) or a ``[[train.vehicle]]`` (``VehicleSpec``) table at ``where``."""
+    c = _table(ctx, c, where)
+    car = _settings(ctx, cls, c, where, suspended=suspended)
     if not suspended:
         for key in CarSpec.SUSPENDED_ONLY:
             if key in c:
-                raise ctx.error(f"{cw}.{key}", "applies to suspended trains only: add suspended = true to the "
+                raise ctx.error(f"{where}.{key}", "applies to suspended trains only: add suspended = true to the "
                                 "[[train]]")
-    coupling = _settings(ctx, CouplingSpec, _table(ctx, t.get("coupling", {}), f"{where}.coupling"),
-                         f"{where}.coupling")
-    own = {k: v for k, v in t.items() if k in file_keys(TrainConfig)}
-    return _settings(ctx, TrainConfig, own, where, name=name, track=track, track_index=track_names.index(track),
-                     car=car, coupling=coupling, color=_colour(ctx, t, "color", where))
+    return car
 
 
 def _check_train_geometry(ctx: _Ctx, train: TrainConfig, i: int, track: TrackConfig) -> None:
     where = f"train[{i}]"
     L = track.length
-    span = (train.cars - 1) * train.pitch
+    span = train.start_s - train.car_s()[-1]
     if track.closed:
-        if train.cars * train.pitch > L:
-            raise ctx.error(f"{where}.cars", f"{train.cars} cars of {train.car.length:g} m with "
-                            f"{train.coupling.gap:g} m gaps need {train.cars * train.pitch:.6g} m, longer than "
+        need = train.length + train.coupling.gap
+        if need > L:
+            raise ctx.error(f"{where}.cars", f"{train.cars} cars ({train.length:.6g} m) with "
+                            f"{train.coupling.gap:g} m gaps need {need:.6g} m, longer than "
                             f"the closed track {track.name!r} ({L:.6g} m)")
         if not 0 <= train.start_s <= L:
             raise ctx.error(f"{where}.start_s", f"{train.start_s:g} m is off the track {track.name!r} (0 .. {L:.6g} m)")
@@ -553,9 +585,10 @@ def _check_train_geometry(ctx: _Ctx, train: TrainConfig, i: int, track: TrackCon
     if not 0 <= train.start_s <= L:
         raise ctx.error(f"{where}.start_s", f"{train.start_s:g} m is off the track {track.name!r} (0 .. {L:.6g} m)")
     if train.start_s - span < -1e-9:
+        cars = (f"cars {train.car.length:g} m" if train.vehicles is None else "vehicles")
         raise ctx.error(f"{where}.start_s", f"the train does not fit on the open track {track.name!r}: "
                         f"{train.cars} cars behind the lead car need start_s ≥ {span:.6g} m "
-                        f"(cars {train.car.length:g} m + gaps {train.coupling.gap:g} m), got {train.start_s:g}")
+                        f"({cars} + gaps {train.coupling.gap:g} m), got {train.start_s:g}")
 
 
 def _section(ctx: _Ctx, t: dict, i: int, tracks: list[TrackConfig]) -> SectionConfig:
@@ -586,7 +619,7 @@ def _check_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list) -> None
         on = [(i, tr) for i, tr in enumerate(trains) if tr.track_index == tk]
         for i, sec in ((i, sections[i]) for _, i in blocks):
             for j, tr in on:
-                length = tr.cars * tr.car.length + (tr.cars - 1) * tr.coupling.gap
+                length = tr.length
                 if sec.s_to - sec.s_from < length - 1e-9:
                     raise ctx.error(f"section[{i}]", f"{sec.type} {sec.s_from:g}–{sec.s_to:g} m is a block section "
                                     f"shorter than train {tr.name!r} ({length:.4g} m): it could not hold it")
@@ -786,6 +819,9 @@ def _load_scenario(path, overrides, load_tracks) -> Scenario:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         for i, train in enumerate(trains):
             _check_train_geometry(ctx, train, i, tracks[train.track_index])
+            too_long = train.step_error(simulation.dt)
+            if too_long:
+                raise ctx.error(f"train[{i}].coupling.stiffness", too_long)
         for i, sec in enumerate(sections):
             L = tracks[sec.track_index].length
             if sec.s_from < 0 or sec.s_from >= L:

@@ -15,14 +15,17 @@ from typing import Any
 
 from trackrider.settings import (  # noqa: F401 (the model's tables, defined with their settings)
     BodyConfig,
+    BrakeSpec,
     CarSpec,
     CouplingSpec,
+    DriverStep,
     OperationConfig,
     ResistanceConfig,
     SectionConfig,
     SimulationConfig,
     TrackConfig,
     TrainConfig,
+    VehicleSpec,
 )
 
 #: ``[train.car]`` and ``[train.coupling]``: the physics' own names

@@ -6,11 +6,13 @@ kind's rows (``tests/test_registries.py`` walks every code).
 from __future__ import annotations
 
 from trackrider.jit import njit
-from trackrider.physics.joints import CODES, ball, ball_track, distance, hinge, hinge_axis, prismatic, pulley, slide
+from trackrider.physics.joints import (CODES, ball, ball_track, distance, draft_gear, hinge, hinge_axis, prismatic,
+                                       pulley, slide)
 from trackrider.physics.joints.common import reset_rows
 
 J_DISTANCE, J_BALL, J_PULLEY, J_BALL_TRACK = CODES["distance"], CODES["ball"], CODES["pulley"], CODES["ball_track"]
 J_HINGE, J_PRISMATIC, J_HINGE_AXIS, J_SLIDE = CODES["hinge"], CODES["prismatic"], CODES["hinge_axis"], CODES["slide"]
+J_DRAFT_GEAR = CODES["draft_gear"]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -23,6 +25,8 @@ def prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
         distance.prepare(j, joints, bodies, h, erp_h, rows, free_joints)
     elif kind == J_BALL_TRACK:
         ball_track.prepare(j, joints, bodies, h, erp_h, rows)
+    elif kind == J_DRAFT_GEAR:
+        draft_gear.prepare(j, joints, bodies, h, erp_h, rows)
     elif not free_joints:
         pass  # only chained couplers in this world (the kinds above)
     elif kind == J_BALL:
