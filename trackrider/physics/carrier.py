@@ -189,21 +189,6 @@ def body_mass_matrix(k, bodies, K):
             K[3 + i, 3 + j] = s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def add_attached(K, m, Iw, d0, d1, d2):
-    """K += Φᵀ M Φ: a mass m with inertia ``Iw`` (3×3, world) at d from the body's centre, moving with it
-    (Φ U = (V + W × d, W)): [[m I, −m [d]×], [m [d]×, I_w − m [d]×²]]."""
-    D = ((0.0, -d2, d1), (d2, 0.0, -d0), (-d1, d0, 0.0))
-    dd = d0 * d0 + d1 * d1 + d2 * d2
-    dv = (d0, d1, d2)
-    for i in range(3):
-        K[i, i] += m
-        for j in range(3):
-            K[i, 3 + j] -= m * D[i][j]
-            K[3 + i, j] += m * D[i][j]
-            K[3 + i, 3 + j] += Iw[i, j] + m * ((dd if i == j else 0.0) - dv[i] * dv[j])
-
-
 # ----------------------------------------------------------------------------- the track rows
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def moving_track_block(b, bodies, cars, trk, wk):
@@ -427,19 +412,15 @@ def _transported(c, cars):
 def carrier_transport(k, tracks, bodies, cars, trk, wk, scratch):
     """The transport of the cars on carrier ``k``'s tracks (docs/physics.md §9): each car's motion
     relative to the body, rel, is turned with its frame's turn along the track in the body's axes,
-    R' (``turn_local``); the body and those cars keep their total momentum and angular momentum,
-    (M_t + Σ Φᵀ M Φ) U' = M_t U + Σ Φᵀ M (u − R' rel), u' = Φ U' + R' rel. The impulse a car takes
-    is a track impulse (recorded with rows 1–3, ``cars.transport``); ``scratch.v0t`` holds each
-    car's velocities after it (the G channels)."""
+    R' (``turn_local``): u' = Φ U + R' rel, U the body's motion now. The impulse a car takes is a
+    track impulse (recorded with rows 1–3, ``cars.transport``); the body takes its reaction,
+    ΔU = W_t g, g = −Σ Φᵀ M (u' − u) (its own mobility: what the cars then do with it is the
+    projection's). ``scratch.v0t`` holds each car's velocities after it (the G channels)."""
     t = trk.kbody[k]
-    A6, Wi, rhs, ktw, Iw = trk.kK[k], wk.W, wk.rr, scratch.ktw, wk.R
+    W, g, Iw = wk.W, wk.rr, wk.R
     pos, vel, omg, mass, ib = bodies.pos, bodies.vel, bodies.omg, bodies.mass, bodies.ib
-    body_mass_matrix(t, bodies, A6)
     for i in range(6):
-        s = 0.0
-        for j in range(3):
-            s += A6[i, j] * vel[t, j] + A6[i, 3 + j] * omg[t, j]
-        rhs[i] = s
+        g[i] = 0.0
     n = 0
     for m in range(trk.kfirst[k], trk.kfirst[k + 1]):
         c = trk.kcars[m]
@@ -449,7 +430,11 @@ def carrier_transport(k, tracks, bodies, cars, trk, wk, scratch):
         r0, r1, r2, r3, r4, r5 = relative_twist(c, bodies, trk)
         v0, v1, v2 = turn_local(c, tracks, bodies, cars, r0, r1, r2)
         w0, w1, w2 = turn_local(c, tracks, bodies, cars, r3, r4, r5)
-        ktw[c, 0], ktw[c, 1], ktw[c, 2], ktw[c, 3], ktw[c, 4], ktw[c, 5] = v0, v1, v2, w0, w1, w2
+        o0, o1, o2 = vel[c, 0], vel[c, 1], vel[c, 2]
+        q0, q1, q2 = omg[c, 0], omg[c, 1], omg[c, 2]
+        p0, p1, p2 = point_velocity(t, bodies, pos[c, 0], pos[c, 1], pos[c, 2])
+        vel[c, 0], vel[c, 1], vel[c, 2] = p0 + v0, p1 + v1, p2 + v2
+        omg[c, 0], omg[c, 1], omg[c, 2] = omg[t, 0] + w0, omg[t, 1] + w1, omg[t, 2] + w2
         Rc = bodies.rot[c]
         for i in range(3):
             for j in range(3):
@@ -457,43 +442,32 @@ def carrier_transport(k, tracks, bodies, cars, trk, wk, scratch):
                 for q in range(3):
                     s += Rc[i, q] * ib[c, q] * Rc[j, q]
                 Iw[i, j] = s
-        d0, d1, d2 = pos[c, 0] - pos[t, 0], pos[c, 1] - pos[t, 1], pos[c, 2] - pos[t, 2]
         mc = mass[c]
-        add_attached(A6, mc, Iw, d0, d1, d2)
-        p0, p1, p2 = mc * (vel[c, 0] - v0), mc * (vel[c, 1] - v1), mc * (vel[c, 2] - v2)
-        a0, a1, a2 = omg[c, 0] - w0, omg[c, 1] - w1, omg[c, 2] - w2
-        x0, x1, x2 = cross(d0, d1, d2, p0, p1, p2)
-        rhs[0] += p0
-        rhs[1] += p1
-        rhs[2] += p2
-        rhs[3] += Iw[0, 0] * a0 + Iw[0, 1] * a1 + Iw[0, 2] * a2 + x0
-        rhs[4] += Iw[1, 0] * a0 + Iw[1, 1] * a1 + Iw[1, 2] * a2 + x1
-        rhs[5] += Iw[2, 0] * a0 + Iw[2, 1] * a1 + Iw[2, 2] * a2 + x2
-    if n == 0:
-        return
-    invert_spd(A6, 6, Wi, wk.M)
-    for i in range(6):
-        s = 0.0
-        for j in range(6):
-            s += Wi[i, j] * rhs[j]
-        rhs[6 + i] = s
-    for i in range(3):
-        vel[t, i] = rhs[6 + i]
-        omg[t, i] = rhs[9 + i]
-    for m in range(trk.kfirst[k], trk.kfirst[k + 1]):
-        c = trk.kcars[m]
-        if not _transported(c, cars):
-            continue
-        o0, o1, o2 = vel[c, 0], vel[c, 1], vel[c, 2]
-        q0, q1, q2 = omg[c, 0], omg[c, 1], omg[c, 2]
-        p0, p1, p2 = point_velocity(t, bodies, pos[c, 0], pos[c, 1], pos[c, 2])
-        vel[c, 0], vel[c, 1], vel[c, 2] = p0 + ktw[c, 0], p1 + ktw[c, 1], p2 + ktw[c, 2]
-        for i in range(3):
-            omg[c, i] = omg[t, i] + ktw[c, 3 + i]
+        d0, d1, d2 = pos[c, 0] - pos[t, 0], pos[c, 1] - pos[t, 1], pos[c, 2] - pos[t, 2]
+        f0, f1, f2 = mc * (vel[c, 0] - o0), mc * (vel[c, 1] - o1), mc * (vel[c, 2] - o2)
+        a0, a1, a2 = omg[c, 0] - q0, omg[c, 1] - q1, omg[c, 2] - q2
+        x0, x1, x2 = cross(d0, d1, d2, f0, f1, f2)
+        g[0] -= f0
+        g[1] -= f1
+        g[2] -= f2
+        g[3] -= Iw[0, 0] * a0 + Iw[0, 1] * a1 + Iw[0, 2] * a2 + x0
+        g[4] -= Iw[1, 0] * a0 + Iw[1, 1] * a1 + Iw[1, 2] * a2 + x1
+        g[5] -= Iw[2, 0] * a0 + Iw[2, 1] * a1 + Iw[2, 2] * a2 + x2
         transport_impulse(c, bodies, cars, o0, o1, o2, q0, q1, q2)
         for i in range(3):
             scratch.v0t[c, i] = vel[c, i]
             scratch.v0t[c, 3 + i] = omg[c, i]
+    if n == 0:
+        return
+    body_mobility(t, bodies.rot, bodies.inv_mass, bodies.inv_ib, W)
+    for i in range(3):
+        s = 0.0
+        w = 0.0
+        for j in range(6):
+            s += W[i, j] * g[j]
+            w += W[3 + i, j] * g[j]
+        vel[t, i] += s
+        omg[t, i] += w
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

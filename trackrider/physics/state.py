@@ -254,7 +254,6 @@ Scratch = record("Scratch", (
     Field("omg0", ("nb", 3), F, "rad/s", "angular velocities at the start of the step"),
     Field("v0t", ("nb", 6), F, "", "start velocities after this step's transport (recorded steps)"),
     Field("row_t", ("nb", 6), F, "", "each car's row along T, J = [T, r_m × T]"),
-    Field("ktw", ("nb", 6), F, "", "a car on a moving track: its velocity relative to the track after the transport"),
 ))
 
 CarRows = record("CarRows", (
