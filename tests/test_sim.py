@@ -49,6 +49,7 @@ class StandInWorld:
         self.trains = ({"name": "red", "track": 0, "n": 2, "cg": 0.0, "railway": False, "suspended": False},)
         self.gauges = (1.0,)
         self.joints = ()
+        self.mechanisms, self.mechanism_events = [], []
         self.contact_trains, self.contact_ends = [], []
         self.operation = None
         self.pos, self.quat = np.zeros((3, 3)), np.tile([1.0, 0.0, 0.0, 0.0], (3, 1))

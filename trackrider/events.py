@@ -45,6 +45,8 @@ EVENTS = {e.name: e for e in (
     EventType("block_hold", "was held at a block"),
     EventType("block_release", "was released from a block"),
     EventType("lap", "completed a lap"),
+    EventType("joint_hold", "was locked where it stood by its joint (a mechanism's hold began)"),
+    EventType("joint_release", "was released by its joint (a mechanism's hold ended)"),
 )}
 
 #: the statuses of a run, highest precedence first, and what the report says of each

@@ -524,7 +524,9 @@ class TrackConfig:
     ``gauge`` the rail gauge in m; ``roll`` the bank knots ``[(s m, degrees), ...]``;
     ``frame`` ``up | minimal | frenet | file`` or None (the file's own frame for NL2 files,
     else ``up``); ``closed`` None: from the curve file; ``style`` drawing only (None: from
-    the trains' wheels). ``curve``, ``segments`` and ``roll`` are read by the loader.
+    the trains' wheels); ``body`` the ``[[body]]`` that carries the track (given where it lies at
+    the start, it moves rigidly with the body: docs/physics.md §9) or ``"world"``. ``curve``,
+    ``segments`` and ``roll`` are read by the loader.
     """
 
     name: str
@@ -538,6 +540,7 @@ class TrackConfig:
     track: Any = None
     length: float = 0.0
     style: str | None = setting(None, kind=STRING, choices=("steel", "railway"))
+    body: str = setting("world", kind=STRING)
 
 
 @dataclass

@@ -118,9 +118,13 @@ class World(Protocol):
     pos: Any                       # (n_entities, 3) m, the state now (the joint checks)
     quat: Any                      # (n_entities, 4)
     mass: Any                      # (n_entities,) kg
+    mechanisms: list               # joints that hold or drive a body carrying tracks: dicts name, kind, body
+    mechanism_events: list         # their holds and releases so far: dicts t, joint, kind
 
-    def run(self, n_steps: int, record_every: int, sink) -> Any:
-        """Advance; ``sink(t, samples)`` per recorded chunk; returns a ``physics.world.RunStatus``."""
+    def run(self, n_steps: int, record_every: int, sink, joint_sink=None) -> Any:
+        """Advance; ``sink(t, samples)`` per recorded chunk, ``joint_sink(t, samples)`` the mechanisms'
+        (``physics.channels.JOINT_CHANNELS``; only called when there are any); returns a
+        ``physics.world.RunStatus``."""
 
 
 @dataclass
@@ -139,6 +143,7 @@ class _Run:
     divergence: Any
     oper: Any = None
     writer: Any = None
+    mech: Any = None                # mechanisms.MechanismLog, or None (no joint holds a track's body)
     out: Path | None = None
     tables: list | None = None
     last_t: float = -math.inf
@@ -215,6 +220,10 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
     else:
         run.out = prepare_out_dir(out_dir, overwrite)
         run.writer = TimeseriesWriter(run.out, labels, gauge, extra_columns=("block",) if run.blocks_on else ())
+    if world.mechanisms:
+        from trackrider.mechanisms import MechanismLog
+
+        run.mech = MechanismLog(world.mechanisms, run.out)
     return run
 
 
@@ -276,7 +285,11 @@ def _advance(world, run, progress):
     while run.done < run.n_steps:
         n = min(chunk, run.n_steps - run.done)
         try:
-            status = world.run(n, run.record_every, sink)
+            if run.mech is None:
+                status = world.run(n, run.record_every, sink)
+            else:
+                status = world.run(n, run.record_every, sink,
+                                   joint_sink=lambda t, s: run.mech.push(t, s, run.record_dt))
         except SimulationError as exc:
             run.diverged, run.div_t, run.div_entity, run.message = True, exc.t, exc.entity, str(exc)
         else:
@@ -315,6 +328,10 @@ def _finish(world, run):
     if run.oper is not None:
         run.oper.finish(float(world.time))
         run.metrics.add_events(run.oper.events)
+    if run.mech is not None:
+        bodies = {m["name"]: m["body"] for m in run.mech.mechanisms}
+        run.metrics.add_events(dict(t=e["t"], train=bodies.get(e["joint"], ""), car=1, kind=e["kind"],
+                                    joint=e["joint"]) for e in world.mechanism_events)
 
 
 def _summary(world, run, meta) -> dict:
@@ -342,6 +359,8 @@ def _summary(world, run, meta) -> dict:
     summary.update({key: measured[key] for key in ("events", "events_dropped", "trains", "bodies", "filter")})
     summary["columns"] = list(COLUMNS) + (["block"] if run.blocks_on else [])
     summary["float_format"] = {"t": TIME_FORMAT, "other": FLOAT_FORMAT}
+    if run.mech is not None:
+        summary["mechanisms"] = run.mech.summary()
     if run.blocks_on:
         summary["operation"] = run.oper.summary(steps * run.dt + run.start_steps * run.dt,
                                                 [int(info.get("riders", 4)) for info in run.trains[:len(run.names)]])
@@ -373,6 +392,12 @@ def _result(run, summary) -> Result:
     if run.writer is not None:
         summary_part = write_summary(run.out, summary, rename=False)
         run.writer.close()
+        if run.mech is not None:
+            run.mech.close()
+        else:
+            from trackrider.mechanisms import drop_stale
+
+            drop_stale(run.out)
         os.replace(summary_part, run.out / "summary.json")
         from trackrider.outputs import drop_stale_report
 
@@ -438,6 +463,8 @@ def run_world(world: World, duration, record_hz, out_dir=None, overwrite=False, 
     except BaseException:
         if run.writer is not None:
             run.writer.abort()
+        if run.mech is not None:
+            run.mech.abort()
         raise
     run.wall_s = _time.perf_counter() - wall0
     return _result(run, _summary(world, run, meta))

@@ -155,16 +155,19 @@ class TrackGeometry:
 
     ``tracks`` are the world's tracks (``Track`` objects with ``frames``), by track index.
     A car's anchor is its centre of mass less ``cg`` along its up axis; the constraint
-    is its distance from the track point at the car's recorded ``s``.
+    is its distance from the track point at the car's recorded ``s`` (on a track carried by a body,
+    where the body's recorded pose has carried it).
     """
 
     #: at most this many recorded instants per chunk are tested first (all of a stretch that fails)
     PROBES = 64
 
-    def __init__(self, tracks, car_track, car_cg):
+    def __init__(self, tracks, car_track, car_cg, carriers=None):
         self.tracks = list(tracks)
         self.car_track = np.asarray(car_track, dtype=int)
         self.car_cg = np.asarray(car_cg, dtype=float)
+        #: per track: None, or (entity, pos0, rot0) of the body that carries it (``World.track_carriers``)
+        self.carriers = list(carriers) if carriers is not None else [None] * len(self.tracks)
 
     @classmethod
     def from_world(cls, world, tracks) -> "TrackGeometry":
@@ -173,7 +176,7 @@ class TrackGeometry:
             cg = 0.0 if t.get("suspended") else float(t.get("cg", 0.0))
             car_track += [int(t["track"])] * int(t["n"])
             car_cg += [cg] * int(t["n"])
-        return cls(tracks, car_track, car_cg)
+        return cls(tracks, car_track, car_cg, world.track_carriers)
 
     def _rows(self, samples):
         """(m, n_cars) distance of each car's anchor from its track, m (NaN: not on its track)."""
@@ -194,6 +197,11 @@ class TrackGeometry:
                 continue
             i, j = np.nonzero(sel)
             p = track.frames(smp[i, cars[j], ch.S]).position
+            if self.carriers[k] is not None:   # where the track's body has carried it
+                e, pos0, rot0 = self.carriers[k]
+                Rb = _rot(samples[i, e][:, [ch.QW, ch.QX, ch.QY, ch.QZ]])
+                local = (p - pos0) @ rot0
+                p = samples[i, e][:, [ch.X, ch.Y, ch.Z]] + np.einsum("mij,mj->mi", Rb, local)
             out[i, cars[j]] = np.linalg.norm(anchor[i, cars[j]] - p, axis=1)
         return out
 

@@ -537,11 +537,13 @@ class World:
         self.jlam = np.zeros((max(nj, 1), st.NJR))
         return tr_j0, tr_nj
 
-
-    def carriers(self) -> list[int]:
-        """Entity index of every body that carries a track, in entity order (builds the world)."""
+    @property
+    def track_carriers(self) -> list:
+        """Per track: None (on the world) or (entity, pos0, rot0): the body that carries it and that
+        body's centre and rotation matrix at the start, where the track's curve lies (builds the world)."""
         self._build()
-        return list(self._carriers)
+        tr = self.records.tracks
+        return [None if e < 0 else (int(e), tr.pos0[i].copy(), tr.rot0[i].copy()) for i, e in enumerate(tr.body)]
 
     def _carrier_entities(self) -> list[int]:
         return sorted({self._body0 + k for k in self._track_body if k >= 0})
