@@ -241,6 +241,33 @@ def test_rolled_back_is_information_only():
     assert m.status() == "completed"
 
 
+def test_a_pendulum_rolls_back_once():
+    """Every swing reversal of a pendulum is not a roll back: one event until the lead car has run
+    forwards past where it turned back (a lift catching it and pulling it over)."""
+    t = np.arange(1, 2001) * 0.01                      # 20 s: five swings of ± 3 m/s
+    speed = 3.0 * np.cos(2 * np.pi * 0.25 * t)
+    m, _ = run_metrics(t, make_samples(t, 1, speed=speed))
+    assert [e["kind"] for e in m.summary()["events"]] == ["rolled_back"]
+    # swings, then the train is driven on well past its turning point, then rolls back again
+    speed2 = np.where(t < 10.0, speed, np.where(t < 15.0, 2.0, -1.0))
+    m, _ = run_metrics(t, make_samples(t, 1, speed=speed2))
+    ev = m.summary()["events"]
+    assert [e["kind"] for e in ev] == ["rolled_back", "rolled_back"]
+    assert ev[1]["t"] == pytest.approx(15.0, abs=0.02)
+
+
+def test_a_crest_on_a_section_is_not_a_crest_passed():
+    dt = 0.01
+    t = np.arange(1, 1001) * dt
+    z = np.where(t < 5.0, 10.0 - (t - 2.5) ** 2, 10.0 - 4 * (t - 7.5) ** 2)    # crests at 2.5 s and 7.5 s
+    speed = np.where(t < 5.0, 4.0, 9.0 + (t - 7.5) ** 2)
+    section = np.where(t < 5.0, float(SECTIONS["lift"].code), -1.0)         # the first on a lift
+    m, _ = run_metrics(t, make_samples(t, 1, z=z, speed=speed, section=section))
+    s = m.summary()["trains"]["red"]
+    assert s["min_crest_speed"] == pytest.approx(9.0, abs=1e-9)
+    assert s["at"]["min_crest_speed"]["t"] == pytest.approx(7.5)
+
+
 def test_status_precedence():
     t = np.arange(1, 301) * 0.01
     flags = np.full((300, 1), float(ch.ON_TRACK))

@@ -40,6 +40,7 @@ EVENTS = {e.name: e for e in (
     EventType("ran_off_track", "ran off the end of the track", counted=True, status="ran_off_track"),
     EventType("collision", "collided with another train", counted=True),
     EventType("block_overrun", "ran through a block section that was holding it", counted=True),
+    EventType("envelope_exceeded", "exceeded the acceleration envelope (see Design checks)", counted=True),
     EventType("diverged", "made the simulation diverge", status="diverged"),
     EventType("dispatch", "was dispatched from the station"),
     EventType("block_hold", "was held at a block"),

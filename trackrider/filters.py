@@ -282,3 +282,15 @@ def filtfilt_reference_sos(sos, x, padlen):
     y, _ = sosfilt(sos, y[::-1], zi * y[-1])
     y = y[::-1]
     return y[padlen:len(y) - padlen] if padlen > 0 else y
+
+
+def filtfilt(x, cutoff_hz: float, sample_hz: float, order: int = 4):
+    """The whole-series zero-phase low-pass that ``ZeroPhaseLowpass`` streams: ``order``-pole
+    Butterworth, forwards and backwards along axis 0 with scipy's default odd padding (shortened to
+    ``len(x) − 1`` for very short series); a copy of ``x`` when the filter cannot act (cut-off ≥
+    Nyquist)."""
+    x = np.asarray(x, dtype=float)
+    sos = butterworth_sos(cutoff_hz, sample_hz, order)
+    if sos is None or len(x) == 0:
+        return x.copy()
+    return filtfilt_reference_sos(sos, x, min(_default_padlen(sos), len(x) - 1))

@@ -45,7 +45,9 @@ Definitions (also in ``docs/outputs.md``):
   booster — stations are brake sections); ``t`` is the instant it came to rest.
   ``rolled_back`` (information only) when the lead car's speed turns from
   above ``+STALL_REST_SPEED`` to below ``−STALL_REST_SPEED`` while no motor acts
-  on the train. ``diverged`` when the solver reports a non-finite state.
+  on the train; once per place: another only after the lead car has run forwards
+  ``ROLLBACK_REARM`` past where it last turned back (a pendulum's swings, a train
+  see-sawing in a valley: one event). ``diverged`` when the solver reports a non-finite state.
 * ``status`` precedence: ``diverged`` > ``ran_off_track`` > ``derailed``
   (any ``wheel_lift`` or ``support_lost``) > ``stalled`` > ``completed``.
 """
@@ -68,6 +70,9 @@ STALL_REST_SPEED = 0.05
 CREST_RISE = 1e-9
 #: a train at rest this long outside any section has stalled, s
 STALL_REST_TIME = 2.0
+#: after a roll back, the lead car must run forwards this far past where it turned back before
+#: another is logged, m
+ROLLBACK_REARM = 0.5
 #: a wheel_lift event re-arms when Q_inner > this fraction of F2/2
 WHEEL_LIFT_REARM = 0.05
 #: a support_lost flag set again within this time of its last set sample is the same episode, s
@@ -285,11 +290,16 @@ class RideMetrics:
         self.prev_z = np.full((2, ne), np.nan)
         self.prev_speed = np.full(ne, np.nan)
         self.prev_s = np.full(ne, np.nan)
+        self.prev_section = np.full(ne, -1.0)
         # stall detection per train
         self.moved = np.zeros(nt, dtype=bool)
         self.rest_since = [None] * nt
         self.stalled_reported = np.zeros(nt, dtype=bool)
         self.lead_dir = np.zeros(nt, dtype=int)   # +1 forwards, −1 backwards, 0 unknown
+        # distance the lead car has run forwards (signed, integrated), and where it last rolled back
+        self.lead_progress = np.zeros(nt)
+        self.lead_t = np.full(nt, np.nan)
+        self.rolled_back_at = np.full(nt, np.nan)
         # energy per group
         ng = len(self.energy_groups)
         self.e_prev = np.full(ng, np.nan)
@@ -423,6 +433,10 @@ class RideMetrics:
         crest &= on_prev
         # a turning point (a train rolling back) or a train at rest is not a crest passed
         crest &= np.abs(sp_all[:-1]) > STALL_REST_SPEED
+        # nor is a crest on a section (the top of a lift, a brake on a plateau): the section sets the
+        # speed there, which says nothing of the margin by which the train clears its hills
+        sec_all = np.concatenate([self.prev_section[None, :], smp[:, :, ch.SECTION]], axis=0)
+        crest &= sec_all[:-1] < 0
         t_prev = np.concatenate([[t[0] - self.record_dt], t[:-1]])
         for k, cars in enumerate(self.train_cars):
             if cars.size == 0:
@@ -434,6 +448,7 @@ class RideMetrics:
         self.prev_z = zz[-2:].copy()
         self.prev_speed = speed[-1].copy()
         self.prev_s = smp[-1, :, ch.S].copy()
+        self.prev_section = smp[-1, :, ch.SECTION].copy()
 
         # energy drift per group
         energy = smp[:, :, ch.KINETIC_ENERGY] + smp[:, :, ch.POTENTIAL_ENERGY]
@@ -498,12 +513,18 @@ class RideMetrics:
                 self.rest_since[k] = None
                 if not rest[i] and moving_now[i]:
                     self.stalled_reported[k] = False
-            # roll back: the lead car turns from forwards to backwards, no motor
+            if np.isfinite(self.lead_t[k]):
+                self.lead_progress[k] += lead[i] * (t[i] - self.lead_t[k])
+            self.lead_t[k] = t[i]
+            # roll back: the lead car turns from forwards to backwards, no motor; once per place: the
+            # next only after it went forwards past where it turned back (a swing, a valley: one)
             if lead[i] > STALL_REST_SPEED:
                 self.lead_dir[k] = 1
             elif lead[i] < -STALL_REST_SPEED:
-                if self.lead_dir[k] == 1 and not motor[i]:
+                if self.lead_dir[k] == 1 and not motor[i] and not (
+                        self.lead_progress[k] <= self.rolled_back_at[k] + ROLLBACK_REARM):
                     self._train_event(t[i], k, "rolled_back")
+                    self.rolled_back_at[k] = self.lead_progress[k]
                 self.lead_dir[k] = -1
 
     # -- filtered measurements (run when a block is final) --------------------------

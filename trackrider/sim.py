@@ -532,9 +532,19 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     meta = {"scenario": str(Path(scenario.path).resolve()) if scenario.path else None}
     if scenario.title:
         meta["title"] = scenario.title
-    meta["warnings"] = list(scenario.warnings or [])
+    from trackrider.check.design import design_warnings
+
+    design = design_warnings(scenario)       # the track's G steps, jerk, loops without transitions
+    for text in design:
+        warnings.warn(text, UserWarning, stacklevel=2)
+    meta["warnings"] = list(scenario.warnings or []) + design
     if scenario.overrides:   # so that readers of the results rebuild the same ride
         meta["overrides"] = dict(scenario.overrides)
-    return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
-                     filter_hz=sim.filter_hz, progress=progress, meta=meta,
-                     trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])
+    result = run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
+                       filter_hz=sim.filter_hz, progress=progress, meta=meta,
+                       trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])
+    if getattr(getattr(scenario, "check", None), "loaded", None) is not None:   # [check] envelope
+        from trackrider.check.results import check_result
+
+        check_result(result, scenario)
+    return result

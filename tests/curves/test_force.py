@@ -357,10 +357,14 @@ def test_cli_curve_export(tmp_path):
     assert r.exit_code == 2 and mine.read_text() == "my notes\n"
     for args, match in [(["--track", "nope", "--export", str(tmp_path / "x.csv")], "no track named 'nope'"),
                         (["--export", str(tmp_path / "x.csv"), "--export-format", "dxf"], "--export-format"),
-                        (["--track", "main"], "--export")]:
+                        (["--track", "main", "--plot", str(tmp_path / "x.pdf")], "--plot must name a .png"),
+                        (["--track", "nope"], "no track named 'nope'")]:
         r = runner.invoke(app, ["curve", str(scen)] + args)
         assert r.exit_code == 2 and match in r.stderr, r.stderr
         assert not (tmp_path / "x.csv").exists()
+    # without --export: the track's figures (and the design checks' warnings, docs/checking.md)
+    r = runner.invoke(app, ["curve", str(scen), "--track", "main"])
+    assert r.exit_code == 0 and "track 'main'" in r.stdout and "length:" in r.stdout, r.stderr
 
 
 # --------------------------------------------------------------------------- design → simulate

@@ -99,7 +99,7 @@ def _variant(tmp_path, old, new, count=1):
     ("start_s = 664.0", "start_s = 20.0", "starts in the block of station"),
     ('type = "brake"\nfrom = 219.0', 'type = "trim"\nfrom = 219.0',
      "cannot end a block: block sections are lift, brake, booster, station"),
-    ("speed = 4.0\nmax_force = 10000.0\nblock = true", "speed = 4.0\nmax_force = 10000.0\nblock = true\ndwell = 3.0",
+    ('name = "lift"\ntype = "lift"', 'name = "lift"\ntype = "lift"\ndwell = 3.0',
      "applies to stations only"),
 ])
 def test_bad_block_layouts_are_one_line_errors(tmp_path, old, new, says):

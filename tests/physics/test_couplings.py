@@ -166,14 +166,14 @@ def test_chain_solve_equals_a_direct_solve_of_the_whole_step_on_a_hilly_curve(ct
 
 
 @pytest.mark.parametrize("coupling, extra, flag", [
-    (CouplingSpec("distance", 0.5), None, None),
-    (CouplingSpec("ball", 0.5), None, None),
-    (CouplingSpec("distance", 0.5, stiffness=1e6, damping=1e3), None, None),
+    (CouplingSpec("distance", 0.5), None, False),
+    (CouplingSpec("ball", 0.5), None, False),
+    (CouplingSpec("distance", 0.5, stiffness=1e6, damping=1e3), None, False),
     (CouplingSpec("distance", 0.5, slack=0.1), None, True),    # slack couplers are solved by PGS
     (CouplingSpec("distance", 0.5), "hinge", True),            # a joint of the user's
 ])
-def test_free_joints_flag_is_none_only_for_chained_couplers(coupling, extra, flag):
-    """run_chunk is compiled without the other joints' code only when no joint needs it."""
+def test_free_joints_flag_is_false_only_for_chained_couplers(coupling, extra, flag):
+    """run_chunk skips the other joints' code only when no joint needs it."""
     w = World()
     w.add_track(analytic.straight(200.0))
     w.add_train("a", 0, 3, car(), coupling=coupling, start_s=100.0)
@@ -183,3 +183,26 @@ def test_free_joints_flag_is_none_only_for_chained_couplers(coupling, extra, fla
                     axis=(1.0, 0.0, 0.0))
     w.run(1, 1)
     assert kn.free_joints_flag(w.joint_state) is flag
+
+
+def test_one_compiled_kernel_serves_every_world():
+    """run_chunk's optional parts (joints of the user's, the cars' bounded rows, trains that meet)
+    are switched by data, not by type: every world runs the one compiled kernel (compiled or
+    shipped once, docs/cli.md)."""
+    worlds = []
+    for extra in (None, "hinge", "section", "trains"):
+        w = World()
+        w.add_track(analytic.straight(200.0))
+        w.add_train("a", 0, 3, car(), coupling=CouplingSpec("distance", 0.5), start_s=100.0)
+        if extra == "hinge":
+            b = w.add_body("door", 10.0, size=(0.2, 0.2, 0.2), position=(0.0, 5.0, 0.0))
+            w.add_joint("hinge", "world", ("body", b), anchor_a=(0.0, 5.0, 1.0), anchor_b=(0.0, 0.0, 1.0),
+                        axis=(1.0, 0.0, 0.0))
+        elif extra == "section":
+            w.add_section("booster", 0, 90.0, 110.0, speed=5.0, max_force=1e4)
+        elif extra == "trains":
+            w.add_train("b", 0, 2, car(), start_s=150.0)
+        w.run(2, 1)
+        worlds.append(w)
+    assert worlds[3].ops is not None and worlds[0].ops is None
+    assert len(kn.run_chunk.overloads) == 1

@@ -42,6 +42,45 @@ def test_console_capture_works(tmp_path):
     assert any("boom" in line for line in console_lines(stderr))
 
 
+#: drags across the middle of the first zoomable chart (the ride against time), then logs what it shows
+_DRAG = """<script>
+window.addEventListener("load", function () {
+  var box = document.querySelector("div.zoom"), svg = box.querySelector("svg");
+  var spec = JSON.parse(box.getAttribute("data-zoom")), b = spec.axes[0].box;
+  var r = svg.getBoundingClientRect(), k = r.width / svg.viewBox.baseVal.width;
+  var y = r.top + k * (b[1] + 10);
+  function at(f) { return r.left + k * (b[0] + f * (b[2] - b[0])); }
+  svg.dispatchEvent(new MouseEvent("mousedown", {clientX: at(0.5), clientY: y, button: 0, bubbles: true}));
+  window.dispatchEvent(new MouseEvent("mousemove", {clientX: at(0.75), clientY: y, bubbles: true}));
+  window.dispatchEvent(new MouseEvent("mouseup", {clientX: at(0.75), clientY: y, bubbles: true}));
+  var hidden = document.getElementById(spec.axes[0].axis).style.display;
+  console.log("zoomed: " + box.querySelector(".zr").textContent + " | axis " + hidden + " | ticks " +
+              svg.querySelectorAll(".zticks text").length);
+});
+</script>"""
+
+
+def test_a_drag_zooms_the_chart(classic_run, tmp_path):
+    """The page's script in a real browser: a drag over the middle quarter of the time chart zooms the
+    five panels to it, replacing matplotlib's x axis by the script's ticks; nothing else is logged."""
+    import html
+    import json
+    import re
+
+    page = (classic_run / "report.html").read_text(encoding="utf-8")
+    (tmp_path / "drag.html").write_text(page.replace("</body>", _DRAG + "</body>"), encoding="utf-8")
+    stderr = screenshot((tmp_path / "drag.html").as_uri(), tmp_path / "drag.png", tmp_path, "1280,1200")
+    lines = console_lines(stderr)
+    assert len(lines) == 1, lines
+    spec = json.loads(html.unescape(re.search(r'data-zoom="([^"]*)"', page).group(1)))
+    a, b = spec["lim"]
+    shown = re.search(r"zoomed: showing (-?[\d.]+) … (-?[\d.]+) of time \(s\) \| axis none \| ticks (\d+)", lines[0])
+    assert shown, lines[0]
+    lo, hi, ticks = float(shown.group(1)), float(shown.group(2)), int(shown.group(3))
+    assert lo == pytest.approx(a + 0.5 * (b - a), abs=0.1) and hi == pytest.approx(a + 0.75 * (b - a), abs=0.1)
+    assert ticks >= 3
+
+
 class _Logger(http.server.SimpleHTTPRequestHandler):
     requests: list[str] = []
 

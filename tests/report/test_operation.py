@@ -22,12 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.fixture(scope="module")
-def two_train_run(run_with_report):
-    """scenarios/two_train_coaster.toml for 120 s: dispatches, holds on the lift, mid and final brake, a lap."""
-    return run_with_report("two_train_coaster", 120)
-
-
 def _timeline_svg(page: str) -> ET.Element:
     i = page.index("<h3>Block occupancy</h3>")
     m = re.compile(r"<svg.*?</svg>", re.S).search(page, i)
@@ -79,7 +73,7 @@ def test_timeline_bars_are_the_block_stays_of_the_csv(two_train_run):
     assert '<h2 id="operation">Operation: stations and blocks</h2>' in page
     svg = _timeline_svg(page)
     stays = _visits_from_csv(two_train_run)
-    assert sum(stays.values()) >= 8           # both trains pass through several blocks in 120 s
+    assert sum(stays.values()) >= 8           # both trains pass through several blocks in 160 s
     for train, colour in (("red", "#cd1e23"), ("blue", "#1e5adc")):     # the video's colours of red, blue
         bars = _shapes(_groups(svg, f"blocks-visits-{train}-"))
         assert len(bars) == sum(n for (tr, _), n in stays.items() if tr == train), train
@@ -229,7 +223,7 @@ def test_deadlocked_ride(tmp_path):
     assert "the blocks are deadlocked (see the events)" in page
     assert ("train blue had been held by final brake longer than max_hold: the blocks are deadlocked and the "
             "run ends.") in page
-    assert "<b>Throughput</b>: not known" in page
+    assert "<b>Throughput</b>: not measured" in page
     svg = _timeline_svg(page)
     text = " ".join(el.text or "" for el in svg.iter(f"{SVG}text"))
     assert "stalled at 5.0 s: blue held at final brake longer than max_hold" in text

@@ -41,8 +41,14 @@ def test_run_report_is_self_contained(classic_run):
     assert page.startswith("<!DOCTYPE html>")
     assert outside_references(page) == []
     lowered = page.lower()
-    for tag in ("<script", "<link", "<iframe", "<object", "<embed"):
+    for tag in ("<link", "<iframe", "<object", "<embed"):
         assert tag not in lowered, tag
+    # one script, inline: the page's own (zoom, the time / track-position toggle), which fetches nothing
+    from trackrider.report.script import SCRIPT
+
+    assert lowered.count("<script") == 1 and f"<script>{SCRIPT}</script>" in page
+    for word in ("fetch(", "xmlhttprequest", "import(", "http:", "https:", "src", "eval(", "localstorage"):
+        assert word not in SCRIPT.lower().replace("http://www.w3.org/2000/svg", ""), word
     # every figure is inline SVG; a raster layer inside one is a data: URI
     assert lowered.count("<svg") >= 4
     for m in re.finditer(r'href="([^"]+)"', page):
@@ -62,15 +68,16 @@ def test_run_report_content(classic_run):
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
     assert cells[0] == f"{red['max_g_vertical']:+.2f} g"
     assert cells[1:4] == [f"{at['t']:.2f}", str(at["car"]), f"{at['s']:.1f}"]
-    crest = re.search(r"<tr><td class=\"l\">lowest speed over a crest</td>(.*?)</tr>", page).group(1)
+    crest = re.search(r"<tr><td class=\"l\">lowest speed over a crest \(off the sections\)</td>(.*?)</tr>",
+                      page).group(1)
     assert re.findall(r"<td[^>]*>(.*?)</td>", crest)[0] == f"{red['min_crest_speed'] * KMH:.1f} km/h"
-    assert "chain lift" in crest
     for label in ("airtime (any car below 0 g)", "largest wheel load", "largest L/V", "highest speed",
                   "lowest speed", "largest |lateral G|", "largest |longitudinal G|", "lowest vertical G"):
         assert label in page, label
     # the sections are shaded and named on the height profile (SVG text, not paths)
     assert page.count("chain lift") >= 3 and page.count("brake run") >= 2
-    for heading in ("Height profile and speed", "G-forces along the track", "G–G diagram and layout"):
+    for heading in ("Statistics", "Height profile and speed", "The layout", "The ride: G, roll rate and jerk",
+                    "G–G diagram"):
         assert heading in page
 
 
@@ -184,6 +191,13 @@ def test_sweep_folder_gets_its_own_page(tmp_path):
     # the sweep figure has a legend
     assert ">ok</text>" in page
     assert outside_references(page) == []
+    # seeds are whole numbers, written in full (not 2.483e+09)
+    from trackrider.sweep import read_table
+
+    _, rows = read_table(out / "sweep.csv")
+    assert all(f"<td>{int(r['seed'])}</td>" in page for r in rows) and "e+09" not in page
+    # where the runs fail: the outcome over each pair of the three numeric axes
+    assert "<h2>Where the runs fail</h2>" in page and page.count('id="outcome-axes_') == 3
     result = runner.invoke(app, ["report", str(out), "--compare", str(out), "--out", str(tmp_path / "c.html")])
     assert result.exit_code == 2 and "compares two runs" in result.stderr
 
@@ -208,3 +222,22 @@ def test_every_bundled_scenario_gets_a_report(name, tmp_path):
         assert "No trains in this run" in page
     if any(t["wheels"] == "railway" for t in summary["trains"].values()):
         assert "Along the train" in page and "coupler force" in page
+
+
+def test_a_valleyed_run_is_not_badged_completed(tmp_path):
+    """Runs that completed with a train that failed a hill say so, in the counts, on their heading, and on
+    the map of where the runs fail, whose boundary is drawn between the two outcomes."""
+    from trackrider.report.figures import outcome_map
+    from trackrider.report.page import sweep_outcome
+
+    rows = [{"run": f"{i:04d}", "seed": 2483000000 + i, "a": float(a), "b": float(b), "status": "completed",
+             "valleyed": a + b > 3} for i, (a, b) in enumerate((a, b) for a in range(4) for b in range(4))]
+    assert [sweep_outcome(r) for r in rows].count("valleyed") == 6
+    svg, facts = outcome_map(rows, ["a", "b"], {})
+    assert facts == "6 of 16 runs valleyed or failed; the dashed line is the boundary."
+    assert svg.count("<svg") == 1
+    # with one outcome only there is no boundary to draw
+    every_pass = [r for r in rows if r["valleyed"] is False]
+    _, none = outcome_map(every_pass, ["a", "b"], {})
+    assert none.endswith("every run passed: no boundary.")
+    assert outcome_map(rows, ["a"], {}) == (None, "")        # one numeric axis: no map

@@ -270,7 +270,9 @@ class _Stop(Exception):
 
 
 def _classic_piece(seg, i, P, T, L, source):
-    """The segments.py piece of a classic segment entered at heartline point P with tangent T."""
+    """The segments.py curve of a classic segment entered at heartline point P with tangent T."""
+    from .segments import build_segment_curve
+
     if math.hypot(T[0], T[1]) > 1e-9:  # (heading and pitch reproduce T exactly)
         heading = math.degrees(math.atan2(T[1], T[0]))
     else:  # vertical: the heading whose horizontal left is the rider's left
@@ -282,7 +284,7 @@ def _classic_piece(seg, i, P, T, L, source):
     except InputError as exc:
         where = (exc.where or "").replace("segments[1]", _where(i), 1)
         raise InputError(exc.detail, path=source, where=where) from None
-    return curve.pieces[0]
+    return curve   # its length and eval (P'' at [2]) as a piece's; several pieces with transitions
 
 
 def design_heartline(segments, gravity: float = 9.81, rolling: float = 0.0, nl2_drag: float = 0.0,

@@ -400,6 +400,9 @@ class Operation:
         if firsts and len(firsts) == len(self.train_names) and t_end > max(firsts.values()):
             t0 = max(firsts.values())
             after = [k for tt, k in self.dispatch_train if tt > t0]
+        else:
+            after = []
+        if after:       # no dispatch after every train's first (one train on an open track): not measured
             throughput = 3600.0 * len(after) / (t_end - t0)
             riders_per_hour = 3600.0 * sum(int(riders[k]) for k in after) / (t_end - t0)
         return {"trains": trains, "stations": stations, "block_sections": blocks,

@@ -299,7 +299,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
     jlam = joints.lam
     for j in range(joints.kind.shape[0]):
         if joints.chain[j] == 0:
-            if free_joints is None:
+            if not free_joints:
                 continue
             for r in range(rows.m[j]):
                 jlam[j, r] = min(max(jlam[j, r] * warm, rows.lo[j, r]), rows.hi[j, r])
@@ -513,16 +513,17 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
 def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops):
     """The step's rows after the track blocks: with no bounded row, one exact chain solve. Else the
     cars' bounded rows with the chains (``solve_car_rows``: exact for rigid trains); joints outside
-    the chains (``free_joints`` not None) and contacts between trains (``ops``, when one is active)
+    the chains (``free_joints`` True) and contacts between trains (``ops``, when one is active)
     alternate with it in PGS sweeps (``cfg.iterations``, each joint's rows as one block), and a
     last solve of the cars' rows and chains ends the step (equality rows exact, bounded rows within
-    their bounds by construction). ``car_rows`` None: the world has no section and no friction
-    (``car_rows_flag``; that code is not compiled); ``ops`` None: no contacts, no block sections."""
+    their bounds by construction). ``car_rows`` False: the world has no section and no friction
+    (``car_rows_flag``; that code is skipped); ``ops`` None: no contacts, no block sections (not
+    compiled; ``run_chunk`` passes an idle record instead, which has none)."""
     if not any_bounded:
         solve_chains(bodies, cars, joints, tmp)
         keep_folded(joints, tmp.trk)
         return
-    sweeps = free_joints is not None
+    sweeps = free_joints
     if ops is not None:
         sweeps = sweeps or contacts_active(ops)
     # converged when no bounded impulse changed by more than 1e-9 m g h (heaviest body)
@@ -530,11 +531,11 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     for b in range(bodies.mass.shape[0]):
         tol = max(tol, 1e-9 * bodies.mass[b] * cfg.gmag * cfg.h)
     rows_now = False
-    if car_rows is not None:
+    if car_rows:
         rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops)
     it = 0
     while True:
-        if car_rows is not None:
+        if car_rows:
             if rows_now:
                 solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol)
             else:
@@ -544,7 +545,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         if not sweeps or it >= cfg.iterations:
             break
         dmax = 0.0
-        if free_joints is not None:
+        if free_joints:
             for j in range(joints.kind.shape[0]):
                 if joints.chain[j] == 0:
                     dmax = max(dmax, solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk))
@@ -553,7 +554,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         it += 1
         if dmax <= tol:
             it = cfg.iterations  # converged: finish with the exact solve
-    if car_rows is not None:
+    if car_rows:
         lam, present = tmp.crow.lam, tmp.crow.present
         for b in range(cars.n):
             cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
@@ -848,16 +849,18 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     """Run ``n_steps`` steps after step ``step0``; record every ``cfg.record_every``-th into
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
-    ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints, programs), ``tmp``
-    the ``Temps`` (``state.make_temps``); ``free_joints`` None when every joint is a train's
-    chained coupler (``free_joints_flag``), else True; ``car_rows`` None when the world has no
-    section and no friction (``car_rows_flag``), else True; ``ops`` (``operation.Ops``) None when
-    the world has no contacts between trains and no block sections.
+    ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints,
+    programs), ``tmp`` the ``Temps`` (``state.make_temps``); ``free_joints`` False when every joint is a train's
+    chained coupler (``free_joints_flag``); ``car_rows`` False when the world has no section and no
+    friction (``car_rows_flag``); ``ops`` the ``operation.Ops``, idle (``operation.idle_ops``)
+    when the world has no contacts between trains and no block sections. These are data, not
+    types: one compiled kernel serves every world (its first run loads it, docs/cli.md).
     Returns (steps done, records written, status 0 ok / 1 diverged / 2 the block logic must run
     (``operation.watch``), entity of divergence).
     """
     tracks, bodies, cars, sections, res, joints, programs = world
     update_rotations(bodies)
+    operated = ops.until.shape[0] > 0
     nrec = 0
     for n in range(n_steps):
         step = step0 + n + 1
@@ -867,7 +870,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         stage_frames(cars, sections)
         keep_velocities(bodies, tmp.scratch)
         any_bounded = has_bounded_rows(cars, joints, res)
-        if ops is not None:
+        if operated:
             keep_positions(cars, ops)
         if recorded:
             keep_start_velocities(cars, tmp.scratch)
@@ -879,13 +882,13 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
-            if ops is not None:
+            if operated:
                 contact = prepare_contacts(cfg, bodies, cars, joints, ops, tmp)
             stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded or contact, free_joints, car_rows,
                         ops)
             if not stage_supports(cfg, bodies, cars, tmp.trk):
                 break
-        if ops is not None:
+        if operated:
             finish_contacts(step, ops)
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
         bad = diverged_body(bodies)
@@ -896,7 +899,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             record_sample(cfg, tracks, bodies, cars, sections, tmp.trk, tmp.scratch, out[nrec])
             record_joints(cfg.h, bodies, joints, tmp.rows, programs, out[nrec])
             nrec += 1
-        if ops is not None:
+        if operated:
             if watch(step, cars, tracks, ops):
                 return n + 1, nrec, 2, -1
     return n_steps, nrec, 0, -1
@@ -941,21 +944,17 @@ def py_prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
     prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints)
 
 
-def car_rows_flag(world):
-    """``car_rows`` for run_chunk: None when no car can have a bounded row along T (no section, no
-    rolling friction, no Davis A term: the kernel is compiled without that code), else True."""
+def car_rows_flag(world) -> bool:
+    """``car_rows`` for run_chunk: False when no car can have a bounded row along T (no section, no
+    rolling friction, no Davis A term: that code is skipped), else True."""
     cars, sections, res = world.cars, world.sections, world.res
-    if sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0)):
-        return None
-    return True
+    return not (sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0)))
 
 
-def free_joints_flag(joints):
-    """``free_joints`` for run_chunk: None when every joint is a train's chained coupler (the
-    usual coaster or train: the kernel is compiled without the other joints' code), else True."""
-    if joints.chain.shape[0] == 0 or bool(np.all(joints.chain == 1)):
-        return None
-    return True
+def free_joints_flag(joints) -> bool:
+    """``free_joints`` for run_chunk: False when every joint is a train's chained coupler (the usual
+    coaster or train: the other joints' code is skipped), else True."""
+    return not (joints.chain.shape[0] == 0 or bool(np.all(joints.chain == 1)))
 
 
 def joint_rows(ji, jf, pos, quat, h, erp_h):

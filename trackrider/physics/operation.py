@@ -86,6 +86,14 @@ def make_ops(n_sections: int, n_cars: int, n_contacts: int, n_points: int, resti
                float(restitution))
 
 
+def idle_ops(n_sections: int, n_cars: int) -> Ops:
+    """The ``Ops`` of a world with no contacts between trains and no block sections: no contact, no
+    watch point, and no ``until`` entry (``run_chunk`` runs none of the operation's kernels then;
+    passing a record rather than None keeps one compiled kernel for every world)."""
+    ops = make_ops(n_sections, n_cars, 0, 0, 0.0)
+    return ops._replace(until=ops.until[:0])
+
+
 # ----------------------------------------------------------------------------- held sections
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def held_row(ops, sec, speed, fmax, h, s, b):

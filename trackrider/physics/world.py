@@ -921,8 +921,11 @@ class World:
         gmag = math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g))
         cfg = st.allocate(st.Step, {}, h=self.dt, gx=0.0, gy=0.0, gz=-g, gmag=gmag, erp_h=self.erp / self.dt,
                           iterations=self.iterations, warm=self.warm_start, record_every=record_every)
+        from trackrider.physics.operation import idle_ops
+
         free = kn.free_joints_flag(self.joint_state)
         car_rows = kn.car_rows_flag(self.records)
+        ops = self.ops if self.ops is not None else idle_ops(len(self._sections), self.ncars)
         oper = self.operation
         if oper is not None and self.step_count == 0 and not getattr(self, "_op_started", False):
             oper.start()
@@ -936,7 +939,7 @@ class World:
             out = np.empty((max(m, 0), ne + nr, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free, car_rows, self.ops)
+                                                      free, car_rows, ops)
             self.step_count += steps
             done += steps
             if self._cycles:

@@ -54,8 +54,8 @@ MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
 _ABSENT = object()
 
-TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "operation", "title",
-            "description")
+TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "operation", "check",
+            "title", "description")
 #: a table's keys beyond its settings (trackrider.settings): names and references, nested tables
 TRACK_KEYS = ("name", "curve", "segments", *file_keys(TrackConfig), "roll")
 TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color")
@@ -65,16 +65,17 @@ JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b", "name", "cycle")
 SEGMENT_KEYS = {
     "start": ((), ("position", "heading", "pitch", "speed", "heart")),
     "straight": (("length",), ()),
-    "arc": (("radius", "angle"), ("axis",)),
-    "helix": (("radius", "turns"), ("pitch",)),
+    "arc": (("radius", "angle"), ("axis", "transition")),
+    "helix": (("radius", "turns"), ("pitch", "transition")),
     "clothoid": (("length",), ("start_radius", "end_radius", "axis")),
-    "loop": (("radius",), ("offset", "side")),
+    "loop": (("radius",), ("offset", "side", "transition", "entry_radius")),
     # force-vector design (trackrider/curves/force.py checks the schedules)
     "force": ((), ("length", "duration", "normal_g", "lateral_g", "roll_rate", "interp")),
     "geometric": ((), ("length", "duration", "pitch_rate", "yaw_rate", "roll_rate", "interp")),
 }
 DESIGN_SEGMENTS = ("force", "geometric")
 SEGMENT_SIDES = ("left", "right")
+LOOP_TRANSITIONS = ("none", "clothoid")   # as trackrider.curves.transitions (not imported here: scipy)
 SEGMENT_AXES = ("pitch", "yaw")
 
 
@@ -314,6 +315,12 @@ def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
             out[key] = _string(ctx, seg, key, where, choices=SEGMENT_AXES)
         elif key == "side":
             out[key] = _string(ctx, seg, key, where, choices=SEGMENT_SIDES)
+        elif key == "transition" and kind == "loop":
+            out[key] = _string(ctx, seg, key, where, choices=LOOP_TRANSITIONS)
+        elif key == "transition":   # an arc's or helix's clothoids in and out, m each
+            out[key] = _number(ctx, seg, key, where, ge=0, maximum=MAX_LENGTH, unit="m")
+        elif key == "entry_radius":
+            out[key] = _number(ctx, seg, key, where, gt=0, maximum=MAX_LENGTH, unit="m")
         elif key in ("length", "radius"):
             out[key] = _number(ctx, seg, key, where, gt=0, maximum=MAX_LENGTH, unit="m")
         elif key == "offset":
@@ -356,6 +363,11 @@ def _segment_length(seg: dict) -> float:
     if kind == "helix":
         c = seg.get("pitch", 0.0) / (2 * math.pi)
         return 2 * math.pi * math.hypot(seg["radius"], c) * abs(seg["turns"])
+    if kind == "loop" and seg.get("transition") == "clothoid":
+        from trackrider.curves.transitions import loop_length
+
+        return loop_length(seg["radius"], seg.get("offset", 0.3 * seg["radius"]),
+                           seg.get("entry_radius", math.inf))
     if kind == "loop":
         return 2 * math.pi * seg["radius"] + seg.get("offset", 0.0)
     if kind in DESIGN_SEGMENTS:  # a duration segment's length is known once designed (force.py limits it)
@@ -763,6 +775,9 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     _check_carriers(ctx, tracks, trains, bodies, joints)
     resistance = _resistance(ctx, document)
     operation = _operation(ctx, document)
+    from trackrider.check.config import load_check
+
+    check = load_check(_table(ctx, document.get("check", {}), "check"), path, ctx.error)
 
     _check_section_overlaps(ctx, sections)
     notes: list = []
@@ -790,5 +805,5 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, operation=operation, title=title,
-                    description=description,
+                    description=description, check=check,
                     document=document, warnings=notes, overrides=dict(overrides or {}))

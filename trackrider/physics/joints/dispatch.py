@@ -15,16 +15,16 @@ J_HINGE, J_PRISMATIC, J_HINGE_AXIS, J_SLIDE = CODES["hinge"], CODES["prismatic"]
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
-    """Rows of joint ``j`` by its kind. ``free_joints`` is None when every joint of the world is a
-    train's chained coupler: numba then prunes the other kinds at compile time."""
+    """Rows of joint ``j`` by its kind. ``free_joints`` is False when every joint of the world is a
+    train's chained coupler (the kinds above; the others are then skipped)."""
     kind = joints.kind[j]
     reset_rows(j, rows)
     if kind == J_DISTANCE:
         distance.prepare(j, joints, bodies, h, erp_h, rows, free_joints)
     elif kind == J_BALL_TRACK:
         ball_track.prepare(j, joints, bodies, h, erp_h, rows)
-    elif free_joints is None:
-        pass  # only chained couplers in this world (the kinds above): the rest is not compiled
+    elif not free_joints:
+        pass  # only chained couplers in this world (the kinds above)
     elif kind == J_BALL:
         ball.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_HINGE:

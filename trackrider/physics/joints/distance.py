@@ -28,8 +28,8 @@ LENGTH, STIFFNESS, DAMPING, MIN_LENGTH, MAX_LENGTH, END = param_columns(1, 1, 1,
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare(j, joints, bodies, h, erp_h, rows, free_joints):
-    """Row, target and softness of distance joint ``j`` (``free_joints`` None: no slack range
-    in this world, its code is not compiled)."""
+    """Row, target and softness of distance joint ``j`` (``free_joints`` False: no slack range
+    in this world)."""
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
     rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, LA)
@@ -44,7 +44,7 @@ def prepare(j, joints, bodies, h, erp_h, rows, free_joints):
     c0, c1, c2 = cross(rax, ray, raz, nx, ny, nz)
     d0, d1, d2 = cross(rbx, rby, rbz, nx, ny, nz)
     set_row(rows.J, j, 0, (-nx, -ny, -nz), (-c0, -c1, -c2), (nx, ny, nz), (d0, d1, d2))
-    if free_joints is not None and joints.slack[j]:
+    if free_joints and joints.slack[j]:
         one_sided(j, ln, jf[j, MIN_LENGTH], jf[j, MAX_LENGTH], h, erp_h, rows)
     else:
         C = ln - jf[j, LENGTH]
