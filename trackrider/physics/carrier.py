@@ -25,8 +25,6 @@ solved exactly by Woodbury (``factor_carrier_chains``, ``solve_carrier_chains``)
 """
 from __future__ import annotations
 
-import numpy as np
-
 from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T
 from trackrider.jit import njit
 from trackrider.physics.joints.dispatch import prepare_joint
@@ -473,7 +471,8 @@ def carrier_transport(k, tracks, bodies, cars, trk, wk, scratch):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def transport_impulse(b, bodies, cars, v0, v1, v2, w0, w1, w2):
     """``cars.transport[b]``: the impulse car ``b`` took from (v, ω) to its velocities now, along N
-    and B, and its angular impulse about T less the moment of the linear one at the anchor."""
+    and B, and its angular impulse about T, I_w (ω' − ω)·T, less the moment of the linear one
+    applied at the anchor r_m = −cg·u (the orientation rows' share)."""
     fr = cars.frame[b]
     vel, omg, ib = bodies.vel, bodies.omg, bodies.ib
     tr = cars.transport[b]

@@ -39,7 +39,8 @@ from trackrider.physics.programs import record_joints, stage_programs
 from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
 from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
                                         keep_table_axes, move_frame, moving_row, moving_track_block, relative_along,
-                                        relative_speed, solve_carrier_chains, to_table, turn_relative)
+                                        relative_speed, solve_carrier_chains, to_table, transport_impulse,
+                                        turn_relative)
 
 # section type codes (``sections.SECTIONS``) and which types have the anti-rollback ratchet, by code
 S_LIFT, S_LAUNCH, S_BRAKE = SECTIONS["lift"].code, SECTIONS["launch"].code, SECTIONS["brake"].code
@@ -157,21 +158,7 @@ def stage_velocities(cfg, tracks, bodies, cars, res, trk, wk, scratch):
             for i in range(3):
                 vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
                 omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
-            m = mass[b]
-            dpx, dpy, dpz = m * (vel[b, 0] - v0), m * (vel[b, 1] - v1), m * (vel[b, 2] - v2)
-            tr[0] = dpx * fr[C_N] + dpy * fr[C_N + 1] + dpz * fr[C_N + 2]
-            tr[1] = dpx * fr[C_B] + dpy * fr[C_B + 1] + dpz * fr[C_B + 2]
-            # angular impulse about T: I_w (ω' − ω)·T, less the moment of the linear impulse
-            # applied at the anchor r_m = −cg·u (the orientation rows' share)
-            Rb = bodies.rot[b]
-            s = 0.0
-            for i in range(3):
-                dwb = Rb[0, i] * (omg[b, 0] - w0) + Rb[1, i] * (omg[b, 1] - w1) + Rb[2, i] * (omg[b, 2] - w2)
-                tb = Rb[0, i] * fr[C_T] + Rb[1, i] * fr[C_T + 1] + Rb[2, i] * fr[C_T + 2]
-                s += ib[b, i] * dwb * tb
-            cg = cars.cg[b]
-            c0, c1, c2 = cross(-cg * Rb[0, 2], -cg * Rb[1, 2], -cg * Rb[2, 2], dpx, dpy, dpz)
-            tr[2] = s - (c0 * fr[C_T] + c1 * fr[C_T + 1] + c2 * fr[C_T + 2])
+            transport_impulse(b, bodies, cars, v0, v1, v2, w0, w1, w2)
     for k in range(trk.kbody.shape[0]):
         carrier_transport(k, tracks, bodies, cars, trk, wk, scratch)
     for b in range(nb):
