@@ -53,7 +53,7 @@ def run(name, duration=None):
 
 
 def series(result, train, car=1):
-    ts = result.timeseries
+    ts = result.load_timeseries()
     m = (ts["train"] == train) & (ts["car"] == car)
     return {k: np.asarray(v)[m] for k, v in ts.items() if k != "train"}
 
@@ -342,3 +342,55 @@ def test_slack_run_in_sends_the_buff_force_back_along_the_train_and_its_energy_a
     lost = e[0] - e[-1]
     spent = rw["energy"]["dynamic_brake"] + rw["energy"]["draft_gear"] + resistance + stored
     assert lost == pytest.approx(spent, rel=5e-3)
+
+
+def joints_csv(out):
+    import csv
+
+    with open(out / "joints.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {k: np.array([float(r[k]) for r in rows]) for k in ("t", "travel", "speed", "drive", "power", "torque",
+                                                                  "held")}
+
+
+def test_drop_track_falls_with_its_train(tmp_path):
+    sc = load_scenario(ROOT / "scenarios" / "drop_track.toml")
+    res = simulate(sc, out_dir=tmp_path / "out")
+    assert res.status == "completed"
+    M, m = sc.bodies[0].mass, sc.trains[0].cars * sc.trains[0].car.mass
+    j = joints_csv(tmp_path / "out")
+    release = [e for e in res.summary["events"] if e["kind"] == "joint_release"]
+    assert len(release) == 1 and release[0]["joint"] == "drop_lock"
+    t0 = release[0]["t"]
+    held = j["t"] < t0 - 0.05
+    assert np.all(j["held"][held] == 1)
+    np.testing.assert_allclose(j["drive"][held & (j["t"] > 1.0)], (M + m) * G, rtol=1e-6)   # the train stands
+    car = series(res, "car")
+    falling = (car["t"] > t0 + 0.05) & (car["t"] < t0 + 0.85)   # 4 m take 0.90 s
+    np.testing.assert_allclose(car["g_vertical"][falling], 0.0, atol=1e-6)
+    np.testing.assert_allclose(car["wheel_load"][falling], 0.0, atol=1e-3)
+    k = 120000.0
+    assert j["travel"][-1] == pytest.approx(-4.0 - (M + m) * G / k, abs=2e-3)
+    assert car["wheel_load"][-1] == pytest.approx(sc.trains[0].car.mass * G, rel=1e-3)
+    mech = res.summary["mechanisms"][0]
+    assert mech["joint"] == "drop_lock" and mech["body"] == "drop" and mech["held_s"] == pytest.approx(t0, abs=0.02)
+
+
+def test_turntable_turns_the_loco_half_round(tmp_path):
+    sc = load_scenario(ROOT / "scenarios" / "turntable.toml")
+    res = simulate(sc, out_dir=tmp_path / "out")
+    assert res.status == "completed"
+    j = joints_csv(tmp_path / "out")
+    assert abs(j["travel"][-1]) == pytest.approx(math.pi, abs=1e-6)
+    loco = series(res, "loco")
+    m, L, W = sc.trains[0].car.mass, sc.trains[0].car.length, sc.trains[0].car.width
+    deck = sc.bodies[0]
+    I_deck = deck.mass * (deck.size[0] ** 2 + deck.size[1] ** 2) / 12
+    I = I_deck + m * (L ** 2 + W ** 2) / 12 + m * 2.0 ** 2
+    alpha = math.radians(3.0) / 10.0
+    ramp = (j["t"] > 0.5) & (j["t"] < 9.5)
+    np.testing.assert_allclose(j["drive"][ramp], I * alpha, rtol=1e-3)
+    steady = (j["t"] > 15.0) & (j["t"] < 55.0)
+    assert np.max(np.abs(j["drive"][steady])) < 1.0
+    np.testing.assert_allclose(j["torque"], m * G * 2.0, rtol=2e-3)   # the loco's weight 2 m off the axis
+    assert np.max(np.abs(loco["s"] - 14.0)) < 1e-3                    # held by its brake on the deck

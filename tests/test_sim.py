@@ -50,6 +50,7 @@ class StandInWorld:
         self.trains = ({"name": "red", "track": 0, "n": 2, "cg": 0.0, "railway": False, "suspended": False},)
         self.gauges = (1.0,)
         self.joints = ()
+        self.mechanisms, self.mechanism_events = [], []
         self.contact_trains, self.contact_ends = [], []
         self.operation = None
         self.network = None

@@ -54,6 +54,8 @@ EVENTS = {e.name: e for e in (
               status="derailed"),
     EventType("driver", "driver's command"),
     EventType("wheel_slip", "slipped its driving wheels (tractive force above the adhesion limit)"),
+    EventType("joint_hold", "was locked where it stood by its joint (a mechanism's hold began)"),
+    EventType("joint_release", "was released by its joint (a mechanism's hold ended)"),
 )}
 
 #: the statuses of a run, highest precedence first, and what the report says of each

@@ -13,7 +13,7 @@
   (``timeseries.csv``, ``summary.json``) and the ``inputs/`` copy are complete, the
   marker ``COMMIT`` is written into the stage — the one step: before it the old results
   stand, after it the new ones — and the entries are moved into ``DIR`` (a stale
-  ``inputs/``, and a ``report.html`` or ``compare.json`` trackrider wrote for the old
+  ``inputs/`` or ``joints.csv``, and a ``report.html`` or ``compare.json`` trackrider wrote for the old
   results, are moved into the stage first) and the stage removed. A commit cut short (the
   process killed between two renames) is finished by the next command that takes the
   folder (``run``, ``report``, ``plot``, ``render``, ``check``, ``compare``); a stage without
@@ -54,7 +54,7 @@ COMMIT_MARK = "COMMIT"
 #: inside a stage: what the commit moved out of the folder (removed with the stage)
 OLD = "old"
 #: the entries a commit brings into the folder, in the order it moves them
-ENTRIES = ("inputs", "timeseries.csv", "summary.json")
+ENTRIES = ("inputs", "timeseries.csv", "joints.csv", "summary.json")
 #: a page trackrider wrote for the old results: moved out by the commit (it would describe the old run)
 REPORT = "report.html"
 #: a comparison with a measured ride trackrider wrote for the old results (``compare --save``): moved out alike
@@ -333,6 +333,10 @@ def _own_old_entry(folder: Path, name: str) -> bool:
         from trackrider.outputs import is_compare_json
 
         return is_compare_json(p)
+    if name == "joints.csv":            # the mechanisms of an old run (a new run without them brings none)
+        from trackrider.mechanisms import is_joints_csv
+
+        return is_joints_csv(p)
     return False
 
 

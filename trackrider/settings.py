@@ -47,6 +47,11 @@ NUMBER, INTEGER, BOOLEAN, STRING, VECTOR = "number", "integer", "boolean", "stri
 CURVE = "curve"
 #: most points of a curve
 MAX_CURVE_POINTS = 1000
+#: a number, or a profile in time: knots [[t, value], …] (s since the start, times not decreasing; linear
+#: between knots, the first value before them and the last after), each value within the setting's bounds
+PROFILE = "profile"
+#: most knots of a profile
+MAX_KNOTS = 100_000
 
 
 @dataclass(frozen=True)
@@ -139,8 +144,8 @@ def _did_you_mean(word: str, choices) -> str:
 
 
 def check_value(s: Setting, value: Any, where: str = "", path=None) -> Any:
-    """``value`` checked against ``s`` and normalised (float, int, tuple of floats);
-    an ``InputError`` at ``where`` (and ``path``) when it does not fit."""
+    """``value`` checked against ``s`` and normalised (float, int, tuple of floats; a profile: a float
+    or a tuple of (t, value) pairs); an ``InputError`` at ``where`` (and ``path``) when it does not fit."""
 
     def error(message):
         return InputError(message, path=path, where=where or None)
@@ -149,6 +154,8 @@ def check_value(s: Setting, value: Any, where: str = "", path=None) -> Any:
         rad = [None if b is None else math.radians(b) for b in (s.gt, s.ge, s.lt, s.le, s.maximum)]
         s = dataclasses.replace(s, gt=rad[0], ge=rad[1], lt=rad[2], le=rad[3], maximum=rad[4],
                                 unit=s.unit.replace("°", "rad"), degrees=False)
+    if s.kind == PROFILE:
+        return _check_profile(s, value, where, path)
     u = f" {s.unit}" if s.unit else ""
     if s.words is not None and isinstance(value, str):
         if value not in s.words:
@@ -240,6 +247,39 @@ def _check_curve(s: Setting, value: Any, error) -> tuple:
     return tuple(out)
 
 
+def _check_profile(s: Setting, value: Any, where: str, path) -> Any:
+    """A profile setting: a number (checked as one), or knots [[t, value], …] with times ≥ 0 that do
+    not decrease, each value checked as the number would be."""
+    number = dataclasses.replace(s, kind=NUMBER)
+    if is_real(value):
+        return check_value(number, value, where, path)
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+        raise InputError(f"must be a number{(' (' + s.unit + ')') if s.unit else ''} or a profile [[t, value], …], "
+                         f"got {describe(value)}", path=path, where=where or None)
+    knots = list(value)
+    if not 1 <= len(knots) <= MAX_KNOTS:
+        raise InputError(f"a profile needs 1 … {MAX_KNOTS} knots [[t, value], …], got {len(knots)}", path=path,
+                         where=where or None)
+    out = []
+    for i, knot in enumerate(knots):
+        at = f"{where}[{i}]"
+        if isinstance(knot, (str, bytes, dict)) or not hasattr(knot, "__len__") or len(knot) != 2:
+            raise InputError(f"a profile's knot must be [t, value], got {describe(knot)}", path=path, where=at)
+        t = check_value(Setting(NUMBER, "s", ge=0.0, maximum=1e9), knot[0], at, path)
+        if out and t < out[-1][0]:
+            raise InputError(f"the profile's times must not decrease: t = {t:g} s after t = {out[-1][0]:g} s",
+                             path=path, where=at)
+        out.append((t, check_value(number, knot[1], at, path)))
+    return tuple(out)
+
+
+def in_radians(value):
+    """A setting given in degrees (a number or a profile's values) in radians."""
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return tuple((t, math.radians(v)) for t, v in value)
+    return math.radians(value)
+
+
 def _at(where: str, name: str) -> str:
     return f"{where}.{name}" if where else name
 
@@ -301,7 +341,7 @@ def build(cls, values: dict, where: str = "", path=None, *, from_file: bool = Fa
             if value is None and default_of(cls, name) is REQUIRED:
                 value = REQUIRED
             if from_file and s.degrees and value is not None:
-                value = math.radians(check_value(dataclasses.replace(s, degrees=False), value, _at(where, k), path))
+                value = in_radians(check_value(dataclasses.replace(s, degrees=False), value, _at(where, k), path))
             kw[name] = value
         elif name not in given and default_of(cls, name) is REQUIRED:
             kw[name] = REQUIRED
@@ -738,7 +778,9 @@ class TrackConfig:
     ``gauge`` the rail gauge in m; ``roll`` the bank knots ``[(s m, degrees), ...]``;
     ``frame`` ``up | minimal | frenet | file`` or None (the file's own frame for NL2 files,
     else ``up``); ``closed`` None: from the curve file; ``style`` drawing only (None: from
-    the trains' wheels). ``curve``, ``segments`` and ``roll`` are read by the loader.
+    the trains' wheels); ``body`` the ``[[body]]`` that carries the track (given where it lies at
+    the start, it moves rigidly with the body: docs/physics.md §9) or ``"world"``. ``curve``,
+    ``segments`` and ``roll`` are read by the loader.
     """
 
     name: str
@@ -752,6 +794,7 @@ class TrackConfig:
     track: Any = None
     length: float = 0.0
     style: str | None = setting(None, kind=STRING, choices=("steel", "railway"))
+    body: str = setting("world", kind=STRING)
 
 
 @dataclass
@@ -1000,6 +1043,21 @@ def check_ordered(error, lo_name: str, hi_name: str, lo, hi) -> None:
     """A joint's rule: ``lo`` ≤ ``hi`` when both are given (``error`` as ``_rules`` gets it)."""
     if lo is not None and hi is not None and lo > hi:
         raise error(hi_name, f"must be ≥ {lo_name}")
+
+
+def check_motor(error, speed, bound_name: str, bound) -> None:
+    """A joint's rule: a motor's force or torque bound needs its speed."""
+    if bound is not None and speed is None:
+        raise error(bound_name, "needs motor_speed (the motor's target speed)")
+
+
+def check_buffer(error, lo, hi, stiffness, damping) -> None:
+    """A joint's rule: end-stop buffers need an end stop, and a spring or a damper that is not nothing."""
+    for name, value in (("stop_stiffness", stiffness), ("stop_damping", damping)):
+        if value is not None and lo is None and hi is None:
+            raise error(name, "needs an end stop to act at (min_ and/or max_ travel or angle)")
+    if damping is not None and stiffness is None and not damping > 0:
+        raise error("stop_damping", "must be > 0 without stop_stiffness (a buffer of neither is rigid: leave both out)")
 
 
 def check_nonzero(error, axis) -> None:

@@ -121,9 +121,13 @@ class World(Protocol):
     pos: Any                       # (n_entities, 3) m, the state now (the joint checks)
     quat: Any                      # (n_entities, 4)
     mass: Any                      # (n_entities,) kg
+    mechanisms: list               # joints that hold or drive a body carrying tracks: dicts name, kind, body
+    mechanism_events: list         # their holds and releases so far: dicts t, joint, kind
 
-    def run(self, n_steps: int, record_every: int, sink) -> Any:
-        """Advance; ``sink(t, samples)`` per recorded chunk; returns a ``physics.world.RunStatus``."""
+    def run(self, n_steps: int, record_every: int, sink, joint_sink=None) -> Any:
+        """Advance; ``sink(t, samples)`` per recorded chunk, ``joint_sink(t, samples)`` the mechanisms'
+        (``physics.channels.JOINT_CHANNELS``; only called when there are any); returns a
+        ``physics.world.RunStatus``."""
 
 
 @dataclass
@@ -145,6 +149,7 @@ class _Run:
     railway: Any = None
     writer: Any = None
     folder: Any = None             # the ResultsFolder the run writes into (its stage), when it writes
+    mech: Any = None                # mechanisms.MechanismLog, or None (no joint holds a track's body)
     out: Path | None = None
     tables: list | None = None
     last_t: float = -math.inf
@@ -249,9 +254,17 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
         run.out = run.folder.path
         try:
             run.writer = TimeseriesWriter(run.folder.stage, labels, gauge, extra_columns=run.extras)
+            if world.mechanisms:
+                from trackrider.mechanisms import MechanismLog
+
+                run.mech = MechanismLog(world.mechanisms, run.folder.stage)
         except BaseException as exc:
             run.folder.close(exc)
             raise
+    if world.mechanisms and run.mech is None:
+        from trackrider.mechanisms import MechanismLog
+
+        run.mech = MechanismLog(world.mechanisms, None)
     return run
 
 
@@ -313,7 +326,11 @@ def _advance(world, run, progress):
     while run.done < run.n_steps:
         n = min(chunk, run.n_steps - run.done)
         try:
-            status = world.run(n, run.record_every, sink)
+            if run.mech is None:
+                status = world.run(n, run.record_every, sink)
+            else:
+                status = world.run(n, run.record_every, sink,
+                                   joint_sink=lambda t, s: run.mech.push(t, s, run.record_dt))
         except SimulationError as exc:
             run.diverged, run.div_t, run.div_entity, run.message = True, exc.t, exc.entity, str(exc)
         else:
@@ -356,6 +373,10 @@ def _finish(world, run):
         run.metrics.add_events(run.net.events)
     if run.railway is not None:
         run.metrics.add_events(run.railway.events())
+    if run.mech is not None:
+        bodies = {m["name"]: m["body"] for m in run.mech.mechanisms}
+        run.metrics.add_events(dict(t=e["t"], train=bodies.get(e["joint"], ""), car=1, kind=e["kind"],
+                                    joint=e["joint"]) for e in world.mechanism_events)
 
 
 def _summary(world, run, meta) -> dict:
@@ -385,6 +406,8 @@ def _summary(world, run, meta) -> dict:
     summary["float_format"] = {"t": TIME_FORMAT, "other": FLOAT_FORMAT}
     if run.railway is not None:
         summary["railway"] = run.railway.summary()
+    if run.mech is not None:
+        summary["mechanisms"] = run.mech.summary()
     if run.blocks_on:
         summary["operation"] = run.oper.summary(steps * run.dt + run.start_steps * run.dt,
                                                 [int(info.get("riders", 4)) for info in run.trains[:len(run.names)]])
@@ -418,6 +441,8 @@ def _result(run, summary, before_commit=None) -> Result:
     if run.writer is not None:
         try:
             run.writer.close()
+            if run.mech is not None:
+                run.mech.close()
             if before_commit is not None:
                 summary = before_commit(summary, run.folder.stage)
             write_summary(run.folder.stage, summary)
@@ -491,6 +516,9 @@ def run_world(world: World, duration, record_hz, out_dir=None, overwrite=False, 
     except BaseException as exc:
         if run.writer is not None:
             run.writer.abort()
+        if run.mech is not None:
+            run.mech.abort()
+        if run.writer is not None:
             run.folder.close(exc)     # an interrupted run keeps its rows so far in the stage; a full disk, none
         raise
     run.wall_s = _time.perf_counter() - wall0

@@ -27,7 +27,7 @@ def _one_step(w, iterations, bounded):
     rec = w.records
     copy_rec = lambda r: type(r)(*[np.copy(x) if isinstance(x, np.ndarray) else x for x in r])  # noqa: E731
     world = st.WorldState(rec.tracks, copy_rec(rec.bodies), copy_rec(rec.cars), rec.sections, rec.res,
-                          copy_rec(rec.joints))
+                          copy_rec(rec.joints), rec.programs)
     tmp = copy.deepcopy(w._temps)
     h = w.dt
     cfg = st.Step(h, 0.0, 0.0, -w.gravity, w.gravity, w.erp / h, iterations, w.warm_start, 1)

@@ -2,11 +2,16 @@
 counterweights, warnings kept for summary.json."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from tests.scenario.scenario_texts import BASE
 
 from trackrider.errors import InputError
 from trackrider.scenario import build_world, load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SECTION = """
 [[section]]
@@ -60,3 +65,32 @@ def test_curve_warnings_are_kept_on_the_scenario(write, tmp_path):
     with pytest.warns(UserWarning, match="longer than the polyline"):
         sc = load_scenario(write(text))
     assert any("longer than the polyline" in w for w in sc.warnings)
+
+
+def _drop_text():
+    return (ROOT / "scenarios" / "drop_track.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("old, new, where, message", [
+    ('body = "drop"              #', 'body = "dorp"  #', r"track\[0\]\.body", r"'dorp' is not a \[\[body\]\] \(did you mean 'drop'\?\)"),
+    ('body = "drop"              #', 'body = "car"  #', r"track\[0\]\.body", r"'car' is a train"),
+    ('stopped = "car"', 'stopped = "cra"', r"joint\[0\]\.cycle\[1\]\.stopped", r"no train named 'cra'"),
+    ('axis = [0.0, 0.0, 1.0]', 'axis = [0.0, 0.0, 1.0]\nmotor_speed = [[1.0, 0.0], [0.5, 1.0]]',
+     r"joint\[0\]\.motor_speed\[1\]", "the profile's times must not decrease"),
+    ('{ state = "hold" },', '{ state = "hold" }, { state = "release" },', r"joint\[0\]\.cycle\[1\]",
+     "a phase after the first begins at a time"),
+])
+def test_bad_mechanism_keys_name_the_key(write, old, new, where, message):
+    text = _drop_text()
+    assert old in text
+    with pytest.raises(InputError) as err:
+        build_world(load_scenario(write(text.replace(old, new, 1))))
+    assert re.search(where, str(err.value)), str(err.value)
+    assert re.search(message, str(err.value)), str(err.value)
+
+
+def test_a_carrying_body_with_no_joint_warns_it_falls(write):
+    text = _drop_text()
+    text = text[:text.index("[[joint]]")]
+    with pytest.warns(UserWarning, match=r"track\[0\]\.body: 'drop' carries the track but no \[\[joint\]\] holds it"):
+        load_scenario(write(text))

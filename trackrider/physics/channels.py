@@ -75,6 +75,21 @@ INDEX = {name: i for i, name in enumerate(NAMES)}
 #: channels that are NaN for a free body (not on a track)
 TRACK_CHANNELS = tuple(i for i, c in enumerate(CHANNELS) if c.track)
 
+#: columns of a reported joint's sample (``joints.csv``: each joint that holds or drives a body carrying
+#: tracks, docs/outputs.md); a hinge's in rad, rad/s and N·m, a prismatic joint's in m, m/s and N
+JOINT_CHANNELS = (
+    Channel("travel", "m | rad", False, "the joint's coordinate from the start: travel along its axis, angle about it"),
+    Channel("speed", "m/s | rad/s", False, "its rate"),
+    Channel("drive", "N | N·m", False, "force (torque) of its motor, hold, end stop and spring along (about) the axis, "
+            "+ when it drives the coordinate up"),
+    Channel("power", "W", False, "drive × speed: + when the drive does work on the mechanism"),
+    Channel("force", "N", False, "magnitude of the joint's whole force on its body that carries tracks"),
+    Channel("torque", "N·m", False, "magnitude of its whole torque on that body about the joint's anchor"),
+    Channel("held", "", False, "1 while a hold locks it"),
+)
+(J_TRAVEL, J_SPEED, J_DRIVE, J_POWER, J_FORCE, J_TORQUE, J_HELD) = range(len(JOINT_CHANNELS))
+JOINT_NAMES = tuple(c.name for c in JOINT_CHANNELS)
+
 # flag bits (FLAGS holds their sum as a float; test with int(flags) & BIT)
 ON_TRACK = 1           # the car is held by its track joint
 RAN_OFF = 2            # the car left an open track's end (rows off from then on)

@@ -155,16 +155,19 @@ class TrackGeometry:
 
     ``tracks`` are the world's tracks (``Track`` objects with ``frames``), by track index.
     A car's anchor is its centre of mass less ``cg`` along its up axis; the constraint
-    is its distance from the point at the car's recorded ``s`` on its recorded ``track``.
+    is its distance from the point at the car's recorded ``s`` on its recorded ``track`` (on a track
+    carried by a body, where the body's recorded pose has carried it).
     """
 
     #: at most this many recorded instants per chunk are tested first (all of a stretch that fails)
     PROBES = 64
 
-    def __init__(self, tracks, car_track, car_cg):
+    def __init__(self, tracks, car_track, car_cg, carriers=None):
         self.tracks = list(tracks)
         self.car_track = np.asarray(car_track, dtype=int)
         self.car_cg = np.asarray(car_cg, dtype=float)
+        #: per track: None, or (entity, pos0, rot0) of the body that carries it (``World.track_carriers``)
+        self.carriers = list(carriers) if carriers is not None else [None] * len(self.tracks)
 
     @classmethod
     def from_world(cls, world, tracks) -> "TrackGeometry":
@@ -173,7 +176,7 @@ class TrackGeometry:
             cgs = [0.0] * int(t["n"]) if t.get("suspended") else t.get("cgs", [t.get("cg", 0.0)] * int(t["n"]))
             car_track += [int(t["track"])] * int(t["n"])
             car_cg += [float(c) for c in cgs]
-        return cls(tracks, car_track, car_cg)
+        return cls(tracks, car_track, car_cg, world.track_carriers)
 
     def _rows(self, samples):
         """(m, n_cars) distance of each car's anchor from its track, m (NaN: not on its track)."""
@@ -193,6 +196,11 @@ class TrackGeometry:
             if i.size == 0:
                 continue
             p = track.frames(smp[i, j, ch.S]).position
+            if self.carriers[k] is not None:   # where the track's body has carried it
+                e, pos0, rot0 = self.carriers[k]
+                Rb = _rot(samples[i, e][:, [ch.QW, ch.QX, ch.QY, ch.QZ]])
+                local = (p - pos0) @ rot0
+                p = samples[i, e][:, [ch.X, ch.Y, ch.Z]] + np.einsum("mij,mj->mi", Rb, local)
             out[i, j] = np.linalg.norm(anchor[i, j] - p, axis=1)
         return out
 

@@ -37,7 +37,12 @@ from trackrider.physics.railway import apply_gear_forces, apply_traction, gear_m
 from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_PASSES, PRESENT, ROW_SOFTNESS
 from trackrider.physics.rows import friction_bound, joint_apply, solve_joint_pgs
 from trackrider.physics.sections import SECTIONS
+from trackrider.physics.programs import record_joints, stage_programs
 from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
+from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
+                                        keep_table_axes, move_frame, moving_row, moving_track_block, relative_along,
+                                        relative_speed, solve_carrier_chains, to_table, transport_impulse,
+                                        turn_relative)
 
 # section type codes (``sections.SECTIONS``) and which types have the anti-rollback ratchet, by code
 S_LIFT, S_LAUNCH, S_BRAKE = SECTIONS["lift"].code, SECTIONS["launch"].code, SECTIONS["brake"].code
@@ -47,12 +52,16 @@ HAS_RATCHET = np.array([t.ratchet for t in sorted(SECTIONS.values(), key=lambda 
 
 # ----------------------------------------------------------------------------- stages
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_start_speed(bodies, cars):
-    """Each car's anchor speed along T before the step (for the accel channel)."""
+def stage_start_speed(bodies, cars, trk):
+    """Each car's anchor speed along T before the step (for the accel channel); on a moving track
+    relative to it (docs/physics.md §9)."""
     vel, omg = bodies.vel, bodies.omg
     for b in range(cars.n):
         fr = cars.frame[b]
-        if cars.has_prev[b]:
+        if trk.carrier[b] >= 0:
+            if cars.has_prev[b]:
+                cars.speed0[b] = relative_speed(b, bodies, cars, trk)
+        elif cars.has_prev[b]:
             cg = cars.cg[b]
             R = bodies.rot[b]
             a0, a1, a2 = cross(omg[b, 0], omg[b, 1], omg[b, 2], -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2])
@@ -121,12 +130,14 @@ def has_bounded_rows(cars, joints, res):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_velocities(cfg, bodies, cars, res, wk):
+def stage_velocities(cfg, tracks, bodies, cars, res, trk, wk, scratch):
     """Transport each car's velocity with its frame; gravity, gyroscopic term, explicit resistance.
 
     Transport: the track turns a car's velocity field with its frame, R = F_new F_oldᵀ
     (parallel transport; a projection instead would lose (h v κ)² of the kinetic energy per
-    step). The impulse it takes is a track-joint impulse, recorded with rows 1, 2 and 3.
+    step). The impulse it takes is a track-joint impulse, recorded with rows 1, 2 and 3. On a moving
+    track the motion relative to the track is turned, the track body taking the reaction
+    (``carrier.carrier_transport``), and explicit resistance acts on the speed relative to the track.
     """
     h, gx, gy, gz = cfg.h, cfg.gx, cfg.gy, cfg.gz
     pos, quat, vel, omg = bodies.pos, bodies.quat, bodies.vel, bodies.omg
@@ -139,7 +150,7 @@ def stage_velocities(cfg, bodies, cars, res, wk):
         tr[0] = 0.0
         tr[1] = 0.0
         tr[2] = 0.0
-        if cars.held[b] and cars.has_prev[b] and cars.support[b]:
+        if cars.held[b] and cars.has_prev[b] and cars.support[b] and trk.carrier[b] < 0:
             fr = cars.frame[b]
             pf = cars.prev_frame[b]
             for i in range(3):
@@ -150,21 +161,9 @@ def stage_velocities(cfg, bodies, cars, res, wk):
             for i in range(3):
                 vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
                 omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
-            m = mass[b]
-            dpx, dpy, dpz = m * (vel[b, 0] - v0), m * (vel[b, 1] - v1), m * (vel[b, 2] - v2)
-            tr[0] = dpx * fr[C_N] + dpy * fr[C_N + 1] + dpz * fr[C_N + 2]
-            tr[1] = dpx * fr[C_B] + dpy * fr[C_B + 1] + dpz * fr[C_B + 2]
-            # angular impulse about T: I_w (ω' − ω)·T, less the moment of the linear impulse
-            # applied at the anchor r_m = −cg·u (the orientation rows' share)
-            Rb = bodies.rot[b]
-            s = 0.0
-            for i in range(3):
-                dwb = Rb[0, i] * (omg[b, 0] - w0) + Rb[1, i] * (omg[b, 1] - w1) + Rb[2, i] * (omg[b, 2] - w2)
-                tb = Rb[0, i] * fr[C_T] + Rb[1, i] * fr[C_T + 1] + Rb[2, i] * fr[C_T + 2]
-                s += ib[b, i] * dwb * tb
-            cg = cars.cg[b]
-            c0, c1, c2 = cross(-cg * Rb[0, 2], -cg * Rb[1, 2], -cg * Rb[2, 2], dpx, dpy, dpz)
-            tr[2] = s - (c0 * fr[C_T] + c1 * fr[C_T + 1] + c2 * fr[C_T + 2])
+            transport_impulse(b, bodies, cars, v0, v1, v2, w0, w1, w2)
+    for k in range(trk.kbody.shape[0]):
+        carrier_transport(k, tracks, bodies, cars, trk, wk, scratch)
     for b in range(nb):
         if inv_mass[b] > 0.0:
             vel[b, 0] += h * gx
@@ -184,6 +183,12 @@ def stage_velocities(cfg, bodies, cars, res, wk):
         if cars.held[b]:
             fr = cars.frame[b]
             vt = vel[b, 0] * fr[C_T] + vel[b, 1] * fr[C_T + 1] + vel[b, 2] * fr[C_T + 2]
+            moving = trk.carrier[b] >= 0
+            if moving:   # relative to the track
+                k = trk.kbody[trk.carrier[b]]
+                c0, c1, c2 = cross(omg[k, 0], omg[k, 1], omg[k, 2], pos[b, 0] - pos[k, 0], pos[b, 1] - pos[k, 1],
+                                   pos[b, 2] - pos[k, 2])
+                vt -= (vel[k, 0] + c0) * fr[C_T] + (vel[k, 1] + c1) * fr[C_T + 1] + (vel[k, 2] + c2) * fr[C_T + 2]
             if res.nl2:
                 F = -mass[b] * k_nl2 * vt * abs(vt)
             else:
@@ -200,33 +205,45 @@ def stage_velocities(cfg, bodies, cars, res, wk):
             dv = h * F * inv_mass[b]
             for i in range(3):
                 vel[b, i] += dv * fr[C_T + i]
+            if moving:
+                carrier_resistance(b, h, F, bodies, cars, trk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_track_rows(cfg, bodies, cars, trk, wk):
+def stage_track_rows(cfg, bodies, cars, joints, rows, trk, wk, free_joints):
     """Track blocks (rows 1–5, W̃, P) of every car and the exact projection of its velocity onto
-    them; every other body's mobility W."""
+    them; every other body's mobility W. The cars on a moving track are projected with their track
+    body, and that body's mobility is the one with its cars and the joint that holds it
+    (``carrier.carrier_project``, docs/physics.md §9)."""
     for b in range(bodies.pos.shape[0]):
         for r in range(5):
             trk.lam[b, r] = 0.0
         if b < cars.n and cars.held[b]:
             prepare_track_block(b, bodies, cars, cfg.erp_h, trk, wk)
-            project_track(b, bodies, trk, wk)
+            if trk.carrier[b] < 0:
+                project_track(b, bodies, trk, wk)
+            else:
+                moving_track_block(b, bodies, cars, trk, wk)
         else:
             body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, wk.W)
             for i in range(6):
                 for k in range(6):
                     trk.mobility[b, i, k] = wk.W[i, k]
+    for k in range(trk.kbody.shape[0]):
+        carrier_project(k, cfg, bodies, cars, joints, rows, trk, wk, free_joints)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints):
     """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``)."""
     for j in range(joints.kind.shape[0]):
-        prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
+        if joints.chain[j] != 2:   # 2: held a carrier, solved with it (stage_track_rows)
+            prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     for t in range(tmp.chains.first.shape[0]):
         if tmp.chains.count[t] > 0:
             factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars)
+    for k in range(tmp.trk.kbody.shape[0]):
+        factor_carrier_chains(k, tmp.chains, joints, tmp.rows, tmp.trk, tmp.wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -278,7 +295,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
                 jlam[j, r] = min(max(jlam[j, r] * warm, rows.lo[j, r]), rows.hi[j, r])
                 if jlam[j, r] != 0.0:
                     joint_apply(j, r, jlam[j, r], joints, rows, trk, cars, bodies)
-        else:
+        elif joints.chain[j] == 1:
             for r in range(3):
                 jlam[j, r] = 0.0
     for b in range(cars.n):
@@ -316,6 +333,9 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
         lam = cars.lam_motor[b] + cars.lam_ratchet[b] + cars.lam_friction[b]
         if lam != 0.0:
             apply_impulse(b, row_t[b], lam, trk, cars, bodies)
+            if trk.carrier[b] >= 0:   # relative to the moving track: the body takes its share
+                moving_row(b, row_t[b], bodies, cars, trk, tmp.crow)
+                apply_impulse(tmp.crow.moving[b], tmp.crow.g[b], lam, trk, cars, bodies)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -345,6 +365,8 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
             crow.w[b, i] = s
             c += row_t[b, i] * s
         crow.c[b] = c
+        if trk.carrier[b] >= 0:
+            moving_row(b, row_t[b], bodies, cars, trk, crow)
         sec = cars.section[b]
         friction = res.rolling > 0.0 or cars.davis[b, 0] > 0.0 or cars.brake[b] > 0.0
         if (sec < 0 and not friction) or not c > 0.0:
@@ -367,10 +389,41 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_chains(bodies, cars, joints, tmp):
-    """One exact solve of every train's chain of couplers."""
+    """One exact solve of every train's chain of couplers (those on a moving track with its body)."""
     for t in range(tmp.chains.first.shape[0]):
-        if tmp.chains.count[t] > 0:
+        if tmp.chains.count[t] > 0 and tmp.chains.carrier[t] < 0:
             solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
+    for k in range(tmp.trk.kbody.shape[0]):
+        solve_carrier_chains(k, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def carrier_train_mode(t, chains, joints, trk, crow):
+    """A rigid train on a moving track: its rows' scalar solve sees the train's motion relative to the
+    body (``couplings.train_mode``); scale it by √(1 + β), β = vᵀ W̃_t v / (Σ s²)², v = Σ s_i a_i, so
+    that the solve also counts the body's share along that motion (its passes then converge for a
+    body of any mass; docs/physics.md §9)."""
+    k = trk.kbody[chains.carrier[t]]
+    v0 = v1 = v2 = v3 = v4 = v5 = 0.0
+    s2 = 0.0
+    for i in range(chains.count[t] + 1):
+        b = train_car(t, i, chains, joints, -1)
+        si = crow.s[b]
+        s2 += si * si
+        v0 += si * crow.a[b, 0]
+        v1 += si * crow.a[b, 1]
+        v2 += si * crow.a[b, 2]
+        v3 += si * crow.a[b, 3]
+        v4 += si * crow.a[b, 4]
+        v5 += si * crow.a[b, 5]
+    v = (v0, v1, v2, v3, v4, v5)
+    q = 0.0
+    for i in range(6):
+        for j in range(6):
+            q += v[i] * trk.mobility[k, i, j] * v[j]
+    f = np.sqrt(1.0 + q / (s2 * s2)) if s2 > 0.0 else 1.0
+    for i in range(chains.count[t] + 1):
+        crow.s[train_car(t, i, chains, joints, -1)] *= f
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -380,9 +433,14 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
     the chains alone), the impulses applied, the couplers solved; again while a friction bound
     (from the new wheel impulses) moves by more than ``tol``. Otherwise each car's rows exactly for
     the car alone, alternating with the chain solve for ``cfg.iterations`` passes (Gauss–Seidel by
-    blocks) or until nothing changes by more than ``tol``; the couplers are solved last."""
+    blocks) or until nothing changes by more than ``tol``; the couplers are solved last.
+
+    Rows of cars on a moving track act on its body too (``crow.moving``, ``crow.g``): each pass solves
+    them for the train's motion relative to the body, the body then moves with their impulses, and
+    passes go on until nothing changes by more than ``tol`` (docs/physics.md §9)."""
     chains, crow, row_t = tmp.chains, tmp.crow, tmp.scratch.row_t
     rigid = True
+    coupled = False   # some rows act on a moving track's body: converge by passes
     for b in range(cars.n):
         crow.chained[b] = 0
     for t in range(chains.first.shape[0]):
@@ -390,13 +448,20 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
             if train_mode(t, chains, joints, tmp.rows, cars, crow, -1):
                 for i in range(chains.count[t] + 1):
                     crow.chained[train_car(t, i, chains, joints, -1)] = 1
+                if chains.carrier[t] >= 0:
+                    carrier_train_mode(t, chains, joints, tmp.trk, crow)
             else:
                 rigid = False
     for b in range(cars.n):
         if not rigid:
             crow.chained[b] = 0
+        if crow.moving[b] >= 0 and crow.present[b, 0] + crow.present[b, 1] + crow.present[b, 2] > 0:
+            coupled = True
         if crow.chained[b] == 0:
-            crow.s[b] = np.sqrt(crow.c[b])  # the car alone: its row velocity changes by c μ
+            if crow.moving[b] >= 0:
+                crow.s[b] = np.sqrt(crow.cf[b])  # the car alone with its track body free
+            else:
+                crow.s[b] = np.sqrt(crow.c[b])  # the car alone: its row velocity changes by c μ
         s2 = crow.s[b] * crow.s[b]  # softness relative to the row's mobility in its train
         crow.gamma[b, 0] = ROW_SOFTNESS * s2
         crow.gamma[b, 1] = HOLD_SOFTNESS * s2
@@ -416,6 +481,8 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
                 train_rows_scalar(-1, chains, joints, crow, b, row_t, bodies)
             if crow.mu[b] != 0.0:
                 apply_impulse(b, row_t[b], crow.mu[b], tmp.trk, cars, bodies)
+                if crow.moving[b] >= 0:
+                    apply_impulse(crow.moving[b], crow.g[b], crow.mu[b], tmp.trk, cars, bodies)
                 dmax = max(dmax, abs(crow.mu[b]))
         solve_chains(bodies, cars, joints, tmp)
         crow.passes[0] = it + 1
@@ -427,7 +494,7 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
                     moved = True
                 crow.lo[b, 2] = -bound
                 crow.hi[b, 2] = bound
-        if not moved and (rigid or dmax <= tol):
+        if not moved and ((rigid and not coupled) or dmax <= tol):
             break
     crow.passes[1] = max(crow.passes[1], crow.passes[0])
 
@@ -444,6 +511,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     compiled; ``run_chunk`` passes an idle record instead, which has none)."""
     if not any_bounded:
         solve_chains(bodies, cars, joints, tmp)
+        keep_folded(joints, tmp.trk)
         return
     sweeps = free_joints
     if ops is not None:
@@ -482,6 +550,17 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
             cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
             cars.lam_ratchet[b] = lam[b, 1] if present[b, 1] != ABSENT else 0.0
             cars.lam_friction[b] = lam[b, 2] if present[b, 2] != ABSENT else 0.0
+    keep_folded(joints, tmp.trk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def keep_folded(joints, trk):
+    """The impulses of each joint that holds a carrier (solved with it: ``carrier.fold_joint``)."""
+    for k in range(trk.kbody.shape[0]):
+        j = trk.kfold[k]
+        if j >= 0:
+            for r in range(5):
+                joints.lam[j, r] = trk.klam[k, r]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -504,6 +583,8 @@ def stage_supports(cfg, bodies, cars, trk):
             rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
             c0, c1, c2 = cross(omg[b, 0], omg[b, 1], omg[b, 2], rx, ry, rz)
             va = (vel[b, 0] + c0) * fr[C_B] + (vel[b, 1] + c1) * fr[C_B + 1] + (vel[b, 2] + c2) * fr[C_B + 2]
+            if trk.carrier[b] >= 0:   # relative to the moving track
+                va = relative_along(b, bodies, cars, trk, C_B)
             gap = ((pos[b, 0] + rx - fr[C_P]) * fr[C_B] + (pos[b, 1] + ry - fr[C_P + 1]) * fr[C_B + 1]
                    + (pos[b, 2] + rz - fr[C_P + 2]) * fr[C_B + 2])
             if gap + h * va < 0.0:
@@ -518,12 +599,16 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
 
     s is predicted as s + h (T·v_A), then corrected by a Newton step of the closest-point
     condition f(s) = (A.P − P(s))·T(s) = 0 with f'(s) = −1 + (A.P − P)·P''(s) (docs/physics.md §2).
-    Leaving an open track's end sets RAN_OFF and frees the car.
+    Leaving an open track's end sets RAN_OFF and frees the car. On a moving track the same in the
+    track's table, the anchor carried back by the body's new pose (``carrier.to_table``), and each
+    car's frame axes in the table are kept for the next step's transport (``cars.prev_frame``).
     """
     h, pos, quat, vel, omg = cfg.h, bodies.pos, bodies.quat, bodies.vel, bodies.omg
     fr2 = wk.fr2
     nb = pos.shape[0]
     for b in range(nb):
+        if b < cars.n and trk.carrier[b] >= 0 and cars.held[b]:   # (its body moves after it: b < nb)
+            keep_table_axes(b, tracks, bodies, cars)
         for i in range(3):
             pos[b, i] += h * vel[b, i]
         w, x, y, z = quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3]
@@ -540,10 +625,11 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         if not cars.held[b]:
             continue
         fr = cars.frame[b]
-        for k in range(3):
-            cars.prev_frame[b, k] = fr[C_T + k]
-            cars.prev_frame[b, 3 + k] = fr[C_N + k]
-            cars.prev_frame[b, 6 + k] = fr[C_B + k]
+        if trk.carrier[b] < 0:   # (on a moving track: the axes in its table, kept above)
+            for k in range(3):
+                cars.prev_frame[b, k] = fr[C_T + k]
+                cars.prev_frame[b, 3 + k] = fr[C_N + k]
+                cars.prev_frame[b, 6 + k] = fr[C_B + k]
         cars.has_prev[b] = 1
         for r in range(5):
             cars.lam_track[b, r] = trk.lam[b, r]
@@ -551,10 +637,18 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         R = bodies.rot[b]
         cg = cars.cg[b]
         ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
-        # predictor: the old frame's closest-point step from the old s (first-order exact; the
-        # frame's T is −T of the track for a car facing −s)
-        d = ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1] + (az - fr[C_P + 2]) * fr[C_T + 2])
-        s = cars.s[b] + d if cars.dir[b] > 0.0 else cars.s[b] - d
+        moving = trk.carrier[b] >= 0
+        if moving:   # in the track's table: the anchor where the body's new pose puts it
+            ax, ay, az = to_table(t, tracks, bodies, ax, ay, az)
+            eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], tracks.length[t],
+                             tracks.closed[t], cars.s[b], fr2)
+            s = cars.s[b] + ((ax - fr2[C_P]) * fr2[C_T] + (ay - fr2[C_P + 1]) * fr2[C_T + 1]
+                             + (az - fr2[C_P + 2]) * fr2[C_T + 2])
+        else:
+            # predictor: the old frame's closest-point step from the old s (first-order exact; the
+            # frame's T is −T of the track for a car facing −s)
+            d = ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1] + (az - fr[C_P + 2]) * fr[C_T + 2])
+            s = cars.s[b] + d if cars.dir[b] > 0.0 else cars.s[b] - d
         s = closest_s(tracks, t, s, ax, ay, az, fr2)
         ok = True
         if tracks.net[0]:   # a connection or switch passed: the next track (physics/network.py)
@@ -571,6 +665,8 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
             s = min(max(s, 0.0), L)
         elif cars.dir[b] > 0.0:
             eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, cars.frame[b])
+            if moving:
+                move_frame(cars.frame[b], t, tracks, bodies)
         else:
             car_frame(tracks, t, s, cars.dir[b], cars.frame[b])
         cars.s[b] = s
@@ -642,9 +738,10 @@ def keep_start_velocities(cars, scratch):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def record_sample(cfg, bodies, cars, sections, scratch, out, rail):
-    """Write one sample (n_entities, N_CHANNELS) from the state after the step (``rail``: a railway
-    world's channels; idle, no cars, in any other)."""
+def record_sample(cfg, tracks, bodies, cars, sections, trk, scratch, out, rail):
+    """Write one sample (n_entities, N_CHANNELS) from the state after the step. A car on a moving
+    track: ``s``, ``speed``, ``accel`` relative to its track, the rest world values (``rail``: a
+    railway world's channels; idle, no cars, in any other)."""
     h, gmag, gx, gy, gz = cfg.h, cfg.gmag, cfg.gx, cfg.gy, cfg.gz
     pos, quat, vel, omg, mass, ib = bodies.pos, bodies.quat, bodies.vel, bodies.omg, bodies.mass, bodies.ib
     vel0, omg0, v0t = scratch.vel0, scratch.omg0, scratch.v0t
@@ -686,8 +783,11 @@ def record_sample(cfg, bodies, cars, sections, scratch, out, rail):
         # turn of the step it covers (no one-step lag, no missing turn in the first sample).
         if gb == b and b < ncars and cars.on_track[b] and cars.has_prev[b] and cars.support[b]:
             fr, pf = cars.frame[b], cars.prev_frame[b]
-            ve0, ve1, ve2 = _turn(fr, pf, vel[b, 0], vel[b, 1], vel[b, 2])
-            we0, we1, we2 = _turn(fr, pf, omg[b, 0], omg[b, 1], omg[b, 2])
+            if trk.carrier[b] >= 0:   # the relative motion turned on the track body's motion
+                ve0, ve1, ve2, we0, we1, we2 = turn_relative(b, tracks, bodies, cars, trk)
+            else:
+                ve0, ve1, ve2 = _turn(fr, pf, vel[b, 0], vel[b, 1], vel[b, 2])
+                we0, we1, we2 = _turn(fr, pf, omg[b, 0], omg[b, 1], omg[b, 2])
             vs0, vs1, vs2 = v0t[b, 0], v0t[b, 1], v0t[b, 2]
             ws0, ws1, ws2 = v0t[b, 3], v0t[b, 4], v0t[b, 5]
         else:
@@ -721,6 +821,8 @@ def record_sample(cfg, bodies, cars, sections, scratch, out, rail):
         # anchor velocity along T
         a0, a1, a2 = cross(w0, w1, w2, -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2])
         vt = (vel[b, 0] + a0) * fr[C_T] + (vel[b, 1] + a1) * fr[C_T + 1] + (vel[b, 2] + a2) * fr[C_T + 2]
+        if trk.carrier[b] >= 0 and cars.on_track[b]:
+            vt = relative_speed(b, bodies, cars, trk)
         out[b, ch.S] = cars.s[b]
         out[b, ch.TRACK] = cars.track[b]
         out[b, ch.SPEED] = vt
@@ -785,8 +887,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     """Run ``n_steps`` steps after step ``step0``; record every ``cfg.record_every``-th into
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
-    ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints), ``tmp``
-    the ``Temps`` (``state.make_temps``); ``free_joints`` False when every joint is a train's
+    ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints,
+    programs), ``tmp`` the ``Temps`` (``state.make_temps``); ``free_joints`` False when every joint is a train's
     chained coupler (``free_joints_flag``); ``car_rows`` False when the world has no section and no
     friction (``car_rows_flag``); ``ops`` the ``operation.Ops``, idle (``operation.idle_ops``)
     when the world has no contacts between trains and no block sections; ``rail`` the ``state.Rail``
@@ -796,7 +898,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     Returns (steps done, records written, status 0 ok / 1 diverged / 2 the block logic must run
     (``operation.watch``), entity of divergence).
     """
-    tracks, bodies, cars, sections, res, joints = world
+    tracks, bodies, cars, sections, res, joints, programs = world
     update_rotations(bodies)
     operated = ops.until.shape[0] > 0
     railed = rail.train.shape[0] > 0
@@ -806,7 +908,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         recorded = step % cfg.record_every == 0
         if tracks.net[0]:
             stage_switches(step, cars, tracks)
-        stage_start_speed(bodies, cars)
+        stage_start_speed(bodies, cars, tmp.trk)
+        stage_programs(step, cfg.h, cars, joints, tracks, programs)
         stage_frames(cars, sections)
         if railed:
             stage_rail(step, cfg, bodies, cars, joints, rail)
@@ -821,11 +924,11 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         for attempt in range(8 if railed else 4):
             if attempt > 0:
                 restore_velocities(bodies, tmp.scratch)
-            stage_velocities(cfg, bodies, cars, res, tmp.wk)
+            stage_velocities(cfg, tracks, bodies, cars, res, tmp.trk, tmp.wk, tmp.scratch)
             if railed:
                 apply_traction(cfg, bodies, cars, rail)
                 apply_gear_forces(cfg, bodies, joints, rail)
-            stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+            stage_track_rows(cfg, bodies, cars, joints, tmp.rows, tmp.trk, tmp.wk, free_joints)
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
@@ -848,7 +951,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             return n + 1, nrec, 1, bad
         if recorded and nrec < out.shape[0]:
             out_t[nrec] = step * cfg.h
-            record_sample(cfg, bodies, cars, sections, tmp.scratch, out[nrec], rail)
+            record_sample(cfg, tracks, bodies, cars, sections, tmp.trk, tmp.scratch, out[nrec], rail)
+            record_joints(cfg.h, bodies, joints, tmp.rows, programs, out[nrec])
             nrec += 1
         if operated:
             if watch(step, cars, tracks, ops):
@@ -863,16 +967,16 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
 def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     """The stages of one step up to the solve (no support redo, no integration): reference.py.
     ``bounded`` False: the equality rows only (no PGS iterations)."""
-    tracks, bodies, cars, sections, res, joints = world
+    tracks, bodies, cars, sections, res, joints, programs = world
     update_rotations(bodies)
-    stage_start_speed(bodies, cars)
+    stage_start_speed(bodies, cars, tmp.trk)
     stage_frames(cars, sections)
-    stage_velocities(cfg, bodies, cars, res, tmp.wk)
+    stage_velocities(cfg, tracks, bodies, cars, res, tmp.trk, tmp.wk, tmp.scratch)
     for b in range(bodies.pos.shape[0]):
         for i in range(3):
             tmp.scratch.vel0[b, i] = bodies.vel[b, i]  # u*: the velocities before any projection
             tmp.scratch.omg0[b, i] = bodies.omg[b, i]
-    stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+    stage_track_rows(cfg, bodies, cars, joints, tmp.rows, tmp.trk, tmp.wk, free_joints)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
     stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None)

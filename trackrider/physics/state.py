@@ -13,7 +13,8 @@ State (changes as the world runs, owned by ``World``)
     Joints      per joint row-block: kind, bodies, parameters (``joints/common.py`` columns), impulses
     Rail        a railway world's locomotives, air brakes, driver, couplers (None in other worlds)
 Inputs (fixed while running)
-    Tracks      the packed track tables (``curves/compact.py``)
+    Tracks      the packed track tables (``curves/compact.py``), the bodies that carry tracks
+    Programs    joint parameters that follow profiles in time, holds and releases, reported joints
     Sections    motor sections (lift, launch, brake, trim, booster)
     Resistance  rolling resistance, drag (scalars)
     Step        step settings and recording (scalars)
@@ -112,10 +113,10 @@ Cars = record("Cars", (
     Field("lam_friction", ("n",), F, "N·s", "rolling-friction row"),
     Field("transport", ("n", 3), F, "N·s, N·m·s", "transport impulse along N, B and torque about T"),
     Field("f_explicit", ("n",), F, "N", "explicit resistance along T last step"),
-    Field("prev_frame", ("n", 9), F, "", "T, N, B of the last step's frame"),
+    Field("prev_frame", ("n", 9), F, "", "T, N, B of the last step's frame (on a moving track: in its table)"),
     Field("davis", ("n", 3), F, "N, N·s/m, N·s²/m²", "Davis A, B, C"),
     Field("hang_rider", ("n",), F, "m", "suspended car: rider point above the hanging body's cg"),
-    Field("frame", ("n", NCOL), F, "", "the track frame at s (curves/compact.py columns)"),
+    Field("frame", ("n", NCOL), F, "", "the track frame at s (curves/compact.py columns), world axes"),
     Field("brake", ("n",), F, "N", "air-brake force available this step (railway.py), in the friction row's bound"),
 ))
 
@@ -157,6 +158,9 @@ Tracks = record("Tracks", (
     Field("clock", (1,), I, "", "the step, for the log"),
     Field("log", ("nlog", 5), F, "", "kind, who, a, b, step (physics/network.py)"),
     Field("nlog", (1,), I, "", "rows logged since the log was read"),
+    Field("body", ("ntracks",), I, "", "body that carries the track, -1 the world (docs/physics.md §9)"),
+    Field("pos0", ("ntracks", 3), F, "m", "that body's centre at the start (the table is where the track starts)"),
+    Field("rot0", ("ntracks", 3, 3), F, "", "that body's rotation at the start"),
 ))
 
 Sections = record("Sections", (
@@ -244,6 +248,40 @@ Rail = record("Rail", (
     Field("nslip", (1,), I, "", "onsets so far (more than the log holds are counted)"),
 ))
 
+Programs = record("Programs", (
+    # drives: a joint parameter that follows a profile in time (physics/programs.py)
+    Field("knots", ("nknots", 2), F, "s, …", "every profile's knots (t, value), profile by profile"),
+    Field("dj", ("nd",), I, "", "the joint row of each drive"),
+    Field("dcol", ("nd",), I, "", "... its parameter column"),
+    Field("dfirst", ("nd",), I, "", "... its first knot"),
+    Field("dcount", ("nd",), I, "", "... its knots"),
+    # cycles: a joint held and released in phases
+    Field("cj", ("nc",), I, "", "the hold row of each cycle"),
+    Field("ccol", ("nc",), I, "", "... its ACTIVE column"),
+    Field("cfirst", ("nc",), I, "", "... its first phase"),
+    Field("ccount", ("nc",), I, "", "... its phases"),
+    Field("cphase", ("nc",), I, "", "... the phase it is in (state)"),
+    Field("ctime", ("nc",), F, "s", "... how long the next phase's condition has held (state)"),
+    Field("pstate", ("np",), I, "", "each phase: 1 hold, 0 release"),
+    Field("pwhen", ("np",), I, "", "... begins 0 at the start, 1 at time pt, 2 when a train has stopped"),
+    Field("pt", ("np",), F, "s", "... its time"),
+    Field("pcar0", ("np",), I, "", "... the train's first car"),
+    Field("pncar", ("np",), I, "", "... and its cars"),
+    Field("pfor", ("np",), F, "s", "... how long it must have stood still"),
+    Field("pbody", ("np",), I, "", "... on the tracks of this body"),
+    Field("log", ("nlog", 3), F, "", "phase changes: step, cycle, phase"),
+    Field("nlog", (1,), I, "", "entries in log"),
+    # reported joints: those that hold or drive a body that carries tracks (joints.csv)
+    Field("rj", ("nr",), I, "", "each reported joint's first row"),
+    Field("rn", ("nr",), I, "", "... its rows (the block and its extra rows)"),
+    Field("rkind", ("nr",), I, "", "... 1 hinge, 2 prismatic, 0 another kind"),
+    Field("rside", ("nr",), I, "", "... 0 the carrier is its end a, 6 its end b"),
+    Field("raxis", ("nr", 3), F, "", "... its axis in a's axes"),
+    Field("rref", ("nr", 6), F, "", "... a hinge's reference normals in a's and b's axes"),
+    Field("rx0", ("nr",), F, "m", "... a prismatic joint's travel at the start"),
+    Field("rhold", ("nr",), I, "", "... its hold row, -1 none"),
+))
+
 # ----------------------------------------------------------------------------- work
 TrackRows = record("TrackRows", (
     Field("J", ("nb", 5, 6), F, "", "rows 1–5 of each car's track joint"),
@@ -251,6 +289,20 @@ TrackRows = record("TrackRows", (
     Field("lam", ("nb", 5), F, "N·s", "this step's impulses"),
     Field("mobility", ("nb", 6, 6), F, "", "W̃: a car's mobility with its track rows enforced; a free body's W"),
     Field("to_track", ("nb", 5, 6), F, "", "P = A⁻¹ G W: generalised impulse → track-row impulses (−P f)"),
+    # a track carried by a body (docs/physics.md §9): the body's columns of rows 1–5, the coupling of a car
+    # to its track body, and the carriers (a body with tracks and the cars on them)
+    Field("H", ("nb", 5, 6), F, "", "a car on a moving track: the track body's columns of rows 1–5"),
+    Field("Y", ("nb", 5, 6), F, "", "A⁻¹ H: the track rows' impulses per unit of the track body's velocity"),
+    Field("E", ("nb", 6, 6), F, "", "E = −Pᵀ H: the car's velocity per unit of the track body's velocity"),
+    Field("z", ("nb", 5), F, "N·s", "A⁻¹ r: the track rows' residual at the projection"),
+    Field("carrier", ("nb",), I, "", "carrier of a body that carries tracks, and of each car on them; -1 none"),
+    Field("kbody", ("nk",), I, "", "each carrier's body"),
+    Field("kfirst", ("nk1",), I, "", "each carrier's first entry in kcars (CSR, nk + 1)"),
+    Field("kcars", ("nkc",), I, "", "the cars on each carrier's tracks"),
+    Field("kfold", ("nk",), I, "", "the joint that holds the carrier to the world, solved with it exactly; -1 none"),
+    Field("kP", ("nk", 5, 6), F, "", "that joint's impulses per generalised impulse on the carrier (−P g)"),
+    Field("klam", ("nk", 5), F, "N·s", "that joint's impulses this step"),
+    Field("kK", ("nk", 6, 6), F, "", "work: the carrier's mass matrix with its cars attached"),
 ))
 
 Rows = record("Rows", (
@@ -270,6 +322,10 @@ Chains = record("Chains", (
     Field("d", ("nj",), F, "", "LDLᵀ pivots"),
     Field("f", ("nj",), F, "", "off-diagonal"),
     Field("y", ("nj",), F, "", "solution"),
+    Field("carrier", ("ntrains",), I, "", "carrier of the train's track, -1 the world (its chain solved with the body)"),
+    Field("u", ("nj", 6), F, "", "a chain on a moving track: the coupler row's velocity per unit of the body's"),
+    Field("zu", ("nj", 6), F, "", "... S⁻¹ U (Woodbury: S = S_tridiagonal + U W̃_t Uᵀ)"),
+    Field("kC", ("nk", 6, 6), F, "", "per carrier: I + Σ Uᵀ S⁻¹ U W̃_t of its chains"),
 ))
 
 Scratch = record("Scratch", (
@@ -295,6 +351,10 @@ CarRows = record("CarRows", (
     Field("passes", (2,), I, "", "passes of the last solve, most in one solve since the world was built"),
     Field("group", ("nb", 3), I, "", "the row's group of one set point (couplings.group_rows), −1 alone"),
     Field("ystar", ("nb", 3), F, "", "the group's target of the train's free motion Y"),
+    Field("moving", ("nb",), I, "", "a car on a moving track: its track's body (its rows act on it too), else -1"),
+    Field("g", ("nb", 6), F, "", "... the rows' columns of that body, −[T, (P − X_t) × T]"),
+    Field("a", ("nb", 6), F, "", "... the generalised impulse on that body per unit of the rows' impulse, E_bᵀ f + g"),
+    Field("cf", ("nb",), F, "", "... the rows' mobility with that body free, f W̃ fᵀ + aᵀ W̃_t a"),
 ))
 
 Work = record("Work", (
@@ -306,15 +366,20 @@ Work = record("Work", (
 
 Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow"])
 
-WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "res", "joints"])
+WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "res", "joints", "programs"])
 
 
-def make_temps(nb: int, nj: int, first, count) -> Temps:
-    """Work arrays of ``run_chunk`` for ``nb`` bodies and ``nj`` joints (allocated once)."""
-    sizes = dict(nb=max(nb, 1), nj=max(nj, 1))
-    chains = allocate(Chains, sizes, first=np.asarray(first, np.int64), count=np.asarray(count, np.int64))
-    return Temps(allocate(TrackRows, sizes), allocate(Rows, sizes), chains, allocate(Scratch, sizes),
-                 allocate(Work, sizes), allocate(CarRows, sizes))
+def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrier=None) -> Temps:
+    """Work arrays of ``run_chunk`` for ``nb`` bodies and ``nj`` joints (allocated once); ``nk``
+    carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's."""
+    sizes = dict(nb=max(nb, 1), nj=max(nj, 1), nk=nk, nk1=nk + 1, nkc=nkc,
+                 ntrains=max(len(first), 1))
+    carrier = np.full(len(first), -1, np.int64) if carrier is None else np.asarray(carrier, np.int64)
+    chains = allocate(Chains, sizes, first=np.asarray(first, np.int64), count=np.asarray(count, np.int64),
+                      carrier=carrier)
+    trk = allocate(TrackRows, sizes, carrier=np.full(sizes["nb"], -1, np.int64), kfold=np.full(nk, -1, np.int64))
+    return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
+                 allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)))
 
 
 def make_cars(n: int) -> Cars:

@@ -31,6 +31,8 @@ from trackrider.settings import (
     SimulationConfig,
     TrackConfig,
     TrainConfig,
+    STRING,
+    Setting,
     build,
     check,
     check_named,
@@ -101,6 +103,7 @@ class World:
         self._tracks: list[CompactTrack] = []
         self._gauges: list[float] = []
         self.track_names: list[str] = []
+        self._track_body: list[int] = []     # per track: the body (add_body index) that carries it, -1 the world
         self._trains: list[dict] = []
         self._sections: list[tuple] = []
         self._bodies: list[dict] = []
@@ -122,14 +125,19 @@ class World:
         if self._built:
             raise RuntimeError("the world has started running; add everything before run()")
 
-    def add_track(self, track, gauge: float = TrackConfig.gauge, name: str | None = None) -> int:
+    def add_track(self, track, gauge: float = TrackConfig.gauge, name: str | None = None,
+                  body: int | None = None) -> int:
         """Add a track (a ``Track``, anything with ``.compact()``, or a ``CompactTrack``); returns its index.
 
         ``gauge`` (m) is the distance between the rails (wheel-load split); ``name`` (default
-        ``track<index>``) names it in a network's events.
+        ``track<index>``) names it in a network's events. ``body``: the index of a body
+        (``add_body``, added before) that carries the track: the track is given where it lies at
+        the start and moves rigidly with the body (docs/physics.md §9); None: the world.
         """
         self._check_open()
         gauge = check_named(TrackConfig, {"gauge": gauge})["gauge"]
+        if body is not None and (not isinstance(body, (int, np.integer)) or not 0 <= body < len(self._bodies)):
+            raise InputError(f"no body with index {body!r} (add the body first)", where="body")
         if isinstance(track, CompactTrack):
             ct = track
         elif hasattr(track, "compact"):
@@ -139,6 +147,7 @@ class World:
         self._tracks.append(ct)
         self._gauges.append(gauge)
         self.track_names.append(name or f"track{len(self._tracks) - 1}")
+        self._track_body.append(-1 if body is None else int(body))
         return len(self._tracks) - 1
 
     def add_train(self, name: str, track: int = 0, cars: int = TrainConfig.cars, car: CarSpec | None = None,
@@ -150,7 +159,8 @@ class World:
         The lead car's anchor starts at ``start_s`` (m); the others follow behind it
         (towards smaller s), joined by ``coupling``. ``wheels``: ``"coaster"`` (up-stop
         wheels, support both ways) or ``"railway"`` (support one way: the car can lift off).
-        ``start_speed`` (m/s) is along the track tangent.
+        ``start_speed`` (m/s) is along the track tangent (relative to the track when a body carries it:
+        the cars start moving with it).
 
         A railway train (docs/physics.md §10) gives instead ``vehicles``: a list of
         ``trackrider.settings.VehicleSpec`` in order from the front (each ``count`` alike
@@ -432,7 +442,8 @@ class World:
                                  q=q / np.linalg.norm(q), v=np.array(bd.velocity), w=np.array(bd.angular_velocity)))
         return len(self._bodies) - 1
 
-    def add_joint(self, kind: str, a, b, anchor_a=None, anchor_b=None, **params) -> int:
+    def add_joint(self, kind: str, a, b, anchor_a=None, anchor_b=None, *, name: str | None = None, cycle=None,
+                  **params) -> int:
         """Add a joint between ``a`` and ``b``: ``("car", train, car_0_based)``, ``("body", i)`` or ``"world"``.
 
         Kinds and their ``params`` (each kind's ``Settings`` in its module of ``trackrider.physics.joints``:
@@ -444,7 +455,11 @@ class World:
         ``motor_speed`` rad/s with ``max_torque`` N·m (default unbounded); ``damping`` N·m·s/rad),
         ``prismatic`` (``axis`` as for hinge; b slides along it and may not turn relative to a;
         ``min_travel``/``max_travel`` m from the start; a spring ``stiffness`` N/m, ``damping`` N·s/m, at
-        rest at travel ``rest`` m, default 0).
+        rest at travel ``rest`` m, default 0; a motor ``motor_speed`` m/s with ``max_force`` N). A motor's
+        speed and bound may be profiles ``((t, value), …)``; end stops may be buffers (``stop_stiffness``,
+        ``stop_damping``). ``cycle`` (hinge, prismatic): phases that hold (lock) and release the joint,
+        ``[dict(state="hold"), dict(state="release", stopped="red", **{"for": 1.0}), dict(state="hold",
+        at=20.0)]`` (``programs.check_cycle``); ``name`` names it in the outputs (default ``joint[i]``).
         Anchors are in body axes (m); default a car's track anchor or a body's centre; for the
         world an anchor is a world point (default: where the other end's anchor starts); for
         hinge and prismatic the default anchor of b is where a's anchor starts. Returns the
@@ -465,8 +480,20 @@ class World:
             p["axis"] = np.array(p["axis"]) / float(np.linalg.norm(p["axis"]))
         anchors = [None if v is None else np.array(check_value(ANCHOR, v, key))
                    for v, key in ((anchor_a, "anchor_a"), (anchor_b, "anchor_b"))]
-        self._joints.append(dict(kind=kind, a=a, b=b, anchor_a=anchors[0], anchor_b=anchors[1], p=p))
-        return len(self._joints) - 1
+        index = len(self._joints)
+        name = f"joint[{index}]" if name is None else check_value(Setting(STRING), name, "name")
+        if any(jd.get("name") == name for jd in self._joints):
+            raise InputError(f"{name!r} is already the name of a joint", where="name")
+        if cycle is not None:
+            from trackrider.physics.programs import check_cycle
+
+            if kind not in ("hinge", "prismatic"):
+                raise InputError("a cycle holds and releases a hinge's angle or a prismatic joint's travel, "
+                                 f"not a {kind}", where="cycle")
+            cycle = check_cycle(cycle, [t["name"] for t in self._trains])
+        self._joints.append(dict(kind=kind, a=a, b=b, anchor_a=anchors[0], anchor_b=anchors[1], p=p, name=name,
+                                 cycle=cycle))
+        return index
 
     def set_route(self, train: int, route) -> None:
         """Train ``train``'s route: the tracks (indices) it runs on, in order, from the one it starts
@@ -565,6 +592,11 @@ class World:
                 if self.erp > 0.0:   # ... moving back towards the curve as the feedback does: h v² κ/2
                     vel[b] += fr[C_DT:C_DT + 3] * self.dt * v0 * v0 / 2.0
                 omg[b] = w
+                kb = self._track_body[t["track"]]
+                if kb >= 0:   # a moving track: the car starts moving with it (start_speed is relative)
+                    bd = self._bodies[kb]
+                    vel[b] += bd["v"] + np.cross(bd["w"], pos[b] - bd["pos"])
+                    omg[b] += bd["w"]
                 mt = t["trolley_mass"] if t["suspended"] else t["masses"][c]
                 mass[b] = mt
                 inv_mass[b] = 1.0 / mt
@@ -641,25 +673,54 @@ class World:
         the suspended cars' swing hinges. Returns each train's first chained joint and count."""
         ji_rows, jf_rows, tr_j0, tr_nj = self._coupler_rows()
         self._n_couplers = len(ji_rows)
+        self._joint_meta = []   # per user joint: its first row, drives (row, column, knots), hold row
         for jd in self._joints:
-            ji_rows.extend(self._joint_rows(jd, jf_rows))
+            base = len(ji_rows)
+            rows, created = self._joint_rows(jd, jf_rows)
+            ji_rows.extend(rows)
+            self._joint_meta.append(dict(base=base, n=len(rows), drives=created.drives,
+                                         hold=-1 if created.hold_row is None else base + 1 + created.hold_row))
         susp = []
         for cb, hb, hang, damp in self._hangs:
             jd = dict(kind="hinge", a=("idx", cb), b=("idx", hb), anchor_a=np.zeros(3),
                       anchor_b=np.array([0.0, 0.0, hang]), p=dict(axis=np.array([1.0, 0.0, 0.0])))
             if damp > 0.0:
                 jd["p"].update(motor_speed=0.0, damping=damp)
-            ji_rows.extend(self._joint_rows(jd, jf_rows))
+            ji_rows.extend(self._joint_rows(jd, jf_rows)[0])
             ti = max(k for k in range(len(self._car0)) if self._car0[k] <= cb)
             susp.append(dict(jd, a=("car", ti, cb - self._car0[ti]), b=("body", hb - self._body0), suspension=True))
         # listed with the user's joints (after them) so that joined entities are known (energy groups)
         self._joints.extend(susp)
         nj = len(ji_rows)
         self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, jc.NJI) if nj else np.zeros((0, jc.NJI), np.int64)
+        self._fold_holding_joints()
         self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, jc.NJF) if nj else np.zeros((0, jc.NJF))
         self.jlam = np.zeros((max(nj, 1), st.NJR))
         return tr_j0, tr_nj
 
+    @property
+    def track_carriers(self) -> list:
+        """Per track: None (on the world) or (entity, pos0, rot0): the body that carries it and that
+        body's centre and rotation matrix at the start, where the track's curve lies (builds the world)."""
+        self._build()
+        tr = self.records.tracks
+        return [None if e < 0 else (int(e), tr.pos0[i].copy(), tr.rot0[i].copy()) for i, e in enumerate(tr.body)]
+
+    def _carrier_entities(self) -> list[int]:
+        return sorted({self._body0 + k for k in self._track_body if k >= 0})
+
+    def _fold_holding_joints(self):
+        """Each carrier's first hinge, prismatic or ball joint to the world is solved with it exactly
+        (``carrier.fold_joint``): its table row's chain column 2."""
+        folding = (jk.CODES["hinge"], jk.CODES["prismatic"], jk.CODES["ball"])
+        self._carriers = self._carrier_entities()
+        self._folds = []
+        for e in self._carriers:
+            j = next((j for j, r in enumerate(self.ji) if r[jc.JI_KIND] in folding and r[jc.JI_CHAIN] == 0
+                      and sorted((int(r[jc.JI_A]), int(r[jc.JI_B]))) == [-1, e]), -1)
+            if j >= 0:
+                self.ji[j, jc.JI_CHAIN] = 2
+            self._folds.append(j)
 
     def _coupler_rows(self):
         """Every train's couplers: table rows, parameter rows, each train's first chained joint and count
@@ -750,15 +811,119 @@ class World:
 
         net = Network(self._connections, self._switches, self._tracks, self.dt, self.track_names)
         longest = max((t["length"] for t in self._trains), default=1.0)
+        nt = len(self._tracks)
+        tbody = np.array([-1 if k < 0 else self._body0 + k for k in self._track_body], dtype=np.int64)
+        pos0, rot0 = np.zeros((nt, 3)), np.tile(np.eye(3), (nt, 1, 1))
+        for i, e in enumerate(tbody):
+            if e >= 0:
+                pos0[i], rot0[i] = self.pos[e], _rot(self.quat[e])
         tracks = st.allocate(st.Tracks, {}, data=packed.data, row0=packed.row0, nrows=packed.nrows, ds=packed.ds,
-                             length=packed.length, closed=packed.closed,
-                             **net.tables(len(self._tracks), longest,
+                             length=packed.length, closed=packed.closed, body=tbody, pos0=pos0, rot0=rot0,
+                             **net.tables(nt, longest,
                                           [t.get("route", ()) for t in self._trains for _ in range(t["n"])]))
         self.network = net if (self._connections or self._switches) else None
         self.bodies = st.allocate(st.Bodies, dict(nb=nb), pos=self.pos, quat=self.quat, vel=self.vel, omg=self.omg,
                                   inv_mass=self.inv_mass, inv_ib=self.inv_ib, ib=self.ib, mass=self.mass)
-        self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state)
-        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj)
+        self.programs = self._build_programs()
+        self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state, self.programs)
+        members = [[b for b in range(self.ncars) if tbody[cars.track[b]] == e] for e in self._carriers]
+        train_carrier = [self._carriers.index(tbody[t["track"]]) if tbody[t["track"]] >= 0 else -1
+                         for t in self._trains]
+        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), sum(map(len, members)), train_carrier)
+        trk = self._temps.trk
+        first = 0
+        for k, (e, cars_k) in enumerate(zip(self._carriers, members)):
+            trk.kbody[k] = e
+            trk.kfold[k] = self._folds[k]
+            trk.carrier[e] = k
+            trk.kfirst[k] = first
+            for b in cars_k:
+                trk.kcars[first] = b
+                trk.carrier[b] = k
+                first += 1
+            trk.kfirst[k + 1] = first
+
+    def _build_programs(self):
+        """The joints' programs (``programs.py``): drives (a motor's profiles), cycles (holds and
+        releases) and the joints reported in ``joints.csv`` (each user joint with an end that carries
+        tracks)."""
+        from trackrider.physics import programs as pg
+        from trackrider.physics.joints import hinge_axis, slide
+
+        knots, drives, cycles, phases, rep = [], [], [], [], []
+        self._reported, self._cycles = [], []
+        self.mechanism_events: list[dict] = []
+        for ji, (jd, meta) in enumerate(zip(self._joints, self._joint_meta)):
+            base = meta["base"]
+            for row, col, kn_ in meta["drives"]:
+                drives.append((base + 1 + row, col, len(knots), len(kn_)))
+                knots.extend(kn_)
+            a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
+            carrier = a if a in self._carriers else (b if b in self._carriers else -1)
+            if jd.get("cycle") is not None:
+                col = slide.ACTIVE if jd["kind"] == "prismatic" else hinge_axis.ACTIVE
+                first = jd["cycle"][0]
+                self.jf[meta["hold"], col] = (2.0 if first["state"] == pg.HOLD else 0.0) if first["when"] == pg.AT_START \
+                    else 0.0
+                cycles.append((meta["hold"], col, len(phases), len(jd["cycle"]), 0 if first["when"] == pg.AT_START else -1))
+                self._cycles.append(ji)
+                for ph in jd["cycle"]:
+                    if ph["when"] == pg.WHEN_STOPPED and carrier < 0:
+                        raise InputError("a phase that waits for a train to stop needs a joint to a body that carries "
+                                         "a track (its train stops on that track)", where=f"joint[{ji}].cycle")
+                    t = self._trains[ph["train"]] if ph["train"] >= 0 else None
+                    phases.append((ph["state"], ph["when"], ph["t"], self._car0[ph["train"]] if t else 0,
+                                   t["n"] if t else 0, ph["for_s"], carrier))
+            if carrier >= 0:
+                rep.append(self._reported_joint(jd, meta, carrier == a))
+                self._reported.append(ji)
+
+        def col(rows, k, dtype=np.int64):
+            return np.array([r[k] for r in rows], dtype=dtype)
+
+        knots = np.array(knots, dtype=np.float64).reshape(len(knots), 2)
+        return st.allocate(
+            st.Programs, dict(nlog=pg.MAX_LOG), knots=knots, dj=col(drives, 0), dcol=col(drives, 1),
+            dfirst=col(drives, 2), dcount=col(drives, 3), cj=col(cycles, 0), ccol=col(cycles, 1),
+            cfirst=col(cycles, 2), ccount=col(cycles, 3), cphase=col(cycles, 4), ctime=np.zeros(len(cycles)),
+            pstate=col(phases, 0), pwhen=col(phases, 1), pt=col(phases, 2, float), pcar0=col(phases, 3),
+            pncar=col(phases, 4), pfor=col(phases, 5, float), pbody=col(phases, 6),
+            rj=col(rep, 0), rn=col(rep, 1), rkind=col(rep, 2), rside=col(rep, 3),
+            raxis=np.array([r[4] for r in rep], dtype=np.float64).reshape(len(rep), 3),
+            rref=np.array([r[5] for r in rep], dtype=np.float64).reshape(len(rep), 6), rx0=col(rep, 6, float),
+            rhold=col(rep, 7))
+
+    def _reported_joint(self, jd, meta, carrier_is_a):
+        """A reported joint's row of the programs: first row, rows, kind, the carrier's side, axis,
+        a hinge's reference normals, a prismatic joint's start travel, hold row."""
+        kind = {"hinge": 1, "prismatic": 2}.get(jd["kind"], 0)
+        axis = np.asarray(jd["p"].get("axis", (1.0, 0.0, 0.0)), dtype=float)
+        a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
+        Ra = _rot(self.quat[a]) if a >= 0 else np.eye(3)
+        Rb = _rot(self.quat[b]) if b >= 0 else np.eye(3)
+        ref = np.zeros(6)
+        x0 = 0.0
+        if kind:
+            f = self.jf[meta["base"]]
+            pa = self._anchor_world(a, f[jc.LA:jc.LA + 3]) if a >= 0 else f[jc.LA:jc.LA + 3]
+            pb = self._anchor_world(b, f[jc.LB:jc.LB + 3]) if b >= 0 else f[jc.LB:jc.LB + 3]
+            n1 = jc.axis_normals(Ra @ axis)[0]
+            ref = np.concatenate([Ra.T @ n1, Rb.T @ n1])
+            x0 = float((pb - pa) @ (Ra @ axis))
+        return (meta["base"], meta["n"], kind, 0 if carrier_is_a else 6, axis, ref, x0, meta["hold"])
+
+    @property
+    def mechanisms(self) -> list[dict]:
+        """The joints reported in ``joints.csv`` (each that holds or drives a body carrying tracks), in
+        order: ``name``, ``kind``, ``body`` (the carrier's name) (builds the world)."""
+        self._build()
+        out = []
+        for ji in self._reported:
+            jd = self._joints[ji]
+            a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
+            e = a if a in self._carriers else b
+            out.append(dict(name=jd["name"], kind=jd["kind"], body=self._entity_labels[e][0]))
+        return out
 
     def _build_railway(self):
         """The ``Rail`` record (``rail.Railway``) when a train has railway vehicles or draft gears; else
@@ -827,7 +992,8 @@ class World:
     def _joint_rows(self, jd, jf_rows):
         """Table rows (ji) of one joint, appending their jf rows: the anchors here, the kind's own
         columns by its module's ``columns`` (``joints/``), which also names its extra rows (a
-        hinge's or prismatic joint's limit / motor / spring row after its 5-row block)."""
+        hinge's or prismatic joint's limit / motor / spring / hold row after its 5-row block).
+        Returns the rows and the ``common.Created`` (its drives and hold row)."""
         i = np.zeros(jc.NJI, np.int64)
         f = np.zeros(jc.NJF)
         a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
@@ -850,7 +1016,7 @@ class World:
         qa = self.quat[a] if a >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
         qb = self.quat[b] if b >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
         created = jc.Created(i, f, jd["p"], pa, pb, _rot(qa) if a >= 0 else np.eye(3),
-                             _rot(qb) if b >= 0 else np.eye(3), qa, qb)
+                             _rot(qb) if b >= 0 else np.eye(3), qa, qb, hold=jd.get("cycle") is not None)
         extra = [(jk.CODES[k], slack, g) for k, slack, g in module.columns(created)]
         jf_rows.append(f)
         rows = [i]
@@ -860,7 +1026,20 @@ class World:
             e[jc.JI_SLACK] = slack
             rows.append(e)
             jf_rows.append(g)
-        return rows
+        return rows, created
+
+    def _take_log(self):
+        """The programs' log of holds and releases into ``mechanism_events`` (dicts t, joint, kind)."""
+        from trackrider.physics import programs as pg
+
+        prog = self.programs
+        for step, c, phase in prog.log[:int(prog.nlog[0])]:
+            c, phase = int(c), int(phase)
+            ji = self._cycles[c]
+            state = self._joints[ji]["cycle"][phase]["state"]
+            self.mechanism_events.append(dict(t=float(step) * self.dt, joint=self._joints[ji]["name"],
+                                              kind="joint_hold" if state == pg.HOLD else "joint_release"))
+        prog.nlog[0] = 0
 
     # ------------------------------------------------------------------ running
     @property
@@ -911,13 +1090,15 @@ class World:
         return self.cars.s[: self.ncars].copy()
 
     def run(self, n_steps: int, record_every: int = 1, sink=None, progress=None,
-            chunk_records: int | None = None) -> RunStatus:
+            chunk_records: int | None = None, joint_sink=None) -> RunStatus:
         """Advance ``n_steps`` steps; every ``record_every``-th step is recorded.
 
         ``sink(t, samples)`` receives, per chunk, ``t`` (m,) s and ``samples``
         (m, n_entities, N_CHANNELS) (columns: ``trackrider.physics.channels``); the first
-        sample is taken after ``record_every`` steps. ``progress(done, total)`` is called per
-        chunk. Returns a ``RunStatus``; a non-finite state stops the run (``diverged``).
+        sample is taken after ``record_every`` steps. ``joint_sink(t, samples)``, the reported
+        joints' (``mechanisms``): (m, n_mechanisms, len(JOINT_CHANNELS)). ``progress(done, total)``
+        is called per chunk. Returns a ``RunStatus``; a non-finite state stops the run (``diverged``).
+        The joints' holds and releases so far are ``mechanism_events``.
         """
         self._build()
         n_steps = int(n_steps)
@@ -953,7 +1134,8 @@ class World:
                     n = min(n, k)
             # records in this chunk: steps k with (step_count + k) % record_every == 0
             m = (self.step_count + n) // record_every - self.step_count // record_every
-            out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
+            nr = len(self._reported)
+            out = np.empty((max(m, 0), ne + nr, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
                                                       free, car_rows, ops, rail)
@@ -961,8 +1143,12 @@ class World:
             done += steps
             if net is not None:
                 net.drain(self.records.tracks, self._entity_labels.__getitem__)
+            if self._cycles:
+                self._take_log()
             if sink is not None and nrec > 0:
-                sink(out_t[:nrec], out[:nrec])
+                sink(out_t[:nrec], out[:nrec, :ne] if nr else out[:nrec])
+            if joint_sink is not None and nrec > 0 and nr:
+                joint_sink(out_t[:nrec], out[:nrec, ne:, :len(ch.JOINT_CHANNELS)])
             if progress is not None:
                 progress(done, n_steps)
             if oper is not None and (status == 2 or self.ops.nhits[0] > 0):

@@ -295,6 +295,27 @@ def _swatch(colour: str) -> str:
     return (f'<span class="swatch" style="background:{_e(colour)}"></span>')
 
 
+def mechanisms_html(mechanisms) -> str:
+    """The page's Mechanisms section: each joint that holds or drives a body carrying a track, with
+    the extremes a drive, brake or bearing is sized from (``summary.json`` ``mechanisms``; the series
+    are in ``joints.csv``)."""
+    out = ['<h2 id="mechanisms">Mechanisms</h2>',
+           "<p>Each joint that holds or drives a body carrying a track (docs/outputs.md, <code>joints.csv</code>): "
+           "a prismatic joint's drive in N and travel in m, a hinge's in N·m and rad.</p>",
+           '<table><tr><th class="l">joint</th><th class="l">kind</th><th class="l">body</th><th>max |drive|</th>'
+           "<th>max power (W)</th><th>min power (W)</th><th>max |force| (N)</th><th>max |torque| (N·m)</th>"
+           "<th>travel</th><th>held (s)</th></tr>"]
+    for m in mechanisms:
+        travel = f'{_num(m.get("travel_min"), "{:.3g}")} … {_num(m.get("travel_max"), "{:.3g}")}'
+        out.append(f'<tr><td class="l">{_e(m.get("joint"))}</td><td class="l">{_e(m.get("kind"))}</td>'
+                   f'<td class="l">{_e(m.get("body"))}</td><td>{_num(m.get("max_drive"), "{:.4g}")}</td>'
+                   f'<td>{_num(m.get("max_power"), "{:.4g}")}</td><td>{_num(m.get("min_power"), "{:.4g}")}</td>'
+                   f'<td>{_num(m.get("max_force"), "{:.4g}")}</td><td>{_num(m.get("max_torque"), "{:.4g}")}</td>'
+                   f'<td>{travel}</td><td>{_num(m.get("held_s"), "{:.1f}")}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
+
+
 def operation_html(run) -> str:
     """The page's Operation section: the table and the block-occupancy timeline."""
     from trackrider.report import figures
@@ -496,6 +517,8 @@ def run_page(runs, units: Units) -> str:
                     "in; double-click to zoom out.</p>")
     if run.operation is not None:
         body.append(operation_html(run))
+    if run.summary.get("mechanisms"):
+        body.append(mechanisms_html(run.summary["mechanisms"]))
     body.append('<h2 id="events">Events</h2>')
     body.append(events_in_words(run, units))
     if not run.trains:

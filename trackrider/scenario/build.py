@@ -1,7 +1,7 @@
 """Validated ``Scenario`` → ``trackrider.physics.World`` (docs/ARCHITECTURE.md, "The world").
 
-The mapping is one call per scenario table: tracks, trains, sections,
-resistance, bodies, joints, in file order, so entity order (every car in train
+The mapping is one call per scenario table: bodies (a track may ride on one), tracks,
+trains, sections, resistance, joints, in file order, so entity order (every car in train
 order, lead car first, then every free body) follows the file.
 """
 from __future__ import annotations
@@ -43,12 +43,19 @@ def build_world(scenario: Scenario):
                 raise InputError(exc.detail, path=path, where=sub) from None
             raise
 
+    body_index = []
+    for i, b in enumerate(scenario.bodies):
+        body_index.append(guarded(
+            f"body[{i}]", world.add_body, b.name, b.mass, size=b.size, inertia=b.inertia, position=b.position,
+            orientation=b.orientation, velocity=b.velocity, angular_velocity=b.angular_velocity))
+    body_names = [b.name for b in scenario.bodies]
     track_index = []
     for i, t in enumerate(scenario.tracks):
         if t.track is None:
             raise InputError("track not loaded (load_scenario(..., load_tracks=False)?)", path=path,
                              where=f"track[{i}]")
-        track_index.append(guarded(f"track[{i}]", world.add_track, t.track, gauge=t.gauge, name=t.name))
+        track_index.append(guarded(f"track[{i}]", world.add_track, t.track, gauge=t.gauge, name=t.name,
+                                   body=None if t.body == "world" else body_index[body_names.index(t.body)]))
 
     for i, c in enumerate(scenario.connections):
         guarded(f"connection[{i}]", world.add_connection, (track_index[c["a"][0]], c["a"][1]),
@@ -81,12 +88,6 @@ def build_world(scenario: Scenario):
     guarded("resistance", world.set_resistance, rolling=r.rolling, drag_area=r.drag_area, air_density=r.air_density,
             davis=r.davis, mode=r.mode, nl2_drag=r.nl2_drag)
 
-    body_index = []
-    for i, b in enumerate(scenario.bodies):
-        body_index.append(guarded(
-            f"body[{i}]", world.add_body, b.name, b.mass, size=b.size, inertia=b.inertia, position=b.position,
-            orientation=b.orientation, velocity=b.velocity, angular_velocity=b.angular_velocity))
-
     def end(e):
         if e == "world":
             return "world"
@@ -96,7 +97,7 @@ def build_world(scenario: Scenario):
 
     for i, j in enumerate(scenario.joints):
         guarded(f"joint[{i}]", world.add_joint, j.type, end(j.end_a), end(j.end_b), anchor_a=j.anchor_a,
-                anchor_b=j.anchor_b, **j.params)
+                anchor_b=j.anchor_b, name=j.name or None, cycle=j.cycle, **j.params)
     # finish the world's arrays now (World builds lazily): entity_labels exist for
     # the caller, and building errors surface here, naming the scenario file
     guarded("world", lambda: world.n_entities)

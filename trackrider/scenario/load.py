@@ -60,7 +60,7 @@ TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resista
 TRACK_KEYS = ("name", "curve", "segments", *file_keys(TrackConfig), "roll")
 TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color", "route", "vehicle",
               "brake", "driver")
-JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
+JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b", "name", "cycle")
 
 #: track segment types → (required keys, optional keys)
 SEGMENT_KEYS = {
@@ -708,8 +708,11 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
     if module.NO_WORLD_END and "world" in (end_a, end_b):
         raise ctx.error(where, module.NO_WORLD_END)
     params = joint_params(spec)
+    if "cycle" in t and kind not in ("hinge", "prismatic"):
+        raise ctx.error(f"{where}.cycle", f"holds and releases a hinge or a prismatic joint, not a {kind}")
     return JointConfig(
         type=kind, a=a, b=b, end_a=end_a, end_b=end_b,
+        name=_string(ctx, t, "name", where, f"joint[{i}]"), cycle=t.get("cycle"),
         anchor_a=None if "anchor_a" not in t else check_value(ANCHOR, t["anchor_a"], f"{where}.anchor_a", ctx.path),
         anchor_b=None if "anchor_b" not in t else check_value(ANCHOR, t["anchor_b"], f"{where}.anchor_b", ctx.path),
         params=params,
@@ -729,6 +732,29 @@ def _check_work(ctx: _Ctx, simulation, trains: list, bodies: list) -> None:
         raise ctx.error(where, f"{n:,} cars and bodies (a suspended car counts twice) are more than a scenario may "
                         f"have ({limits.MAX_ENTITIES:,})")
     limits.check_output(simulation, n, path=ctx.path)
+
+
+def _check_carriers(ctx: _Ctx, tracks, trains, bodies, joints) -> None:
+    """Each track's ``body``: "world" or a ``[[body]]``; a body that carries a track and has no joint
+    to anything falls with it (a warning); joint names are unique."""
+    import warnings
+
+    names = [b.name for b in bodies]
+    for i, t in enumerate(tracks):
+        if t.body == "world":
+            continue
+        if t.body not in names:
+            what = " is a train: a track is carried by a [[body]]" if t.body in [tr.name for tr in trains] else \
+                f" is not a [[body]]{_did_you_mean(t.body, names + ['world'])} (bodies: {', '.join(names) or 'none'})"
+            raise ctx.error(f"track[{i}].body", f"{t.body!r}{what}")
+        k = names.index(t.body)
+        if not any(("body", k) in (j.end_a, j.end_b) for j in joints):
+            warnings.warn(f"{ctx.path}: track[{i}].body: {t.body!r} carries the track but no [[joint]] holds it: "
+                          "it falls freely with the cars on it")
+    seen: dict = {}
+    for i, j in enumerate(joints):
+        if seen.setdefault(j.name, i) != i:
+            raise ctx.error(f"joint[{i}].name", f"{j.name!r} is already the name of joint[{seen[j.name]}]")
 
 
 def _resistance(ctx: _Ctx, doc: dict) -> ResistanceConfig:
@@ -792,6 +818,7 @@ def _load_scenario(path, overrides, load_tracks) -> Scenario:
         raise ctx.error("train", "the scenario has nothing to simulate: add a [[train]] or a [[body]]")
     _check_work(ctx, simulation, trains, bodies)
     joints = [_joint(ctx, t, i, trains, bodies) for i, t in enumerate(_array_of_tables(ctx, document, "joint"))]
+    _check_carriers(ctx, tracks, trains, bodies, joints)
     resistance = _resistance(ctx, document)
     operation = _operation(ctx, document)
     from trackrider.check.config import load_check

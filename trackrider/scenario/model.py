@@ -53,6 +53,10 @@ class JointConfig:
     anchor_a: tuple[float, float, float] | None = None
     anchor_b: tuple[float, float, float] | None = None
     params: dict = field(default_factory=dict)
+    #: how the outputs name it (``joints.csv``, events); default ``joint[i]``
+    name: str = ""
+    #: its holds and releases: the file's list of phases (``physics/programs.py``), or None
+    cycle: list | None = None
 
 
 @dataclass

@@ -18,7 +18,7 @@ from trackrider.physics.state import NJR  # noqa: F401  (rows per joint at most)
 LA = 0              # anchor a in body a axes (or world point if a is the world), 3
 LB = 3              # anchor b, 3
 #: columns of a joint's parameter row (the widest kind's ``param_columns`` end fits: tests/test_registries.py)
-NJF = 20
+NJF = 28
 
 
 def param_columns(*widths):
@@ -94,6 +94,26 @@ def one_sided(j, x, lo, hi, h, erp_h, rows):
         rows.hi[j, 0] = 0.0
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def buffered_stop(j, x, lo, hi, k, c, h, rows):
+    """Limit row 0 of a coordinate x (J·u = ẋ) with a buffer at each end: no force inside [lo, hi];
+    beyond the nearer end a spring k and damper c that only push back, γ = 1/(h(c + h k)), target
+    −k/(c + h k)·C (C the depth past the end): the soft form of ``one_sided``."""
+    den = c + h * k
+    if x - lo < hi - x:
+        C = x - lo           # pushes (λ ≥ 0) once C < 0
+        rows.lo[j, 0] = 0.0
+        if C >= 0.0:
+            rows.hi[j, 0] = 0.0
+    else:
+        C = x - hi           # λ ≤ 0 once C > 0
+        rows.hi[j, 0] = 0.0
+        if C <= 0.0:
+            rows.lo[j, 0] = 0.0
+    rows.gamma[j] = 1.0 / (h * den)
+    rows.target[j, 0] = -(k / den) * C
+
+
 # ----------------------------------------------------------------------------- at creation (Python)
 class Created:
     """What ``World`` knows of a joint when it is added, for a kind's ``columns``: the table rows
@@ -101,9 +121,24 @@ class Created:
     ``trackrider.settings``), the anchors' world points ``pa``, ``pb``, the bodies' rotations
     ``Ra``, ``Rb`` and quaternions ``qa``, ``qb`` (the world: identity)."""
 
-    def __init__(self, i, f, p, pa, pb, Ra, Rb, qa, qb):
+    def __init__(self, i, f, p, pa, pb, Ra, Rb, qa, qb, hold=False):
         self.i, self.f, self.p, self.pa, self.pb = i, f, p, pa, pb
         self.Ra, self.Rb, self.qa, self.qb = Ra, Rb, qa, qb
+        #: the joint has a cycle of holds and releases: its kind adds a hold row (``columns``)
+        self.hold = hold
+        #: (extra row index, column, knots) of each setting that follows a profile (``profile``)
+        self.drives = []
+        #: the extra row index of the hold row (a kind's ``columns`` sets it), else None
+        self.hold_row = None
+
+    def profile(self, value, row: int, column: int) -> float:
+        """The column value of a setting that may be a profile (knots ((t, v), …)): a profile is kept
+        as a drive of extra row ``row``'s ``column`` (``programs.py`` writes it each step) and starts
+        at its first value."""
+        if isinstance(value, tuple):
+            self.drives.append((row, column, value))
+            return float(value[0][1])
+        return float(value)
 
 
 def axis_normals(ax_w):

@@ -12,6 +12,7 @@ joint row of kind hinge_axis (``hinge_axis.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,8 @@ from trackrider.physics.joints import hinge_axis as hx
 from trackrider.physics.joints.ball import ball_rows
 from trackrider.physics.joints.common import LA, LB, anchor, axis_normals, axis_w, extra_row, param_columns, set_row
 from trackrider.physics.maths import cross
-from trackrider.settings import MAX_COEFF, VECTOR, check_nonzero, check_ordered, setting
+from trackrider.settings import (MAX_COEFF, PROFILE, VECTOR, check_buffer, check_motor, check_nonzero, check_ordered,
+                                 setting)
 
 # parameter columns: the axis in a's axes (world axes if a is the world), two normals of it in b's axes
 AXIS, NORMAL_1, NORMAL_2, END = param_columns(3, 3, 3)
@@ -62,13 +64,24 @@ def columns(c):
         g[hx.REF_B:hx.REF_B + 3] = c.Rb.T @ n1
         g[hx.MIN_ANGLE] = -1e30 if lo is None else lo
         g[hx.MAX_ANGLE] = 1e30 if hi is None else hi
+        g[hx.STOP_K] = p.get("stop_stiffness") or 0.0
+        g[hx.STOP_C] = p.get("stop_damping") or 0.0
         extra.append(("hinge_axis", 1, g))
     if p.get("motor_speed") is not None or p.get("damping"):
         g = extra_row(f)
         g[hx.AXIS:hx.AXIS + 3] = ax_a
-        g[hx.SPEED] = p.get("motor_speed") or 0.0
-        g[hx.MAX_TORQUE] = p["max_torque"] if p.get("max_torque") is not None else np.inf
+        g[hx.SPEED] = c.profile(p.get("motor_speed") or 0.0, len(extra), hx.SPEED)
+        g[hx.MAX_TORQUE] = (c.profile(p["max_torque"], len(extra), hx.MAX_TORQUE) if p.get("max_torque") is not None
+                            else np.inf)
         g[hx.DAMPING] = p.get("damping") or 0.0
+        extra.append(("hinge_axis", 0, g))
+    if c.hold:
+        g = extra_row(f)
+        g[hx.AXIS:hx.AXIS + 3] = ax_a
+        g[hx.REF_A:hx.REF_A + 3] = c.Ra.T @ n1
+        g[hx.REF_B:hx.REF_B + 3] = c.Rb.T @ n1
+        g[hx.MODE] = hx.MODE_HOLD
+        c.hold_row = len(extra)
         extra.append(("hinge_axis", 0, g))
     return extra
 
@@ -80,20 +93,23 @@ class Settings:
     the world; any length ≠ 0): b turns relative to a only about it. ``min_angle``,
     ``max_angle``: the angle b has turned since the start (radians; degrees in files,
     −360 … 360); ``motor_speed`` (rad/s; °/s in files) with ``max_torque`` N·m (default
-    unbounded); ``damping`` N·m·s/rad."""
+    unbounded; each a number or a profile [[t, value], …]); ``damping`` N·m·s/rad; the end stops
+    rigid or, with ``stop_stiffness`` N·m/rad and ``stop_damping`` N·m·s/rad, buffers that only push."""
 
     axis: tuple = setting(kind=VECTOR)
     min_angle: float | None = setting(None, unit="°", ge=-360, le=360, degrees=True)
     max_angle: float | None = setting(None, unit="°", ge=-360, le=360, degrees=True)
-    motor_speed: float | None = setting(None, unit="°/s", ge=-1e6, le=1e6, degrees=True)
-    max_torque: float | None = setting(None, unit="N·m", gt=0, maximum=MAX_COEFF)
+    motor_speed: Any = setting(None, kind=PROFILE, unit="°/s", ge=-1e6, le=1e6, degrees=True)
+    max_torque: Any = setting(None, kind=PROFILE, unit="N·m", gt=0, maximum=MAX_COEFF)
     damping: float | None = setting(None, unit="N·m·s/rad", ge=0, maximum=MAX_COEFF)
+    stop_stiffness: float | None = setting(None, unit="N·m/rad", gt=0, maximum=MAX_COEFF)
+    stop_damping: float | None = setting(None, unit="N·m·s/rad", ge=0, maximum=MAX_COEFF)
 
     def _rules(self, error):
         check_nonzero(error, self.axis)
-        if self.max_torque is not None and self.motor_speed is None:
-            raise error("max_torque", "needs motor_speed (the motor's target speed)")
+        check_motor(error, self.motor_speed, "max_torque", self.max_torque)
         check_ordered(error, "min_angle", "max_angle", self.min_angle, self.max_angle)
+        check_buffer(error, self.min_angle, self.max_angle, self.stop_stiffness, self.stop_damping)
 
 
 ANCHOR_B_AT_A = True

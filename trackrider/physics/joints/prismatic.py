@@ -16,6 +16,7 @@ spring are a second joint row of kind slide (``slide.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,8 @@ from trackrider.jit import njit
 from trackrider.physics.joints import slide as sl
 from trackrider.physics.joints.common import LA, LB, anchor, axis_normals, axis_w, extra_row, param_columns, set_row
 from trackrider.physics.maths import cross, qmul, rotvec
-from trackrider.settings import MAX_COEFF, MAX_LENGTH, VECTOR, check_nonzero, check_ordered, setting
+from trackrider.settings import (MAX_COEFF, MAX_FORCE, MAX_LENGTH, MAX_SPEED, PROFILE, VECTOR, check_buffer,
+                                 check_motor, check_nonzero, check_ordered, setting)
 
 # parameter columns: the axis in a's axes; two normals of it in a's axes; b's rest attitude relative to a,
 # q_a0* ⊗ q_b0 (w, x, y, z)
@@ -91,6 +93,8 @@ def columns(c):
         g[sl.AXIS:sl.AXIS + 3] = ax_a
         g[sl.MIN_TRAVEL] = -1e30 if lo is None else x0 + lo
         g[sl.MAX_TRAVEL] = 1e30 if hi is None else x0 + hi
+        g[sl.STOP_K] = p.get("stop_stiffness") or 0.0
+        g[sl.STOP_C] = p.get("stop_damping") or 0.0
         extra.append(("slide", 1, g))
     if p.get("stiffness") or p.get("damping"):
         g = extra_row(f)
@@ -99,6 +103,19 @@ def columns(c):
         g[sl.DAMPING] = p.get("damping") or 0.0
         g[sl.REST] = x0 + (p.get("rest") or 0.0)
         extra.append(("slide", 0, g))
+    if p.get("motor_speed") is not None:
+        g = extra_row(f)
+        g[sl.AXIS:sl.AXIS + 3] = ax_a
+        g[sl.MODE] = sl.MODE_MOTOR
+        g[sl.SPEED] = c.profile(p["motor_speed"], len(extra), sl.SPEED)
+        g[sl.MAX_FORCE] = c.profile(p["max_force"], len(extra), sl.MAX_FORCE) if p.get("max_force") else np.inf
+        extra.append(("slide", 0, g))
+    if c.hold:
+        g = extra_row(f)
+        g[sl.AXIS:sl.AXIS + 3] = ax_a
+        g[sl.MODE] = sl.MODE_HOLD
+        c.hold_row = len(extra)
+        extra.append(("slide", 0, g))
     return extra
 
 
@@ -106,8 +123,11 @@ def columns(c):
 @dataclass
 class Settings:
     """``prismatic``: b slides along ``axis`` (as for hinge) and may not turn relative to a;
-    ``min_travel``/``max_travel`` m from the start (end stops); a spring ``stiffness`` N/m,
-    ``damping`` N·s/m along the axis, at rest at travel ``rest`` m (default 0: the start)."""
+    ``min_travel``/``max_travel`` m from the start (end stops), rigid or, with ``stop_stiffness``
+    N/m and ``stop_damping`` N·s/m, buffers that only push; a spring ``stiffness`` N/m,
+    ``damping`` N·s/m along the axis, at rest at travel ``rest`` m (default 0: the start); a motor
+    driving the travel's rate to ``motor_speed`` m/s with at most ``max_force`` N (default
+    unbounded), each a number or a profile [[t, value], …]."""
 
     axis: tuple = setting(kind=VECTOR)
     min_travel: float | None = setting(None, unit="m", maximum=MAX_LENGTH)
@@ -115,10 +135,16 @@ class Settings:
     stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
     damping: float | None = setting(None, unit="N·s/m", ge=0, maximum=MAX_COEFF)
     rest: float = setting(0.0, unit="m", maximum=MAX_LENGTH)
+    motor_speed: Any = setting(None, kind=PROFILE, unit="m/s", maximum=MAX_SPEED)
+    max_force: Any = setting(None, kind=PROFILE, unit="N", gt=0, maximum=MAX_FORCE)
+    stop_stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
+    stop_damping: float | None = setting(None, unit="N·s/m", ge=0, maximum=MAX_COEFF)
 
     def _rules(self, error):
         check_nonzero(error, self.axis)
         check_ordered(error, "min_travel", "max_travel", self.min_travel, self.max_travel)
+        check_motor(error, self.motor_speed, "max_force", self.max_force)
+        check_buffer(error, self.min_travel, self.max_travel, self.stop_stiffness, self.stop_damping)
 
 
 ANCHOR_B_AT_A = True
@@ -132,5 +158,6 @@ def position_error(pa, pb, p, pa0, pb0):
 
 
 def unrecorded_energy(p) -> bool:
-    """A spring at rest elsewhere than the start may start stretched: energy the channels do not record."""
-    return bool(p.get("stiffness")) and bool(p.get("rest"))
+    """A spring at rest elsewhere than the start may start stretched, a motor does work: energy the
+    channels do not record."""
+    return (bool(p.get("stiffness")) and bool(p.get("rest"))) or p.get("motor_speed") is not None
