@@ -257,22 +257,48 @@ def railway_wagon(length, width, height, cg, gauge, rail_depth, colour, cab: boo
 
 
 def trolley(gauge, colour, rail_radius=0.07, rail_up=0.35) -> CarModel:
-    """A suspended car's trolley, its origin on the pivot (the track curve):
-    wheel assemblies on rails ``rail_up`` above it and a hanger down to the pivot."""
+    """A suspended car's trolley, its origin on the pivot (the track curve), the
+    rails ``rail_up`` above it: on each rail at each of its two axles a wheel
+    assembly (a road wheel on the rail, an up-stop wheel under it, a guide wheel
+    outside it, on axle stubs from a tapered side plate), the plates joined
+    along each side by a tube and across under the rails by two cross tubes; a
+    coloured fairing on the frame and the hinge's bearing (the pivot) under it."""
     parts = []
-    rail_c = rail_up
-    for x in (0.45, -0.45):
-        for side in (1.0, -1.0):
-            y = side * 0.5 * gauge
-            parts.append(geo.cylinder((x, y - 0.04, rail_c + rail_radius + 0.1), (x, y + 0.04, rail_c + rail_radius + 0.1), 0.1, WHEEL))
-            parts.append(geo.cylinder((x, y - 0.035, rail_c - rail_radius - 0.07), (x, y + 0.035, rail_c - rail_radius - 0.07), 0.07, WHEEL, sides=8))
-    parts.append(geo.box((0.0, 0.0, rail_c - rail_radius - 0.18), (1.2, gauge - 0.15, 0.12), DARK))
-    parts.append(geo.box((0.0, 0.0, rail_c + rail_radius + 0.26), (1.2, 0.3, 0.1), DARK))
+    rr = rail_radius
+    rw, ru, rg = 0.1, 0.07, 0.075  # road, up-stop and guide wheels' radii
+    z_road, z_up = rail_up + rr + rw, rail_up - rr - ru
+    z_frame = z_up - ru - 0.08  # the cross tubes, under the up-stop wheels
     for side in (1.0, -1.0):
-        yp = side * (0.5 * gauge + rail_radius + 0.14)
-        parts.append(geo.box((0.0, yp, rail_c + 0.04), (1.1, 0.05, 2 * rail_radius + 0.56), DARK))
-    parts.append(geo.box((0.0, 0.0, 0.5 * (rail_c - rail_radius - 0.18)), (0.2, 0.2, rail_c - rail_radius - 0.18 + 0.1), _shade(colour, 0.6)))
-    parts.append(geo.cylinder((-0.15, 0.0, 0.0), (0.15, 0.0, 0.0), 0.09, STEEL, sides=8))  # the hinge pin
+        y = side * 0.5 * gauge
+        y_guide = y + side * (rr + rg + 0.005)
+        y_plate = y_guide + side * (rg + 0.06)
+        for x in (0.45, -0.45):
+            parts.append(geo.cylinder((x, y - 0.045, z_road), (x, y + 0.045, z_road), rw, WHEEL, sides=12))
+            parts.append(geo.cylinder((x, y - 0.03, z_up), (x, y + 0.03, z_up), ru, WHEEL, sides=10))
+            parts.append(geo.cylinder((x, y_guide, rail_up - 0.03), (x, y_guide, rail_up + 0.03), rg, WHEEL, sides=10))
+            for z in (z_road, z_up):  # axle stubs from the plate, with hubs
+                parts.append(geo.cylinder((x, y_plate, z), (x, y + side * 0.05, z), 0.03, HUB, sides=6))
+            parts.append(geo.cylinder((x, y_guide, rail_up + 0.03), (x, y_guide, rail_up + 0.1), 0.025, HUB, sides=6))
+            # the side plate: wide at the axles, tapered towards the frame
+            c = np.array([
+                [x - 0.16, y_plate - 0.02, z_frame], [x + 0.16, y_plate - 0.02, z_frame],
+                [x + 0.16, y_plate + 0.02, z_frame], [x - 0.16, y_plate + 0.02, z_frame],
+                [x - 0.09, y_plate - 0.02, z_road + 0.06], [x + 0.09, y_plate - 0.02, z_road + 0.06],
+                [x + 0.09, y_plate + 0.02, z_road + 0.06], [x - 0.09, y_plate + 0.02, z_road + 0.06],
+            ])
+            parts.append(geo.hexa(c[None], DARK))
+            parts.append(geo.cylinder((x, y_plate, z_frame), (x, -y_plate, z_frame), 0.055, DARK, sides=10)
+                         if side > 0 else geo._empty())
+        parts.append(geo.cylinder((0.45, y_plate, z_frame + 0.04), (-0.45, y_plate, z_frame + 0.04), 0.04, DARK, sides=8))
+    # the fairing: a low wedge in the train's colour over the middle of the frame
+    wf = 0.5 * gauge - 0.05
+    c = np.array([
+        [-0.55, -wf, z_frame - 0.12], [0.6, -0.6 * wf, z_frame - 0.1], [0.6, 0.6 * wf, z_frame - 0.1], [-0.55, wf, z_frame - 0.12],
+        [-0.5, -wf, z_frame + 0.02], [0.5, -0.7 * wf, z_frame + 0.02], [0.5, 0.7 * wf, z_frame + 0.02], [-0.5, wf, z_frame + 0.02],
+    ])
+    parts.append(geo.hexa(c[None], colour))
+    # the hinge's bearing along the track, under the frame
+    parts.append(geo.cylinder((-0.22, 0.0, 0.0), (0.22, 0.0, 0.0), 0.11, STEEL, sides=12))
     return CarModel(geo.Quads.merge(parts), [])
 
 

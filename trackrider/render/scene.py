@@ -23,35 +23,12 @@ from trackrider.render.cameras import CameraPath  # noqa: E402
 from trackrider.render.hud import blend as _blend  # noqa: E402
 from trackrider.render.hud import blend_rgba as _blend_rgba  # noqa: E402
 from trackrider.render.hud import hud_lines, meter_point  # noqa: E402
+from trackrider.render.layout import static_scene  # noqa: E402
 from trackrider.render.quality import Quality  # noqa: E402
 from trackrider.render.shading import CarShader  # noqa: E402
 
 #: metres of ground one copy of the grass texture covers
 GRASS_TILE = 24.0
-
-
-def build_layouts(spec, quality) -> list:
-    """The ``StyledLayout`` of every track (also a ``TrackLayout`` for the simple scene)."""
-    out = []
-    for k, tr in enumerate(spec.tracks):
-        on = [t for t in spec.trains if t.track_index == k]
-        style = spec.track_style(k)
-        width = max([t.width for t in on], default=1.2)
-        hang = max([t.hang + 0.5 * t.height for t in on if t.suspended], default=0.0)
-        rr = float(np.clip(0.07 * tr.gauge, 0.03, 0.1))
-        if getattr(quality, "simple", False):
-            lay = geo.TrackLayout(gauge=tr.gauge, rail_depth=spec.rail_depth(k), rail_radius=rr,
-                                  rail_sides=quality.rail_sides, sample_spacing=quality.sample_spacing,
-                                  tie_spacing=quality.tie_spacing)
-        else:
-            lay = geo.StyledLayout(style=style, gauge=tr.gauge, rail_depth=spec.rail_depth(k), rail_radius=rr,
-                                   rail_sides=max(quality.rail_sides, 6), sample_spacing=quality.sample_spacing,
-                                   tie_spacing=max(1.6, quality.tie_spacing),
-                                   support_spacing=20.0 if style == "railway" else 12.0,
-                                   clearance=0.5 * width + 0.6 + (hang if style == "hanging" else 0.0),
-                                   hang_depth=hang + 0.5)
-        out.append(lay)
-    return out
 
 
 def _entity_model(spec, ent, role, layouts, simple, headless, inverts):
@@ -286,42 +263,21 @@ class RideScene:
         self.antialias = not self.simple and not quality.multi_samples
         self._aa_out = None
 
-        self.layouts = layouts = build_layouts(spec, quality)
-        # riders of tracks that turn them upside down get shoulder restraints, others lap bars
-        self.inverts = [bool(np.any(np.asarray(t.geometry.frames(np.linspace(0, float(t.geometry.length), 400)).binormal)[:, 2] < -0.2))
-                        for t in spec.tracks]
-        parts, z_low = [], []
-        for k, tr in enumerate(spec.tracks):
-            if self.simple:
-                q, zl = geo.track_structure(tr.geometry, layouts[k])
-            else:
-                q, zl = geo.styled_track(tr.geometry, layouts[k])
-            parts.append(q)
-            z_low.append(zl)
-        structure = geo.Quads.merge(parts)
-        pts = [structure.points] if len(structure.points) else []
-        pts.append(np.asarray(extra_bounds, dtype=float))
-        allp = np.concatenate(pts)
-        lo, hi = allp.min(axis=0), allp.max(axis=0)
-        z_ground = min(min(z_low) if z_low else lo[2], float(np.asarray(extra_bounds)[0][2]) - 0.5) - 0.3
-        self.z_ground = z_ground
-        if self.simple:
-            for tr, layout in zip(spec.tracks, layouts):
-                parts.append(geo.supports(tr.geometry, layout, z_ground))
-        elif spec.tracks:
-            parts.append(geo.supports_styled([t.geometry for t in spec.tracks], layouts, z_ground))
-            for tr, layout in zip(spec.tracks, layouts):
-                if layout.style == "railway":  # embankment, or deck on the piers
-                    parts.append(geo.railway_bed(tr.geometry, layout, z_ground))
+        self.static = st = static_scene(spec, quality, extra_bounds)
+        self.layouts = layouts = st.layouts
+        self.inverts = st.inverts
+        self.z_ground = z_ground = st.z_ground
+        self.ground = st.ground
+        self.bounds = st.bounds
+        lo, hi = st.bounds
         # ground and sky reach 2.5 x the layout's extent from its centre (inside the
         # far clipping distance of every camera, and around the overview camera)
         extent = max(float(np.linalg.norm(hi - lo)), 60.0)
         horizon = 2.5 * extent
         centre = np.array([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), z_ground])
-        self.bounds = np.array([[lo[0], lo[1], z_ground], hi])
         # the static structure never moves and the lights are fixed in the world:
         # bake the lighting into its colours and draw it unlit (the cheapest shader)
-        merged = geo.Quads.merge(parts)
+        merged = st.structure()
         if self.simple:
             pl.add_mesh(_polydata(merged.lit(geo.LIGHTS, geo.AMBIENT, geo.DIFFUSE)), scalars="rgb", rgb=True,
                         lighting=False, smooth_shading=False)
