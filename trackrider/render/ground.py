@@ -219,24 +219,34 @@ def railway_terrain(tracks, layouts, z0: float) -> Ground:
 
 
 def _envelope(grid, xy, level, shelf, slope, out, upper: bool) -> None:
-    """``out`` (per grid point) ← max (``upper``) or min of ``level_i + slope ×
-    max(d_i − shelf, 0)`` over the samples i (``d_i`` the horizontal distance), in chunks."""
+    """``out`` (per grid point) ← max (``upper``) or min of it and ``level(q) +
+    slope × max(d − shelf, 0)``: ``q`` the nearest point of the polyline ``xy``
+    (n, 2) (horizontally), ``d`` the distance to it, ``level(q)`` interpolated
+    along the line from ``level`` (n,) at its points (so the ground follows the
+    line's grade along it and falls or rises away from it across), in chunks."""
     from scipy.spatial import cKDTree
 
+    n = len(xy)
     tree = cKDTree(xy)
-    reach = shelf + (float(np.ptp(level)) + 50.0) / max(abs(slope), 1e-3) if upper else shelf + 200.0
+    kk = min(n, 4)
     for a in range(0, len(grid), 4096):
         g = grid[a:a + 4096]
-        d, idx = tree.query(g, k=min(len(xy), 64), distance_upper_bound=reach)
-        d = np.atleast_2d(d)
-        idx = np.atleast_2d(idx)
-        ok = np.isfinite(d)
-        val = np.where(ok, level[np.minimum(idx, len(xy) - 1)] + slope * np.maximum(d - shelf, 0.0),
-                       -np.inf if upper else np.inf)
+        _d, idx = tree.query(g, k=kk)
+        idx = np.atleast_2d(idx).reshape(len(g), kk)
+        i = np.clip(np.concatenate([idx - 1, idx], axis=1), 0, max(n - 2, 0))  # segments i .. i + 1
+        j = np.minimum(i + 1, n - 1)
+        pa, pb = xy[i], xy[j]
+        ab = pb - pa
+        t = np.clip(np.einsum("gkc,gkc->gk", g[:, None] - pa, ab) / np.maximum(np.einsum("gkc,gkc->gk", ab, ab),
+                                                                                1e-12), 0.0, 1.0)
+        d = np.linalg.norm(g[:, None] - (pa + t[..., None] * ab), axis=-1)
+        near = np.argmin(d, axis=1)[:, None]
+        ti, ii, jj = (np.take_along_axis(v, near, axis=1)[:, 0] for v in (t, i, j))
+        val = level[ii] + ti * (level[jj] - level[ii]) + slope * np.maximum(np.take_along_axis(d, near, 1)[:, 0] - shelf, 0.0)
         if upper:
-            out[a:a + 4096] = np.maximum(out[a:a + 4096], val.max(axis=1))
+            out[a:a + 4096] = np.maximum(out[a:a + 4096], val)
         else:
-            out[a:a + 4096] = np.minimum(out[a:a + 4096], val.min(axis=1))
+            out[a:a + 4096] = np.minimum(out[a:a + 4096], val)
 
 
 # --------------------------------------------------------------------------- the light map

@@ -19,7 +19,9 @@ from vtkmodules.vtkCommonCore import vtkUnsignedCharArray  # noqa: E402
 
 from trackrider.render import geometry as geo  # noqa: E402
 from trackrider.render import models as car_models  # noqa: E402
+from trackrider.render.backdrop import SHADOW_KEY  # noqa: E402
 from trackrider.render.cameras import CameraPath  # noqa: E402
+from trackrider.render.ground import SUN  # noqa: E402
 from trackrider.render.hud import blend as _blend  # noqa: E402
 from trackrider.render.hud import blend_rgba as _blend_rgba  # noqa: E402
 from trackrider.render.hud import hud_lines, meter_point  # noqa: E402
@@ -215,23 +217,53 @@ def _smooth_polydata(q: geo.Quads, bake: bool) -> pv.PolyData:
     return mesh
 
 
+def _key_polydata(q: geo.Quads) -> pv.PolyData:
+    """Quads as PolyData with their colours per point, exactly (a key colour the backdrop looks for)."""
+    faces = np.hstack([np.full((len(q.quads), 1), 4, dtype=np.int64), q.quads.astype(np.int64)]).ravel()
+    mesh = pv.PolyData(np.ascontiguousarray(q.points, dtype=np.float32), faces)
+    mesh.point_data["rgb"] = geo.point_colours(q) if len(q.quads) else np.zeros((len(q.points), 3), np.uint8)
+    return mesh
+
+
+#: a shadow is drawn this far above the ground it falls on (along the ground's normal), m
+SHADOW_LIFT = 0.04
+
+
+def _shadow_matrix(point, normal) -> np.ndarray:
+    """The 4 × 4 matrix that moves every point along the sun's rays onto the plane
+    through ``point`` (lifted ``SHADOW_LIFT``) with unit ``normal``: x − (n·(x − q) / n·L) L."""
+    n = np.asarray(normal, dtype=float)
+    q = np.asarray(point, dtype=float) + SHADOW_LIFT * n
+    m = np.eye(4)
+    m[:3, :3] -= np.outer(SUN, n) / float(n @ SUN)
+    m[:3, 3] = SUN * float(n @ q) / float(n @ SUN)
+    return m
+
+
 class _Finish:
     """Makes one frame from what was read back: the backdrop (sky, ground), the
-    anti-aliasing where there is more than the backdrop, the overlay."""
+    anti-aliasing where there is more than the backdrop (or, supersampled, the
+    average of each ``ss`` × ``ss`` block), the overlay."""
 
-    __slots__ = ("backdrop", "hud", "raw", "size", "cam", "hud_state", "antialias", "free")
+    __slots__ = ("backdrop", "hud", "raw", "size", "cam", "hud_state", "antialias", "free", "depth", "clip", "ss")
 
-    def __init__(self, backdrop, hud, raw, size, cam, hud_state, antialias, free):
+    def __init__(self, backdrop, hud, raw, size, cam, hud_state, antialias, free, depth=None, clip=None, ss=1):
         self.backdrop, self.hud, self.raw, self.size = backdrop, hud, raw, size
         self.cam, self.hud_state, self.antialias, self.free = cam, hud_state, antialias, free
+        self.depth, self.clip, self.ss = depth, clip, ss
 
     def __call__(self) -> np.ndarray:
-        from trackrider.render.antialias import antialias_where
+        from trackrider.render.antialias import antialias_where, downsample
 
-        img, busy = self.backdrop.compose(self.raw[0], self.size, self.cam)
-        self.free.append(self.raw)  # the read-back buffer may take the next frame
-        self.raw = None
-        if self.antialias:
+        w, h = self.size
+        img, busy = self.backdrop.compose(self.raw[0], (self.ss * w, self.ss * h), self.cam,
+                                          depth=None if self.depth is None else self.depth[0],
+                                          clip=self.clip or (0.1, 1000.0))
+        self.free.append((self.raw, self.depth))  # the read-back buffers may take the next frame
+        self.raw = self.depth = None
+        if self.ss > 1:
+            img = downsample(img, self.ss)
+        elif self.antialias:
             img = antialias_where(img, busy, self.backdrop.span)
         if self.hud is not None:
             self.hud.draw(img, self.hud_state)
@@ -253,14 +285,18 @@ class RideScene:
         self.size = (int(size[0]), int(size[1]))
         self.simple = bool(getattr(quality, "simple", False))
         gradient_sky = quality.gradient_sky if gradient_sky is None else gradient_sky
+        # supersampling (quality high): the renderer and the sky and ground pass work on a picture
+        # ``ss`` times as large each way, averaged down to the size asked for
+        self.ss = 1 if self.simple else max(int(getattr(quality, "supersample", 1)), 1)
+        self.render_size = (self.ss * self.size[0], self.ss * self.size[1])
         theme = pv.themes.Theme()
-        theme.multi_samples = int(quality.multi_samples)
-        theme.anti_aliasing = "msaa" if quality.multi_samples else None
-        self.plotter = pl = pv.Plotter(off_screen=True, window_size=list(self.size), lighting="none", theme=theme)
-        pl.ren_win.SetMultiSamples(int(quality.multi_samples))
+        theme.multi_samples = 0  # no multisampling: the key colours must come back exact
+        theme.anti_aliasing = None
+        self.plotter = pl = pv.Plotter(off_screen=True, window_size=list(self.render_size), lighting="none", theme=theme)
+        pl.ren_win.SetMultiSamples(0)
         # cheap anti-aliasing: FXAA's sub-pixel blend on the read-back frame
-        # (trackrider.render.antialias; ~5 ms, where VTK's own FXAA pass costs ~40 ms in software)
-        self.antialias = not self.simple and not quality.multi_samples
+        # (trackrider.render.antialias; ~1 ms, where VTK's own FXAA pass costs ~40 ms in software)
+        self.antialias = not self.simple and self.ss == 1
         self._aa_out = None
 
         self.static = st = static_scene(spec, quality, extra_bounds)
@@ -287,17 +323,26 @@ class RideScene:
                                 interpolate_before_map=False)
             actor.prop.backface_culling = True  # closed solids wound outwards: half the triangles go early
         # the ground and the sky: drawn into the read-back frame where the
-        # background shows (trackrider.render.backdrop: ~2 ms a frame, where the
-        # renderer's textured quad and sky band cost ~7 ms in software), or, with
-        # multisampling (edge pixels mix the background in) and in the simple
-        # scene, by the renderer: one quad with a repeated texture made in code
-        # (grass; simple: a 2 x 2 checker of 10 m squares) and a band of sky
+        # background shows (trackrider.render.backdrop: ~2.5 ms a frame, where the
+        # renderer's textured quad and sky band cost ~7 ms in software), the
+        # ground's slopes and the static structure's shadows from a light map,
+        # the cars' shadows where the renderer drew them in the shadow key; in
+        # the simple scene, by the renderer: a quad with a 2 x 2 checker of 10 m
+        # squares and a band of sky
         self.backdrop = None
-        if not self.simple and not quality.multi_samples:
-            from trackrider.render.backdrop import HAZE_HALF, KEY, Backdrop
+        self.terrain = None
+        if not self.simple:
+            from trackrider.render.backdrop import HAZE_HALF, KEY, TERRAIN_KEY, Backdrop
+            from trackrider.render.ground import light_map
 
-            self.backdrop = Backdrop(z_ground, GRASS_TILE, geo.grass_texture(), max(HAZE_HALF, horizon))
+            self.light_map = light_map(st.ground, merged if len(merged.quads) else None)
+            self.backdrop = Backdrop(z_ground, GRASS_TILE, geo.grass_texture(), max(HAZE_HALF, horizon),
+                                     self.light_map)
             pl.set_background(_rgb(KEY))
+            if not st.ground.flat:  # the raised ground: drawn in the terrain key, its points read from the depth buffer
+                terrain = st.ground.mesh(TERRAIN_KEY)
+                self.terrain = pl.add_mesh(_key_polydata(terrain), scalars="rgb", rgb=True, lighting=False,
+                                           smooth_shading=False, interpolate_before_map=False)
         else:
             x0, x1, y0, y1 = centre[0] - horizon, centre[0] + horizon, centre[1] - horizon, centre[1] + horizon
             plane = pv.PolyData(
@@ -305,11 +350,11 @@ class RideScene:
                          dtype=np.float32),
                 np.array([4, 0, 1, 2, 3]),
             )
-            tile = 2.0 * geo.GROUND_CELL if self.simple else GRASS_TILE
-            plane.active_texture_coordinates = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32) / tile
-            texture = pv.Texture(geo.ground_texture() if self.simple else geo.grass_texture())
+            plane.active_texture_coordinates = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]],
+                                                        dtype=np.float32) / (2.0 * geo.GROUND_CELL)
+            texture = pv.Texture(geo.ground_texture())
             texture.repeat = True
-            texture.interpolate = not self.simple
+            texture.interpolate = False
             texture.mipmap = False  # mipmapping costs ~50 ms a frame in software at 1280x720
             pl.add_mesh(plane, texture=texture, lighting=False)
             # the sky: a dome with a gradient, inside the far clipping distance the
@@ -328,7 +373,8 @@ class RideScene:
         self.actors = []
         self.models = []
         self.shaders = []
-        cache, shaders = {}, {}
+        self.shadow_actors = []
+        cache, shaders, shadow_meshes = {}, {}, {}
         for i, label in enumerate(labels):
             ent, role = spec.entity(label)
             key = (id(ent), role, i == headless)
@@ -360,6 +406,17 @@ class RideScene:
             self.shaders.append(shader)
             self.actors.append(actor)
             self.models.append(model)
+            # its shadow: the same shape in the shadow key, flattened onto the ground along the sun's rays
+            if self.backdrop is not None:
+                if key not in shadow_meshes:
+                    flat = pv.PolyData()
+                    flat.ShallowCopy(mesh)
+                    for name in list(flat.point_data.keys()):
+                        flat.point_data.remove(name)
+                    flat.point_data["rgb"] = np.tile(np.asarray(SHADOW_KEY, dtype=np.uint8), (flat.n_points, 1))
+                    shadow_meshes[key] = flat
+                self.shadow_actors.append(pl.add_mesh(shadow_meshes[key], scalars="rgb", rgb=True, lighting=False,
+                                                      smooth_shading=False, interpolate_before_map=False))
         # joints as rods between their anchors, moved every frame
         self.links = []
         index = {lab: i for i, lab in reversed(list(enumerate(labels)))}
@@ -370,16 +427,24 @@ class RideScene:
             if (link.a is not None and ia is None) or (link.b is not None and ib is None):
                 continue
             self.links.append((ia, np.asarray(link.anchor_a, float), ib, np.asarray(link.anchor_b, float)))
-        self._rods = None
+        self._rods = self._rod_shadow = None
         if self.links and not self.simple:
             n = len(self.links)
             # per joint: body a's centre -> its anchor -> b's anchor -> b's centre
             self._rods = pv.PolyData(np.zeros((4 * n, 3), dtype=np.float32),
                                      lines=np.array([[4, 4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3] for k in range(n)]).ravel())
-            rod_actor = pl.add_mesh(self._rods, color=_rgb((60, 60, 66)), line_width=max(2.0, self.size[1] / 240.0),
-                                    lighting=False)
-            del rod_actor
+            pl.add_mesh(self._rods, color=_rgb((60, 60, 66)), line_width=max(2.0, self.render_size[1] / 240.0),
+                        lighting=False)
+            if self.backdrop is not None:  # and their shadows on the plain
+                rod_shadow = pv.PolyData()
+                rod_shadow.ShallowCopy(self._rods)
+                rod_shadow.point_data["rgb"] = np.tile(np.asarray(SHADOW_KEY, dtype=np.uint8), (4 * n, 1))
+                actor = pl.add_mesh(rod_shadow, scalars="rgb", rgb=True, lighting=False,
+                                    line_width=max(2.0, self.render_size[1] / 240.0))
+                actor.user_matrix = _shadow_matrix(np.array([0.0, 0.0, z_ground]), np.array([0.0, 0.0, 1.0]))
+                self._rod_shadow = rod_shadow
         self._matrix = np.eye(4)
+        self._flat = _shadow_matrix(np.array([0.0, 0.0, z_ground]), np.array([0.0, 0.0, 1.0]))
         self._pixels = vtkUnsignedCharArray()
         #: read-back buffers (RGBA, numpy array and the VTK array over its memory) free to take a frame:
         #: a frame finished in a writer's thread gives its buffer back there
@@ -401,6 +466,13 @@ class RideScene:
             actor.user_matrix = m
             if shader is not None and shader[0].shade(r, p, eye, shader[1], shader[3]):
                 shader[2].Modified()  # the colours go to the renderer again
+        if self.shadow_actors:
+            planes = None if self.ground.flat else self._shadow_planes(positions)
+            for k, (actor, p, r) in enumerate(zip(self.shadow_actors, positions, rotations)):
+                m[:3, :3] = r
+                m[:3, 3] = p
+                flat = self._flat if planes is None else _shadow_matrix(planes[0][k], planes[1][k])
+                actor.user_matrix = flat @ m
         if self._rods is not None:
             pts = np.empty((4 * len(self.links), 3), dtype=np.float32)
             for k, (ia, aa, ib, ab) in enumerate(self.links):
@@ -410,6 +482,8 @@ class RideScene:
                 pts[4 * k + 1], pts[4 * k + 2] = pa, pb
                 pts[4 * k + 3] = pb if ib is None else positions[ib]
             self._rods.points = pts
+            if self._rod_shadow is not None:
+                self._rod_shadow.points = pts
         cam = self.camera
         cam.SetPosition(*camera.position[i])
         cam.SetFocalPoint(*camera.focal_point[i])
@@ -448,23 +522,41 @@ class RideScene:
                 self.hud.draw(img, self.hud.state())
             return img
         # RGBA, the renderer's own layout (cheaper to read than RGB), straight into a buffer of ours
-        buf = self._free.pop() if self._free else self._new_buffer()
-        rw.GetRGBACharPixelData(0, 0, w - 1, h - 1, 0, buf[1], 0)
+        # (and the depth buffer where the raised ground was drawn)
+        big_w, big_h = self.render_size
+        buf, depth = self._free.pop() if self._free else self._new_buffers()
+        rw.GetRGBACharPixelData(0, 0, big_w - 1, big_h - 1, 0, buf[1], 0)
         cam = self.camera
+        clip = None
+        if depth is not None:
+            rw.GetZbufferData(0, 0, big_w - 1, big_h - 1, depth[1])
+            clip = cam.GetClippingRange()
         vec = self.backdrop.camera_vector(cam.GetPosition(), cam.GetFocalPoint(), cam.GetViewUp(),
                                           cam.GetViewAngle(), w / h)
         hud_state = self.hud.state() if self.hud is not None else None
-        make = _Finish(self.backdrop, self.hud, buf, self.size, vec, hud_state, self.antialias, self._free)
+        make = _Finish(self.backdrop, self.hud, buf, self.size, vec, hud_state, self.antialias, self._free, depth,
+                       clip, self.ss)
         return make if deferred else make()
 
-    def _new_buffer(self):
-        """(array (h·w·4,) uint8, the vtkUnsignedCharArray over its memory): VTK reads pixels into it."""
+    def _new_buffers(self):
+        """((array (h·w·4,) uint8, the vtkUnsignedCharArray over its memory), and, when the
+        raised ground is drawn, (array (h·w,) float32, the vtkFloatArray over it), else None):
+        VTK reads the pixels (and depths) into them."""
         from vtkmodules.util.numpy_support import numpy_to_vtk
 
-        w, h = self.size
+        w, h = self.render_size
         arr = np.zeros((w * h, 4), dtype=np.uint8)
         vtk_arr = numpy_to_vtk(arr, deep=False)  # same size as a frame: VTK writes into it, never reallocates
-        return arr.reshape(-1), vtk_arr
+        depth = None
+        if self.terrain is not None:
+            z = np.zeros(w * h, dtype=np.float32)
+            depth = (z, numpy_to_vtk(z, deep=False))
+        return (arr.reshape(-1), vtk_arr), depth
+
+    def _shadow_planes(self, positions):
+        """(points (ne, 3), unit normals (ne, 3)) of the ground planes the entities' shadows fall on."""
+        q = self.ground.cast(positions)
+        return q, self.ground.normal(q[:, 0], q[:, 1]).reshape(-1, 3)
 
     def set_visible(self, entities, visible: bool) -> None:
         """Show or hide the actors of these entity indices (tests: what hides the view)."""
