@@ -343,6 +343,31 @@ def polyline_tube(points, radius, colour, sides: int = 8) -> Quads:
     return tube(p, u, v, radius, sides, colour)
 
 
+def loft(rings, colour) -> Quads:
+    """A closed shell through ``rings`` (each (k, 3), the same k, in order along the
+    shell; a ring's points k−1−a and a face each other across it), with shared
+    points (smooth) and end caps."""
+    r = np.asarray(rings, dtype=float)
+    m, k = r.shape[0], r.shape[1]
+    pts = r.reshape(m * k, 3)
+    i = np.arange(m - 1)[:, None] * k
+    j = np.arange(k)[None, :]
+    j1 = (j + 1) % k
+    quads = [np.stack([i + j, i + j1, i + k + j1, i + k + j], axis=-1).reshape(-1, 4)]
+    centre = pts.mean(axis=0)
+    for end in (0, m - 1):  # the caps: quads fanning across the ring
+        base = end * k
+        h = k // 2
+        a = np.arange(h - 1)
+        quads.append(np.stack([base + a, base + a + 1, base + k - 2 - a, base + k - 1 - a], axis=1))
+    quads = np.concatenate(quads)
+    p = pts[quads]
+    nrm = np.cross(p[:, 2] - p[:, 0], p[:, 3] - p[:, 1])
+    out = p.mean(axis=1) - centre
+    nrm = np.where((np.sum(nrm * out, axis=1) < 0)[:, None], -nrm, nrm)
+    return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)), _unit_rows(nrm))
+
+
 def outward_wound(q: Quads) -> np.ndarray:
     """The quads (m, 4) with their corners reordered where needed so that each
     turns counter-clockwise seen from outside (along its outward normal): what
@@ -465,8 +490,8 @@ def railway_bed(geometry, layout: StyledLayout, ground) -> Quads:
     (the piers: ``support_plan``)."""
     height = _heights(ground)
     length = float(geometry.length)
-    n = max(int(math.ceil(length / max(layout.sample_spacing, 1.0))) + 1, 2)
-    ss = np.linspace(0.0, length, n)
+    ss = track_samples(geometry, max(layout.sample_spacing, 1.0))
+    n = len(ss)
     P, T, N, B = _frames(geometry, ss)
     top_d, hb, _wt, wb = _ballast(layout)
     d0 = top_d + hb
@@ -503,6 +528,33 @@ def railway_bed(geometry, layout: StyledLayout, ground) -> Quads:
     return Quads.merge(parts)
 
 
+#: a track's drawing keeps a sample where its frame has turned this much since the last one kept,
+#: or this far on, m
+SAMPLE_TURN_DEG, SAMPLE_MAX = 2.0, 4.0
+
+
+def track_samples(geometry, spacing: float, max_spacing: float = SAMPLE_MAX,
+                  turn_deg: float = SAMPLE_TURN_DEG) -> np.ndarray:
+    """Arc lengths (m) to draw a track at: every ``spacing`` m where its frame turns
+    (a loop, a banked turn), further apart where it runs straight (up to
+    ``max_spacing``): a sample is kept once the frame has turned ``turn_deg`` since
+    the last kept one, or ``max_spacing`` m on. The ends are always kept."""
+    length = float(geometry.length)
+    n = max(int(math.ceil(length / spacing)) + 1, 2)
+    s = np.linspace(0.0, length, n)
+    if max_spacing <= spacing or n <= 2:
+        return s
+    _P, T, N, _B = _frames(geometry, s)
+    c = math.cos(math.radians(turn_deg))
+    keep = [0]
+    for i in range(1, n - 1):
+        k = keep[-1]
+        if s[i] - s[k] >= max_spacing - 1e-9 or T[i] @ T[k] < c or N[i] @ N[k] < c:
+            keep.append(i)
+    keep.append(n - 1)
+    return s[np.asarray(keep)]
+
+
 def _frames(geometry, s):
     f = geometry.frames(s)
     return tuple(np.asarray(a, dtype=float) for a in (f.position, f.tangent, f.normal, f.binormal))
@@ -512,8 +564,8 @@ def styled_track(geometry, layout: StyledLayout) -> tuple[Quads, float]:
     """Rails, spine, ties (steel, hanging) or rails, sleepers, ballast (railway)
     of one track; returns the quads and the lowest z of the structure (m)."""
     length = float(geometry.length)
-    n = max(int(math.ceil(length / layout.sample_spacing)) + 1, 2)
-    s = np.linspace(0.0, length, n)
+    s = track_samples(geometry, layout.sample_spacing)
+    n = len(s)
     P, T, N, B = _frames(geometry, s)
     r, g = layout.rail_radius, layout.gauge
     parts = []

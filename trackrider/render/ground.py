@@ -62,6 +62,24 @@ LIGHT_MAP_TEXELS = 4_000_000
 LIGHT_MAP_MIN_CELL = 0.1
 
 
+@njit(cache=True, nogil=True)
+def _bilinear(h, x0, y0, cell, z0, xs, ys, out):
+    """``out[k]`` = the height field ``h`` (ny + 1, nx + 1) at (xs[k], ys[k]), bilinear; ``z0`` outside it."""
+    ny, nx = h.shape[0] - 1, h.shape[1] - 1
+    for k in range(xs.shape[0]):
+        u = (xs[k] - x0) / cell
+        v = (ys[k] - y0) / cell
+        if not (u >= 0.0 and v >= 0.0 and u <= nx and v <= ny):
+            out[k] = z0
+            continue
+        i = min(int(u), nx - 1)
+        j = min(int(v), ny - 1)
+        fu = u - i
+        fv = v - j
+        out[k] = ((h[j, i] * (1.0 - fu) + h[j, i + 1] * fu) * (1.0 - fv)
+                  + (h[j + 1, i] * (1.0 - fu) + h[j + 1, i + 1] * fu) * fv)
+
+
 @dataclass
 class Ground:
     """The plain at ``z0`` (m) and, when ``heights`` is given, a height field over
@@ -88,20 +106,13 @@ class Ground:
         """Ground height (m) at points (x, y) (arrays of one shape)."""
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
+        shape = np.broadcast(x, y).shape
         if self.flat:
-            return np.full(np.broadcast(x, y).shape, self.z0)
-        h = self.heights
-        ny, nx = h.shape[0] - 1, h.shape[1] - 1
-        u = (x - self.x0) / self.cell
-        v = (y - self.y0) / self.cell
-        inside = (u >= 0) & (u <= nx) & (v >= 0) & (v <= ny)
-        i = np.clip(np.floor(u).astype(np.int64), 0, nx - 1)
-        j = np.clip(np.floor(v).astype(np.int64), 0, ny - 1)
-        fu = np.clip(u - i, 0.0, 1.0)
-        fv = np.clip(v - j, 0.0, 1.0)
-        z = (h[j, i] * (1 - fu) * (1 - fv) + h[j, i + 1] * fu * (1 - fv) + h[j + 1, i] * (1 - fu) * fv
-             + h[j + 1, i + 1] * fu * fv)
-        return np.where(inside, z, self.z0)
+            return np.full(shape, self.z0)
+        xb, yb = np.broadcast_arrays(x, y)
+        out = np.empty(shape)
+        _bilinear(self.heights, self.x0, self.y0, self.cell, self.z0, xb.ravel(), yb.ravel(), out.reshape(-1))
+        return out
 
     def normal(self, x, y, eps: float | None = None) -> np.ndarray:
         """Unit up normals (..., 3) of the ground at points (x, y) (central differences)."""
@@ -127,7 +138,7 @@ class Ground:
         # (side slopes ≤ 0.35, grades ≤ the sun's 54° elevation): one crossing, found by bisection
         lo = np.zeros(len(p))
         hi = np.maximum((p[:, 2] - self.z0) / SUN[2], 0.0)
-        for _ in range(40):
+        for _ in range(24):
             mid = 0.5 * (lo + hi)
             q = p - mid[:, None] * SUN
             above = q[:, 2] > self.height(q[:, 0], q[:, 1])
@@ -341,14 +352,19 @@ def light_map(ground: Ground, structure: geo.Quads | None, max_texels: int = LIG
         _rasterise(np.ascontiguousarray(uv), mask)
     cover = mask.reshape(h, 2, w, 2).sum(axis=(1, 3)) * 0.25
     light = 1.0 - cover * (1.0 - SHADOW)
-    if not ground.flat:  # the slopes' own lighting
+    if not ground.flat:  # the slopes' own lighting: per grid point of the ground, bilinear between them
+        hf = ground.heights
+        gy_, gx_ = np.gradient(hf, ground.cell)
+        n = np.stack([-gx_, -gy_, np.ones_like(hf)], axis=-1)
+        n /= np.linalg.norm(n, axis=-1, keepdims=True)
+        lit = (shade(n.reshape(-1, 3)) / LEVEL_SHADE).reshape(hf.shape)
+        sun = (geo.DIFFUSE * geo.LIGHTS[0][1] * np.clip(n.reshape(-1, 3) @ SUN, 0.0, None) / LEVEL_SHADE).reshape(hf.shape)
         xs = lo[0] + cell * (np.arange(w) + 0.5)
         ys = lo[1] + cell * (np.arange(h) + 0.5)
         gx, gy = np.meshgrid(xs, ys)
-        n = ground.normal(gx.ravel(), gy.ravel())
-        lit = shade(n) / LEVEL_SHADE
-        sun_part = geo.DIFFUSE * geo.LIGHTS[0][1] * np.clip(n @ SUN, 0.0, None) / LEVEL_SHADE
-        light = (lit - cover.ravel() * sun_part).reshape(h, w)
+        level_sun = geo.DIFFUSE * geo.LIGHTS[0][1] * SUN[2] / LEVEL_SHADE  # outside the grid: the plain
+        at = [Ground(z, f, ground.x0, ground.y0, ground.cell).height(gx, gy) for z, f in ((1.0, lit), (level_sun, sun))]
+        light = at[0] - cover * at[1]
     levels = [np.clip(np.rint(light * ONE), 0, 255)]
     while min(levels[-1].shape) > 1 and len(levels) < 12:
         a = levels[-1]

@@ -33,8 +33,8 @@ from trackrider.render.shading import CarShader  # noqa: E402
 GRASS_TILE = 24.0
 
 
-def _entity_model(spec, ent, role, layouts, simple, headless, inverts):
-    """(CarModel or None, PolyData or None) of one entity."""
+def _entity_model(spec, ent, role, layouts, simple, headless, inverts, car=1):
+    """(CarModel or None, PolyData or None) of one entity (car ``car`` of its train)."""
     if simple or ent is None:
         return None, None
     if role == "body":
@@ -43,7 +43,7 @@ def _entity_model(spec, ent, role, layouts, simple, headless, inverts):
         k = ent.track_index
         lay = layouts[k]
         shoulder = bool(inverts[k])
-        model = car_models.car_model(ent, role, lay.gauge, lay.rail_depth, lay.rail_radius, shoulder, headless)
+        model = car_models.car_model(ent, role, lay.gauge, lay.rail_depth, lay.rail_radius, shoulder, headless, car)
     return model, _smooth_polydata(model.quads, bake=False)
 
 
@@ -60,7 +60,7 @@ class _Hud:
         from vtkmodules.vtkCommonDataModel import vtkImageData
         from vtkmodules.vtkRenderingCore import vtkTextProperty, vtkTextRenderer
 
-        from trackrider.render.hud import VERT_RANGE
+        from trackrider.render.hud import LAT_RANGE, VERT_RANGE
 
         w, h = size
         self.size = (w, h)
@@ -78,23 +78,30 @@ class _Hud:
         tp.SetVerticalJustificationToTop()
         tp.SetLineSpacing(1.15)
         self.anchor = (12 * scale, h - 12 * scale)  # the text's top left, px from the bottom left
-        # the G meter: a translucent panel with axes at 0 g lateral and 0 and 1 g vertical
-        side = 150.0 * scale
-        self.box = (12 * scale, 12 * scale, 0.6 * side, side)
+        # the G meter: a translucent panel, vertical G up (ticks every 1 g, lines at 0 and 1 g), lateral
+        # G across (ticks every 1 g, a line at 0), labelled; a value off the scale is drawn on its edge,
+        # red, with an arrow pointing off the panel
+        bw, bh = 96.0 * scale, 168.0 * scale
+        self.box = (12 * scale, 30 * scale, bw, bh)
         x0, y0, bw, bh = self.box
-
-        def frac(g):
-            return (g - VERT_RANGE[0]) / (VERT_RANGE[1] - VERT_RANGE[0])
-
+        (lo, hi), lat = VERT_RANGE, LAT_RANGE
         label_prop = vtkTextProperty()
         label_prop.SetFontSize(max(int(round(14 * scale)), 7))
         label_prop.SetColor(1, 1, 1)
         label_prop.SetFontFamilyToCourier()
-        label = self._rasterise(label_prop, "G")
-        # the static layer (panel, axes, "G"), premultiplied: colour (hh, ww, 3) and alpha (hh, ww), top row first
-        lx, ly = x0 + bw + 4 * scale, y0 + frac(1.0) * bh - 6 * scale
-        right = int(math.ceil(lx + label[0].shape[1] + label[2])) + 1
-        top = int(math.ceil(y0 + bh)) + 1
+        label_prop.BoldOn()
+        label_prop.SetBackgroundOpacity(0.0)
+        vert = [(f"{g:+d}" if g else "0", x0 + bw + 4 * scale, y0 + (g - lo) / (hi - lo) * bh)
+                for g in range(int(lo), int(hi) + 1) if g in (int(lo), 0, 1, 2, 4, int(hi))]
+        across = [("+2", x0, y0 - 4 * scale), ("0", x0 + 0.5 * bw, y0 - 4 * scale), ("-2", x0 + bw, y0 - 4 * scale)]
+        title = [("G", x0 + bw + 4 * scale, y0 + bh + 4 * scale)]
+        labels = [(self._rasterise(label_prop, t), x, y, "left", "middle") for t, x, y in vert]
+        labels += [(self._rasterise(label_prop, t), x, y, "centre", "top") for t, x, y in across]
+        labels += [(self._rasterise(label_prop, t), x, y, "left", "bottom") for t, x, y in title]
+        # the static layer (panel, axes, ticks, labels), premultiplied: colour (hh, ww, 3) and alpha (hh, ww),
+        # top row first
+        right = int(math.ceil(x0 + bw + 4 * scale + max(lab[0][0].shape[1] for lab in labels))) + 2
+        top = int(math.ceil(y0 + bh + 4 * scale + max(lab[0][0].shape[0] for lab in labels))) + 2
         self._meter_origin = (0, h - top)  # (x, row) of the layer's top left in the frame
         col = np.zeros((top, right, 3), dtype=np.float32)
         alpha = np.zeros((top, right), dtype=np.float32)
@@ -106,22 +113,48 @@ class _Hud:
         def rows_of(ya, yb):  # display y (from the bottom) ya..yb -> layer rows
             return slice(max(top - int(round(yb)), 0), max(top - int(round(ya)), 0))
 
-        over(rows_of(y0, y0 + bh), slice(int(round(x0)), int(round(x0 + bw))), (0, 0, 0), 0.45)
+        def cols_of(xa, xb):
+            return slice(int(round(xa)), max(int(round(xb)), int(round(xa)) + 1))
+
+        over(rows_of(y0, y0 + bh), cols_of(x0, x0 + bw), (0, 0, 0), 0.45)
         grey = 0.85 * 255
-        for g in (0.0, 1.0):
-            r = top - 1 - int(y0 + frac(g) * bh)
-            over(slice(r, r + 1), slice(int(round(x0)), int(round(x0 + bw))), (grey, grey, grey), 0.8)
-        c = int(x0 + 0.5 * bw)
-        over(rows_of(y0, y0 + bh), slice(c, c + 1), (grey, grey, grey), 0.8)
-        lc, la, ox, oy = label
-        self._paste(col, alpha, lc, la, lx + ox, ly + oy, top)
+        tick = 5 * scale
+        for g in range(int(lo), int(hi) + 1):
+            yy = y0 + (g - lo) / (hi - lo) * bh
+            if g in (0, 1):  # lines across
+                over(rows_of(yy - 0.5, yy + 0.5), cols_of(x0, x0 + bw), (grey, grey, grey), 0.8)
+            else:  # ticks on both edges
+                for xa in (x0, x0 + bw - tick):
+                    over(rows_of(yy - 0.5, yy + 0.5), cols_of(xa, xa + tick), (grey, grey, grey), 0.8)
+        for g in range(-int(lat), int(lat) + 1):
+            xx = x0 + (0.5 - 0.5 * g / lat) * bw
+            if g == 0:
+                over(rows_of(y0, y0 + bh), cols_of(xx - 0.5, xx + 0.5), (grey, grey, grey), 0.8)
+            else:
+                over(rows_of(y0, y0 + tick), cols_of(xx - 0.5, xx + 0.5), (grey, grey, grey), 0.8)
+        for (lc, la, ox, oy), x, y, halign, valign in labels:
+            hh, ww = la.shape
+            x = x - (0.5 * ww if halign == "centre" else 0.0)
+            y = y - (0.5 * hh if valign == "middle" else (hh if valign == "top" else 0.0))
+            self._paste(col, alpha, lc, la, x, y, top)
         self._meter = (col, alpha)
-        # the dot: a disc of radius 6 px (at 720 rows), its edge anti-aliased
+        # the dot: a disc of radius 6 px (at 720 rows), its edge anti-aliased: yellow, red when off the scale
         r = 6.0 * scale
         n = int(math.ceil(r)) + 1
         yy, xx = np.mgrid[-n:n + 1, -n:n + 1]
         a = np.clip(r + 0.5 - np.hypot(xx, yy), 0.0, 1.0).astype(np.float32)
         self._dot = (a[..., None] * np.array([255, 0.85 * 255, 0.1 * 255], np.float32), a, n)
+        self._dot_off = (a[..., None] * np.array([255, 0.2 * 255, 0.15 * 255], np.float32), a, n)
+        # the arrow off the edge: a triangle pointing right (turned for the other edges), its base on the edge
+        m = int(math.ceil(9 * scale)) + 1
+        yy, xx = np.mgrid[-m:m + 1, 0:m + 1].astype(np.float32)
+        inside = np.clip(np.minimum(0.9 * (m - xx) - np.abs(yy), xx + 0.5) + 0.5, 0.0, 1.0)
+        arrows = {}
+        for key, k in (((1, 0), 0), ((0, 1), 1), ((-1, 0), 2), ((0, -1), 3)):
+            t = np.rot90(inside, k)
+            arrows[key] = (t[..., None] * np.array([255, 0.2 * 255, 0.15 * 255], np.float32), t.astype(np.float32))
+        self._arrows = arrows
+        self._clipped = (0, 0)
         self.last_text = ""
         self._text = None
         self._dot_at = None
@@ -164,9 +197,9 @@ class _Hud:
         if text != self.last_text:
             self.last_text = text
             self._text = self._rasterise_rgba(self._text_prop, text)
-        fx, fy = meter_point(values.g_lateral, values.g_vertical)
+        fx, fy, off = meter_point(values.g_lateral, values.g_vertical)
         x0, y0, bw, bh = self.box
-        self._dot_at = (x0 + fx * bw, y0 + fy * bh)
+        self._dot_at = (x0 + fx * bw, y0 + fy * bh, off)
 
     def state(self):
         """What ``draw`` needs of the current frame (kept, so a later ``update`` does not change it)."""
@@ -180,9 +213,19 @@ class _Hud:
         col, a = self._meter
         _blend(img, col, a, self._meter_origin[1], self._meter_origin[0])
         if dot_at is not None:
-            dc, da, n = self._dot
-            x, y = dot_at
+            x, y, off = dot_at
+            dc, da, n = self._dot_off if off != (0, 0) else self._dot
             _blend(img, dc, da, h - int(round(y)) - n, int(round(x)) - n)
+            for key in ((off[0], 0), (0, off[1])):  # an arrow off each edge the value is past
+                if key == (0, 0):
+                    continue
+                ac, aa = self._arrows[key]
+                ah, aw = aa.shape
+                x0, y0, bw, bh = self.box
+                # its base on the edge, in line with the dot
+                ex = x0 + bw + 1 if key[0] > 0 else (x0 - aw - 1 if key[0] < 0 else x - 0.5 * aw)
+                ey = y0 + bh + 1 if key[1] > 0 else (y0 - ah - 1 if key[1] < 0 else y - 0.5 * ah)
+                _blend(img, ac, aa, h - int(round(ey)) - ah, int(round(ex)))
         if text is not None:
             rgba, ox, oy = text
             if rgba.size:
@@ -297,7 +340,6 @@ class RideScene:
         # cheap anti-aliasing: FXAA's sub-pixel blend on the read-back frame
         # (trackrider.render.antialias; ~1 ms, where VTK's own FXAA pass costs ~40 ms in software)
         self.antialias = not self.simple and self.ss == 1
-        self._aa_out = None
 
         self.static = st = static_scene(spec, quality, extra_bounds)
         self.layouts = layouts = st.layouts
@@ -377,10 +419,10 @@ class RideScene:
         cache, shaders, shadow_meshes = {}, {}, {}
         for i, label in enumerate(labels):
             ent, role = spec.entity(label)
-            key = (id(ent), role, i == headless)
+            key = (id(ent), role, i == headless, car_models.model_key(ent, role, label[1]))
             if key not in cache:
                 cache[key] = _entity_model(spec, ent, role, layouts, self.simple, eye_seat if i == headless else None,
-                                           self.inverts)
+                                           self.inverts, label[1])
             model, mesh = cache[key]
             if self.simple or mesh is None:
                 box = spec.box_of(label) if ent is not None else None
@@ -492,13 +534,11 @@ class RideScene:
         cam.SetViewAngle(camera.view_angle)
         cam.SetClippingRange(camera.near, camera.far)
 
-    def grab(self, antialias: bool = True, deferred: bool = False):
+    def grab(self, deferred: bool = False):
         """Render and read back the frame: (h, w, 3) uint8, top row first, with
-        the sky, the ground and the overlay. Anti-aliased unless ``antialias``
-        is False (the caller does it) and there is no backdrop (then it is
-        always done here, where the backdrop tells what needs it). With a
-        backdrop every call returns a new array; otherwise the array may be
-        reused by the next call.
+        the sky, the ground and the overlay. With a backdrop every call returns
+        a new array; otherwise (the simple scene) the array may be reused by the
+        next call.
 
         ``deferred`` (with a backdrop): return instead a callable that makes
         the frame (the backdrop, anti-aliasing and overlay, which release the
@@ -508,19 +548,7 @@ class RideScene:
         w, h = self.size
         if self.backdrop is None:
             rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._pixels, 0)
-            raw = np.frombuffer(memoryview(self._pixels), dtype=np.uint8)
-            img = raw.reshape(h, w, 3)[::-1]
-            if self.antialias and antialias:
-                from trackrider.render.antialias import antialias as fxaa
-
-                if self._aa_out is None:
-                    self._aa_out = np.empty((h, w, 3), dtype=np.uint8)
-                img = fxaa(img, self._aa_out)
-            if self.hud is not None:  # over the anti-aliased picture
-                if img.base is not None:
-                    img = np.array(img)
-                self.hud.draw(img, self.hud.state())
-            return img
+            return np.frombuffer(memoryview(self._pixels), dtype=np.uint8).reshape(h, w, 3)[::-1]
         # RGBA, the renderer's own layout (cheaper to read than RGB), straight into a buffer of ours
         # (and the depth buffer where the raised ground was drawn)
         big_w, big_h = self.render_size
@@ -557,6 +585,46 @@ class RideScene:
         """(points (ne, 3), unit normals (ne, 3)) of the ground planes the entities' shadows fall on."""
         q = self.ground.cast(positions)
         return q, self.ground.normal(q[:, 0], q[:, 1]).reshape(-1, 3)
+
+    def coverage(self, target: int) -> tuple[int, int]:
+        """An id buffer of the frame placed by ``show``: (pixels where entity ``target``
+        is seen, pixels it covers drawn alone). Everything is drawn flat, black, the
+        target white; the scene is restored after."""
+        rw = self.plotter.ren_win
+        ren = self.plotter.renderer
+        actors = [ren.GetActors().GetItemAsObject(k) for k in range(ren.GetActors().GetNumberOfItems())]
+        saved = [(a, a.GetVisibility(), a.GetMapper().GetScalarVisibility(), a.GetProperty().GetColor(),
+                  a.GetProperty().GetLighting()) for a in actors]
+        background = ren.GetBackground()
+        shadows = {id(a) for a in self.shadow_actors}
+        try:
+            ren.SetBackground(0.0, 0.0, 0.0)
+            for a in actors:
+                a.GetMapper().ScalarVisibilityOff()
+                a.GetProperty().LightingOff()
+                a.GetProperty().SetColor(0.0, 0.0, 0.0)
+                if id(a) in shadows:
+                    a.SetVisibility(False)
+            self.actors[target].GetProperty().SetColor(1.0, 1.0, 1.0)
+            self.actors[target].SetVisibility(True)
+            counts = []
+            for alone in (False, True):
+                if alone:
+                    for a in actors:
+                        a.SetVisibility(a is self.actors[target])
+                rw.Render()
+                w, h = self.render_size
+                rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._pixels, 0)
+                img = np.frombuffer(memoryview(self._pixels), dtype=np.uint8)
+                counts.append(int(np.count_nonzero(img[0::3] > 127)))
+        finally:
+            ren.SetBackground(*background)
+            for a, vis, scal, col, lit in saved:
+                a.SetVisibility(vis)
+                a.GetMapper().SetScalarVisibility(scal)
+                a.GetProperty().SetColor(*col)
+                a.GetProperty().SetLighting(lit)
+        return counts[0], counts[1]
 
     def set_visible(self, entities, visible: bool) -> None:
         """Show or hide the actors of these entity indices (tests: what hides the view)."""
