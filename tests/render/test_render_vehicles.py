@@ -46,7 +46,7 @@ KINDS = [("locomotive", rv.locomotive, {}), ("coach", rv.coach, {}), ("wagon", r
 @pytest.mark.parametrize("name, build, kw", KINDS, ids=[k[0] for k in KINDS])
 def test_a_railway_vehicle_stands_on_the_rails_within_its_box(name, build, kw):
     length, width, height, cg, gauge, depth = 14.0, 3.0, 3.5, 1.5, 1.435, 0.25
-    quads, eyes = build(length, width, height, cg, gauge, depth, (30, 90, 200), **kw)
+    quads, eyes, _view = build(length, width, height, cg, gauge, depth, (30, 90, 200), **kw)
     pts = quads.points
     rail = -depth - cg
     # its wheels stand on the rails: the lowest points at the rails' tops (the flanges 3 cm
@@ -54,20 +54,21 @@ def test_a_railway_vehicle_stands_on_the_rails_within_its_box(name, build, kw):
     assert rail - 0.035 <= pts[:, 2].min() <= rail + 0.005
     low = pts[pts[:, 2] < rail + 0.05]
     assert np.all(np.abs(np.abs(low[:, 1]) - 0.5 * gauge) < 0.2)
-    # inside its box (buffers beyond the ends, a hopper's load and a roof's curve a little over the top)
+    # inside its box (buffers beyond the ends, a hopper's load, a roof's curve, a funicular car's stepped
+    # compartments a little over the top)
     assert np.all(np.abs(pts[:, 1]) <= 0.5 * width + 0.1)
     assert np.all(np.abs(pts[:, 0]) <= 0.5 * length + 0.4)
-    assert pts[:, 2].max() <= 0.5 * height + 0.4
+    assert pts[:, 2].max() <= 0.5 * height + 0.65
     assert len(quads.quads) > 150  # shaped, not a box
     assert eyes == []
 
 
 def test_a_locomotive_has_a_cab_with_the_drivers_eyes_behind_its_windscreen():
     args = (18.0, 3.0, 4.2, 1.6, 1.435, 0.5, (200, 40, 40))
-    outside, _ = rv.locomotive(*args)
-    inside, eyes = rv.locomotive(*args, cab=True)
+    outside = rv.locomotive(*args).quads
+    inside, eyes, _view = rv.locomotive(*args, cab=True)
     eye = eyes[0][0]
-    assert 0.0 < eye[0] < 9.0 and eye[1] == 0.0
+    assert 0.0 < eye[0] < 9.0 and 0.3 < eye[1] < 1.5  # the driver's seat, on the left
     rail = -0.5 - 1.6
     assert eye[2] - rail > 2.5  # a driver high above the rails
     assert eye[2] < 2.1  # under the roof
@@ -80,7 +81,7 @@ def test_a_locomotive_has_a_cab_with_the_drivers_eyes_behind_its_windscreen():
 
 def test_a_funicular_cars_compartment_floors_are_level_on_its_grade():
     grade = math.radians(20.0)
-    quads, eyes = rv.coach(10.0, 2.4, 3.0, 0.0, 1.0, 1.5, (30, 90, 200), grade=grade, cab=True)
+    quads, eyes, view = rv.coach(10.0, 2.4, 3.0, 0.0, 1.0, 1.5, (30, 90, 200), grade=grade, cab=True)
     # the car on its grade: body axes turned by the grade about y (front up)
     rot = np.array([[math.cos(grade), 0, -math.sin(grade)], [0, 1, 0], [math.sin(grade), 0, math.cos(grade)]])
     world = quads.points @ rot.T
@@ -96,8 +97,10 @@ def test_a_funicular_cars_compartment_floors_are_level_on_its_grade():
     # they step: up towards the front by the grade over a compartment's length
     levels = np.unique(np.round(floors, 6))
     assert len(levels) >= 4
-    # and the passenger at the front window, inside the front compartment, 1.6 m over its floor
+    # and the passenger at the front window, inside the front compartment, looking out level, 8° down
     assert eyes and eyes[0][0][0] > 2.5
+    look = rot @ view[0]
+    assert np.degrees(np.arcsin(-look[2])) == pytest.approx(8.0)
 
 
 def test_a_flat_wagons_load_changes_with_its_number_and_models_are_shared_otherwise():

@@ -66,6 +66,8 @@ class Follow:
     #: chase: the car that must be seen (a suspended car's hanging body)
     ride: int | None = None
     eye: np.ndarray | None = None
+    #: onride: (the direction the rider looks, the rider's up) in the car's frame, when not along the car
+    view: tuple | None = None
     #: chase: height of the camera over the car (m, plus the car height); suspended cars: lower
     chase_up: float = 3.0
     #: chase: the entity the camera is anchored behind (None: ``last``), the one a few cars ahead of it
@@ -149,6 +151,10 @@ def camera_path(
         # the car ONRIDE_PITCH_DOWN below its forward axis
         r = rotations[:, follow.ride]
         eye = positions[:, follow.ride] + np.einsum("fij,j->fi", r, np.asarray(follow.eye, dtype=float))
+        if follow.view is not None:
+            look = np.einsum("fij,j->fi", r, np.asarray(follow.view[0], dtype=float))
+            up = np.einsum("fij,j->fi", r, np.asarray(follow.view[1], dtype=float))
+            return CameraPath(eye, eye + 10.0 * look, up, onride_view_angle(aspect), 0.05, far)
         a = np.radians(ONRIDE_PITCH_DOWN)
         look = np.cos(a) * r[:, :, 0] - np.sin(a) * r[:, :, 2]
         up = np.sin(a) * r[:, :, 0] + np.cos(a) * r[:, :, 2]

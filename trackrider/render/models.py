@@ -47,10 +47,13 @@ HAIR = ((40, 30, 20), (90, 60, 30), (20, 20, 20), (180, 150, 90))
 @dataclass
 class CarModel:
     """The quads of one car in its body frame and the eye points of its riders
-    ``eyes[row][seat]`` (m, body frame; empty for cars without riders)."""
+    ``eyes[row][seat]`` (m, body frame; empty for cars without riders); ``view``:
+    (the direction they look, their up) in the body frame when it is not along
+    the car (a funicular car's passengers look out level)."""
 
     quads: geo.Quads
     eyes: list
+    view: tuple | None = None
 
 
 def _shade(colour, f):
@@ -327,16 +330,16 @@ def car_model(spec, role: str, gauge: float, rail_depth: float, rail_radius: flo
     box = (spec.length, spec.width, spec.height, spec.cg_height, gauge, rail_depth, spec.colour)
     cab = headless is not None
     if kind == "locomotive":
-        quads, eyes = rv.locomotive(*box, cab=cab)
+        built = rv.locomotive(*box, cab=cab)
     elif kind == "coach":
-        quads, eyes = rv.coach(*box, grade=spec.grade, cab=cab)
+        built = rv.coach(*box, grade=spec.grade, cab=cab)
     elif kind == "hopper":
-        quads, eyes = rv.hopper_wagon(*box)
+        built = rv.hopper_wagon(*box)
     elif kind == "flat":
-        quads, eyes = rv.flat_wagon(*box, load_colour=rv.CONTAINERS[(car - 1) % len(rv.CONTAINERS)])
+        built = rv.flat_wagon(*box, load_colour=rv.CONTAINERS[(car - 1) % len(rv.CONTAINERS)])
     else:
-        quads, eyes = rv.box_wagon(*box)
-    return CarModel(quads, eyes)
+        built = rv.box_wagon(*box)
+    return CarModel(built.quads, built.eyes, built.view)
 
 
 def model_key(spec, role: str, car: int):

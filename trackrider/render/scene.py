@@ -186,7 +186,11 @@ class _Hud:
         hh, ww = a.shape
         r0 = top - int(round(y)) - hh
         x0 = int(round(x))
-        rs, cs = slice(max(r0, 0), max(r0 + hh, 0)), slice(max(x0, 0), max(x0 + ww, 0))
+        H, W = alpha.shape
+        rs = slice(min(max(r0, 0), H), max(min(r0 + hh, H), 0))
+        cs = slice(min(max(x0, 0), W), max(min(x0 + ww, W), 0))
+        if rs.start >= rs.stop or cs.start >= cs.stop:
+            return
         sub_a = a[rs.start - r0: rs.stop - r0, cs.start - x0: cs.stop - x0]
         sub_c = c[rs.start - r0: rs.stop - r0, cs.start - x0: cs.stop - x0]
         col[rs, cs] = col[rs, cs] * (1 - sub_a[..., None]) + sub_c  # c premultiplied

@@ -8,11 +8,13 @@ on the rails ``rail_depth`` below the track curve. No VTK here.
 Each takes the car's box (``length``, ``width``, ``height``, ``cg`` the centre
 of mass above the curve) and draws within it; ``cab=True`` builds the vehicle
 the on-ride camera rides in: the glazing left out and the inside of its cab
-(or front compartment) drawn, with ``eyes`` at the driver's (passenger's) eyes.
+(or front compartment) drawn, with ``eyes`` at the driver's (passenger's) eyes
+(``Built``).
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -33,6 +35,16 @@ CONTAINERS = ((170, 65, 40), (40, 95, 150), (205, 165, 40), (60, 125, 75), (150,
 
 def _shade(colour, f):
     return tuple(int(min(255, max(0, round(c * f)))) for c in colour)
+
+
+class Built(NamedTuple):
+    """A vehicle: its ``quads`` (body frame), the eyes of whoever rides in its cab
+    (``eyes[0][0]``, empty without one) and, when they look elsewhere than along
+    the car, ``view``: (the direction they look, their up), body frame."""
+
+    quads: geo.Quads
+    eyes: list
+    view: tuple | None = None
 
 
 class _Frame:
@@ -169,7 +181,7 @@ def locomotive(length, width, height, cg, gauge, rail_depth, colour, cab: bool =
     eyes = []
     if cab:
         parts += _cab_inside(cab_front, cab_back, deck_top, roof - 0.12, 0.5 * cw - 0.05, sill, head)
-        eyes = [[np.array([cab_front - 1.0, 0.0, eye_z])]]
+        eyes = [[np.array([cab_front - 1.0, 0.22 * cw, eye_z])]]  # the driver's seat, on the left
     else:
         for y in (0.25 * cw, -0.25 * cw):  # the windscreen's two panes
             parts.append(geo.box((cab_front + 0.01, y, 0.5 * (sill + head)), (0.05, 0.4 * cw, head - sill), GLASS))
@@ -204,7 +216,7 @@ def locomotive(length, width, height, cg, gauge, rail_depth, colour, cab: bool =
         parts.append(geo.cylinder((rear, yr, zr), (cab_back, yr, zr), 0.03, STEEL, sides=6))
         for x in np.linspace(rear + 0.1, cab_back - 0.1, max(int((cab_back - rear) // 2.0), 1) + 1):
             parts.append(geo.cylinder((x, yr, deck_top), (x, yr, zr), 0.025, STEEL, sides=6))
-    return geo.Quads.merge(parts), eyes
+    return Built(geo.Quads.merge(parts), eyes)
 
 
 def _roof_prism(x0, x1, half_width, z_eave, rise, colour, sides: int = 6) -> geo.Quads:
@@ -269,8 +281,8 @@ def coach(length, width, height, cg, gauge, rail_depth, colour, grade: float = 0
     if cab:
         front = 0.5 * L - 0.15
         parts += _cab_inside(front, front - 3.0, floor, eave, 0.5 * W - 0.06, sill, head, desk=False)
-        eyes = [[np.array([front - 0.6, 0.0, floor + 1.6])]]
-    return geo.Quads.merge(parts), eyes
+        eyes = [[np.array([front - 0.6, 0.25 * W, floor + 1.6])]]  # beside the middle pillar
+    return Built(geo.Quads.merge(parts), eyes)
 
 
 def _funicular_car(f: _Frame, gauge, colour, grade, cab):
@@ -280,16 +292,19 @@ def _funicular_car(f: _Frame, gauge, colour, grade, cab):
     s, c = math.sin(grade), math.cos(grade)
     up = np.array([s, 0.0, c])  # the world's up, in the car's frame (its front ``grade`` above level)
     level = np.array([c, 0.0, -s])  # the world's horizontal along the car
-    under_top = f.deck + 0.1
-    parts = [geo.box((0.0, 0.0, f.deck - 0.05), (L - 0.2, W - 0.4, 0.3), UNDER)]  # the underframe, along the track
-    for x in (0.35 * L, -0.35 * L):  # two axles in pedestals (a funicular car has no bogies)
-        zc = f.rail + f.wheel
-        parts += _wheelset(x, gauge, f.rail, f.wheel)
+    # small wheels on two axles in pedestals (a funicular car has no bogies), a low underframe along the track
+    wheel = min(f.wheel, 0.32)
+    under_top = f.rail + 2.0 * wheel + 0.15
+    parts = [geo.box((0.0, 0.0, under_top - 0.15), (L - 0.2, W - 0.4, 0.3), UNDER)]
+    for x in (0.35 * L, -0.35 * L):
+        parts += _wheelset(x, gauge, f.rail, wheel)
         for side in (1.0, -1.0):
-            parts.append(geo.box((x, side * (0.5 * gauge + 0.25), zc + 0.1), (0.6, 0.14, 0.6), DARK))
+            parts.append(geo.box((x, side * (0.5 * gauge + 0.25), f.rail + wheel + 0.1), (0.6, 0.14, 2 * wheel), DARK))
     n = max(int(round(L / 2.6)), 2)
-    edges = np.linspace(-0.5 * L + 0.15, 0.5 * L - 0.15, n + 1)
-    room = f.top - under_top  # a compartment's height, its floor to its roof
+    room = f.top + 0.5 - under_top  # a compartment's height, its floor to its roof (over the box a little)
+    # the ends are upright in the world: their tops lean over the upper end, so that end starts further in
+    lean = room * abs(s)
+    edges = np.linspace(-0.5 * L + 0.15 + (lean if s < 0 else 0.0), 0.5 * L - 0.15 - (lean if s > 0 else 0.0), n + 1)
     eyes = []
     front_room = None
     for k in range(n):
@@ -299,7 +314,7 @@ def _funicular_car(f: _Frame, gauge, colour, grade, cab):
         # its floor level through the underframe's top at its middle, lifted until its lower end clears it
         lift = half * abs(s) / c + 0.05
         base = mid + lift * np.array([0.0, 0.0, 1.0])
-        h = room - 1.2 * lift - 0.1
+        h = (under_top + room - (base[2] + half * abs(s))) / c  # its roof's upper corner at the same height
         corners = []
         for zz in (0.0, h):
             for xx, yy in ((-half, -0.5 * W), (half, -0.5 * W), (half, 0.5 * W), (-half, 0.5 * W)):
@@ -314,7 +329,7 @@ def _funicular_car(f: _Frame, gauge, colour, grade, cab):
         eave = corners[4:] + 0.08 * np.array([-1.0, 1.0, 1.0, -1.0])[:, None] * level  # the roof, overhanging
         parts.append(geo.hexa(np.concatenate([eave, eave + 0.12 * up])[None], (150, 152, 158)))
         # windows on both sides, a door on the left; glazed ends on the first and last compartments
-        z0, z1 = 0.45 * h, min(0.85 * h, h - 0.2)
+        z0, z1 = 0.4 * h, min(0.88 * h, h - 0.15)
         for side in (1.0, -1.0):
             if side > 0:
                 parts.append(_panel(base, level, up, side * 0.5 * W, 0.0, min(0.75, half - 0.1), 0.05, h - 0.15, trim))
@@ -336,11 +351,15 @@ def _funicular_car(f: _Frame, gauge, colour, grade, cab):
         base, half, h = front_room
         # the front compartment from inside, in its own level frame
         inner = 0.5 * W - 0.06
-        local = _cab_inside(half, -half, 0.0, h, inner, 0.45 * h, min(0.85 * h, h - 0.2), desk=False)
+        local = _cab_inside(half, -half, 0.0, h, inner, 0.4 * h, min(0.88 * h, h - 0.15), desk=False)
         rot = np.column_stack([level, [0.0, 1.0, 0.0], up])
         parts += [geo.transformed(p, rot, base) for p in local]
-        eyes = [[base + (half - 0.6) * level + min(1.6, h - 0.3) * up]]
-    return geo.Quads.merge(parts), eyes
+        eyes = [[base + (half - 0.6) * level + 0.25 * W * np.array([0.0, 1.0, 0.0]) + min(1.6, h - 0.3) * up]]
+        # a passenger looks out level, a little down, not along the grade
+        a = math.radians(8.0)
+        return Built(geo.Quads.merge(parts), eyes, (math.cos(a) * level - math.sin(a) * up,
+                                                    math.sin(a) * level + math.cos(a) * up))
+    return Built(geo.Quads.merge(parts), eyes)
 
 
 def _panel(base, level, up, y, u0, u1, z0, z1, colour) -> geo.Quads:
@@ -373,7 +392,7 @@ def box_wagon(length, width, height, cg, gauge, rail_depth, colour):
                 parts.append(geo.box((x, y, 0.5 * (floor + eave)), (0.08, 0.04, eave - floor), rib))
         parts.append(geo.box((0.0, y + side * 0.02, 0.5 * (floor + eave)), (2.4, 0.04, eave - floor - 0.1), rib))  # door
         parts.append(geo.box((0.0, y + side * 0.05, eave - 0.08), (4.9, 0.05, 0.08), DARK))  # its runner
-    return geo.Quads.merge(parts), []
+    return Built(geo.Quads.merge(parts), [])
 
 
 def hopper_wagon(length, width, height, cg, gauge, rail_depth, colour):
@@ -411,7 +430,7 @@ def hopper_wagon(length, width, height, cg, gauge, rail_depth, colour):
         [0.5 * L - 1.5, 0.3, top + 0.35], [-0.5 * L + 1.5, 0.3, top + 0.35],
     ])
     parts.append(geo.hexa(heap[None], COAL))
-    return geo.Quads.merge(parts), []
+    return Built(geo.Quads.merge(parts), [])
 
 
 def flat_wagon(length, width, height, cg, gauge, rail_depth, colour, load_colour=CONTAINERS[0]):
@@ -436,4 +455,4 @@ def flat_wagon(length, width, height, cg, gauge, rail_depth, colour, load_colour
     for side in (1.0, -1.0):
         for x in np.linspace(-0.5 * cl + 0.3, 0.5 * cl - 0.3, max(int(cl // 0.6), 2)):
             parts.append(geo.box((x, side * (0.5 * cw + 0.015), deck + 0.5 * ch), (0.12, 0.03, ch - 0.2), rib))
-    return geo.Quads.merge(parts), []
+    return Built(geo.Quads.merge(parts), [])

@@ -213,6 +213,7 @@ def prepare_frames(recording, spec, times, camera, size, fps, speed, quality, tr
         if seat is not None and model is not None and model.eyes:
             row = model.eyes[min(seat[0], len(model.eyes) - 1)]
             follow.eye = row[min(seat[1], len(row) - 1)]
+            follow.view = model.view
         if camera == "chase":
             from trackrider.render.chase import ChaseScene, static_capsules
 
