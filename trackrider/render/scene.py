@@ -461,8 +461,12 @@ class RideScene:
                         flat.point_data.remove(name)
                     flat.point_data["rgb"] = np.tile(np.asarray(SHADOW_KEY, dtype=np.uint8), (flat.n_points, 1))
                     shadow_meshes[key] = flat
-                self.shadow_actors.append(pl.add_mesh(shadow_meshes[key], scalars="rgb", rgb=True, lighting=False,
-                                                      smooth_shading=False, interpolate_before_map=False))
+                actor = pl.add_mesh(shadow_meshes[key], scalars="rgb", rgb=True, lighting=False, smooth_shading=False,
+                                    interpolate_before_map=False)
+                # flattened, a face that faced the sun keeps its winding seen from above, one that faced
+                # away turns over: culling back faces draws only the sunlit ones (whose shadows cover the rest)
+                actor.prop.backface_culling = True
+                self.shadow_actors.append(actor)
         # joints as rods between their anchors, moved every frame
         self.links = []
         index = {lab: i for i, lab in reversed(list(enumerate(labels)))}
