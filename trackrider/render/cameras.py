@@ -25,8 +25,6 @@ CHASE_BACK, CHASE_SIDE, CHASE_UP = 6.0, 2.5, 3.0
 ONRIDE_PITCH_DOWN = 15.0
 #: chase: natural angular frequency of the critically damped follow (1/s of ride time)
 CHASE_OMEGA = 3.0
-#: chase: least distance from any track curve and height above the ground, m
-CHASE_CLEARANCE, CHASE_ABOVE_GROUND = 1.8, 1.5
 #: vertical field of view, degrees (onride: see ``ONRIDE_HFOV``)
 VIEW_ANGLE = {"chase": 55.0, "overview": 40.0}
 #: onride: a rider's horizontal field of view, degrees (the vertical one follows from the picture's shape)
@@ -69,7 +67,7 @@ class Follow:
     #: onride: (the direction the rider looks, the rider's up) in the car's frame, when not along the car
     view: tuple | None = None
     #: chase: height of the camera over the car (m, plus the car height); suspended cars: lower
-    chase_up: float = 3.0
+    chase_up: float = CHASE_UP
     #: chase: the entity the camera is anchored behind (None: ``last``), the one a few cars ahead of it
     #: that it looks towards, the car's width, a scale for small cars, a free body (followed in the
     #: world's axes), and what it plans against (``chase.ChaseScene``; None: no planning, the first shot)
@@ -78,7 +76,6 @@ class Follow:
     car_width: float = 1.2
     scale: float = 1.0
     free: bool = False
-    omega: float = 3.0
     scene: object = None
 
 
@@ -191,7 +188,7 @@ def camera_path(
             from trackrider.render.chase import plan_chase
 
             eye, _shot = plan_chase(positions, rotations, follow, follow.scene, fps, speed, base,
-                                    (follow.car_length, follow.car_width, follow.car_height), critically_damped)
+                                    (follow.car_length, follow.car_width, follow.car_height))
         else:
             fwd_l = np.tile([1.0, 0.0, 0.0], (len(positions), 1)) if follow.free else \
                 _unit(_smooth(rotations[:, anchor, :, 0], 0.5 * frames_per_sim_s))

@@ -24,6 +24,7 @@ import numpy as np
 
 from trackrider.jit import njit
 from trackrider.render import geometry as geo
+from trackrider.render.cameras import CHASE_OMEGA, _smooth, _unit, critically_damped
 
 #: how far the camera keeps from any structure's surface, and from a track's
 #: curve (where the cars pass), m (times the train's scale for small cars)
@@ -43,7 +44,7 @@ SIGHT_PAD = 0.6
 @dataclass
 class Capsules:
     """Segments ``a`` → ``b`` (n, 3) with radii ``r`` (n,), m, binned in a grid of
-    ``CELL`` m squares over x, y: capsules of cell (i, j) are
+    ``cell`` m squares over x, y: capsules of cell (i, j) are
     ``items[start[j * nx + i]:start[j * nx + i + 1]]``."""
 
     a: np.ndarray
@@ -55,6 +56,7 @@ class Capsules:
     ny: int
     start: np.ndarray
     items: np.ndarray
+    cell: float = CELL
 
     @classmethod
     def build(cls, a, b, r, cell: float = CELL) -> "Capsules":
@@ -62,7 +64,7 @@ class Capsules:
         b = np.ascontiguousarray(np.asarray(b, dtype=float).reshape(-1, 3))
         r = np.ascontiguousarray(np.broadcast_to(np.asarray(r, dtype=float), (len(a),)))
         if len(a) == 0:
-            return cls(a, b, r, 0.0, 0.0, 1, 1, np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64))
+            return cls(a, b, r, 0.0, 0.0, 1, 1, np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64), cell)
         lo = np.minimum(a, b)[:, :2] - r[:, None]
         hi = np.maximum(a, b)[:, :2] + r[:, None]
         x0, y0 = lo.min(axis=0) - cell
@@ -81,17 +83,18 @@ class Capsules:
         key = cj * nx + ci
         order = np.argsort(key, kind="stable")
         start = np.searchsorted(key[order], np.arange(nx * ny + 1)).astype(np.int64)
-        return cls(a, b, r, float(x0), float(y0), nx, ny, start, owner[order].astype(np.int64))
+        return cls(a, b, r, float(x0), float(y0), nx, ny, start, owner[order].astype(np.int64), cell)
 
     def args(self):
-        return self.a, self.b, self.r, self.x0, self.y0, CELL, self.nx, self.ny, self.start, self.items
+        return self.a, self.b, self.r, self.x0, self.y0, self.cell, self.nx, self.ny, self.start, self.items
 
 
 def static_capsules(static, spec) -> tuple[Capsules, Capsules]:
     """(the structure's capsules: what blocks a view and what the camera keeps
-    ``CLEAR_OF_STRUCTURE`` from; the space the cars sweep: each track's curve
-    with the half-width of its cars, which the camera keeps ``CLEAR_OF_TRACK``
-    from) of a ``layout.StaticScene`` drawn for ``spec``."""
+    ``CLEAR_OF_STRUCTURE`` from; the space the cars sweep, which it stays out
+    of: ``CLEAR_OF_TRACK`` around each track's curve, or around where its
+    hanging cars hang, times the scale of its cars) of a
+    ``layout.StaticScene`` drawn for ``spec``."""
     A, B, R = [], [], []
     SA, SB, SR = [], [], []
 
@@ -108,9 +111,15 @@ def static_capsules(static, spec) -> tuple[Capsules, Capsules]:
         n = max(int(math.ceil(length / 1.0)) + 1, 2)
         s = np.linspace(0.0, length, n)
         P, _T, N, Bv = geo._frames(tr.geometry, s)
-        SA.append(P[:-1])
-        SB.append(P[1:])
-        SR.append(np.full(n - 1, 0.5 * getattr(lay, "clearance", 1.5)))
+        # the space its cars sweep: around the curve (hanging cars: around their centres, below it), smaller
+        # for small cars
+        on = [t for t in spec.trains if t.track_index == k]
+        scale = max([float(np.clip(max(t.length, t.width, t.height) / 2.0, 0.1, 1.0)) for t in on], default=1.0)
+        hang = max([t.hang for t in on if t.suspended], default=0.0)
+        c = P - hang * Bv
+        SA.append(c[:-1])
+        SB.append(c[1:])
+        SR.append(np.full(n - 1, CLEAR_OF_TRACK * scale))
         if static.simple:
             continue
         rr, g = lay.rail_radius, lay.gauge
@@ -137,13 +146,11 @@ def static_capsules(static, spec) -> tuple[Capsules, Capsules]:
         if sp.kind == "pier":
             add(sp.foot, sp.top, 0.7)
             continue
-        pts = sp.quads.points
-        rc = 0.5 * min(np.ptp(pts[pts[:, 2] < sp.foot[2] + 1.0][:, 0]), 1.0) if len(pts) else 0.3
         if sp.kind == "column":
-            add(sp.foot, sp.top, max(0.15, 0.4 * rc))
+            add(sp.foot, sp.top, sp.radius)
         else:  # a column beside the track, its arm over it and the drop into the spine
-            top = np.array([sp.foot[0], sp.foot[1], pts[:, 2].max()])
-            add(sp.foot, top, 0.3)
+            top = np.array([sp.foot[0], sp.foot[1], sp.quads.points[:, 2].max()])
+            add(sp.foot, top, sp.radius)
             add(top, np.array([sp.top[0], sp.top[1], top[2]]), 0.25)
             add(np.array([sp.top[0], sp.top[1], top[2]]), sp.top, 0.15)
     for bed in static.beds:  # decks of viaducts (their quads' centres, as balls)
@@ -305,19 +312,6 @@ def _visibility(a, b, r, x0, y0, cell, nx, ny, start, items, eyes, targets, move
     return out
 
 
-def _smooth(a: np.ndarray, sigma_frames: float) -> np.ndarray:
-    from scipy.ndimage import gaussian_filter1d
-
-    if sigma_frames < 0.3 or len(a) < 2:
-        return a
-    return gaussian_filter1d(a, sigma_frames, axis=0, mode="nearest")
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(v, axis=-1, keepdims=True)
-    return v / np.where(n > 1e-12, n, 1.0)
-
-
 #: the shots: (back, side, up) in units of the default offset's (``CHASE_BACK`` +
 #: 1.5 car lengths, ``CHASE_SIDE``, chase height + a car height), and the cost of
 #: using it for a second (the first is the usual view)
@@ -386,7 +380,7 @@ def _movers(positions, rotations, sizes, skip):
 
 
 def plan_chase(positions, rotations, follow, scene: ChaseScene, fps: float, speed: float,
-               base_offset, car_size, critically_damped):
+               base_offset, car_size):
     """Eye positions (nf, 3) of the chase camera and the shot used at each frame (nf,).
 
     positions, rotations : (nf, ne, 3), (nf, ne, 3, 3) every entity, every frame.
@@ -412,7 +406,7 @@ def plan_chase(positions, rotations, follow, scene: ChaseScene, fps: float, spee
     eyes = np.empty((len(SHOTS), nf, 3))
     for k, ((sb, ss, su), _cost) in enumerate(SHOTS):
         off = -back * sb * fwd + side * ss * left + upd * su * up
-        eyes[k] = p_anchor + critically_damped(off, dt, follow.omega)
+        eyes[k] = p_anchor + critically_damped(off, dt, CHASE_OMEGA)
     st, sp = scene.structure, scene.space
     for k in range(len(SHOTS)):
         e = np.ascontiguousarray(eyes[k])

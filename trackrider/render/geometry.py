@@ -630,7 +630,8 @@ class Support:
     hanging track's column beside it with an arm over the spine) or ``pier``
     (a railway viaduct's pier under the deck); ``foot`` on the ground and
     ``top`` where it meets what it carries (m, world); ``track``, ``s``: the
-    track and arc length it carries; ``quads``: its drawing."""
+    track and arc length it carries; ``quads``: its drawing; ``radius``: its
+    column's, m."""
 
     kind: str
     foot: np.ndarray
@@ -638,6 +639,7 @@ class Support:
     track: int
     s: float
     quads: Quads
+    radius: float = 0.3  # the column's (a pier's: half its width), m
 
 
 def _heights(ground):
@@ -697,7 +699,7 @@ def support_plan(tracks, layouts, ground) -> list[Support]:
                 parts = [box((under[0], under[1], zg + 0.5 + 0.5 * hgt), (1.4, wide, hgt), FOOTER_COLOUR, axes=vertical),
                          box((under[0], under[1], zg + 0.25), (2.6, wide + 1.2, 0.5), FOOTER_COLOUR, axes=vertical)]
                 out.append(Support("pier", np.array([under[0], under[1], zg]), np.array([under[0], under[1], top_z]),
-                                   k, float(s[i]), Quads.merge(parts)))
+                                   k, float(s[i]), Quads.merge(parts), 0.5 * wide))
                 continue
             rs = lay.spine_radius
             spine = P[i] + lay.spine_offset() * B[i]  # the spine's axis
@@ -739,7 +741,7 @@ def support_plan(tracks, layouts, ground) -> list[Support]:
                 parts.append(box((spine[0], spine[1], 0.5 * (col_top + spine[2])), (hw, hw, spine[2] - col_top),
                                  SUPPORT_STEEL, axes=vertical))
                 kind, top = "column", spine.copy()
-            out.append(Support(kind, np.array([foot_xy[0], foot_xy[1], zg]), top, k, float(s[i]), Quads.merge(parts)))
+            out.append(Support(kind, np.array([foot_xy[0], foot_xy[1], zg]), top, k, float(s[i]), Quads.merge(parts), rc))
     return out
 
 

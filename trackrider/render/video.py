@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from trackrider.errors import InputError
-from trackrider.render.cameras import CAMERAS, Follow, camera_path
+from trackrider.render.cameras import CAMERAS, CHASE_UP, Follow, camera_path
 from trackrider.render.probe import check_rendering
 from trackrider.render.quality import Quality, quality_preset
 from trackrider.render.recording import Recording, quat_to_matrix
@@ -96,7 +96,7 @@ def _follow_for(spec: SceneSpec, labels, train: str | None = None, car: int | No
         raise InputError(f"train {tr.name!r} has cars 1..{len(idx)}, got {car}", where="--car")
     k = (len(idx) if camera == "chase" else 1) if car is None else int(car)
     anchor = ride = idx[k - 1]
-    chase_up = 3.0
+    chase_up = CHASE_UP
     if tr.suspended:  # the riders sit in the hanging bodies, recorded as <train>.body
         bodies = [i for i, (n, _c) in enumerate(labels) if n == f"{tr.name}.body"]
         hang = [i for i in bodies if labels[i][1] == labels[ride][1]]
