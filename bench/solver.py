@@ -55,7 +55,7 @@ def build(n_cars, track, rolling=0.0):
     return w
 
 
-from trackrider.physics.reference import bounded_row_error, exact_coupler_impulses, one_step_rows  # noqa: E402
+from reference import bounded_row_error, exact_coupler_impulses, one_step_rows  # noqa: E402
 
 
 def timing(n_cars, steps, track, rolling=0.0):

@@ -126,9 +126,9 @@ def test_validate_and_curve_import_no_plotting_rendering_or_filtering(args, tmp_
 
 
 def test_validate_in_its_own_process_loads_no_compiled_kernel_and_answers_alike(tmp_path):
-    """``trackrider validate`` in a process of its own runs the kernels' Python originals (no
-    numba registry refresh, no BLAS check): same answers as a compiled build, in a test runner's
-    process too (where the switch is off)."""
+    """``trackrider validate`` in a process of its own runs the kernels' Python originals (numba is
+    not even imported): same answers as a compiled build, in a test runner's process too (where
+    the switch is off)."""
     from typer.testing import CliRunner
 
     from trackrider.cli import app
@@ -138,15 +138,82 @@ def test_validate_in_its_own_process_loads_no_compiled_kernel_and_answers_alike(
         "start_s = 27.0", "start_s = 640.0"))
     for path, rc in ((ROOT / "scenarios" / "two_train_coaster.toml", 0), (bad, 2)):
         code = ("import sys; sys.argv = ['trackrider', 'validate', %r]; from trackrider.cli import app\n"
-                "try:\n    app()\nfinally:\n    import numba, numba.core.registry as r\n"
-                "    from numba.core import config\n    print('DISABLE_JIT', config.DISABLE_JIT, file=sys.stderr)\n"
+                "try:\n    app()\nfinally:\n    print('numba imported', 'numba' in sys.modules, file=sys.stderr)\n"
                 % str(path))
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
         assert proc.returncode == rc, proc.stderr
-        assert "DISABLE_JIT 1" in proc.stderr or "DISABLE_JIT True" in proc.stderr
+        assert "numba imported False" in proc.stderr
         inproc = CliRunner().invoke(app, ["validate", str(path)])
         assert inproc.exit_code == rc
         assert proc.stdout.strip() == inproc.output.strip() or proc.stderr.splitlines()[0] == inproc.output.strip()
+
+
+def test_lazy_kernels_switch_to_compiled_ones_on_a_large_array(tmp_path):
+    """In lazy mode (``validate``) a kernel runs in Python until one is given a large array; then
+    every kernel is compiled (or loaded), callees included, and answers alike."""
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        from trackrider import jit
+        jit.lazy_kernels()
+        from trackrider.curves import _kernels as k
+        breaks = np.linspace(0.0, 10.0, 11)
+        coef = np.random.default_rng(1).normal(size=(10, 6, 3))
+        small = np.linspace(0.0, 10.0, 50)
+        out_py = np.empty((50, 4, 3))
+        k.ppoly_eval(breaks, coef, small, out_py)
+        assert "numba" not in sys.modules and isinstance(k.ppoly_eval, jit._Lazy)
+        big = np.linspace(0.0, 10.0, jit.LAZY_ELEMENTS + 1)
+        out = np.empty((big.shape[0], 4, 3))
+        k.ppoly_eval(breaks, coef, big, out)
+        assert "numba" in sys.modules and not isinstance(k.ppoly_eval, jit._Lazy)
+        assert not isinstance(k.__dict__["find_span"], jit._Lazy)
+        again = np.empty((50, 4, 3))
+        k.ppoly_eval(breaks, coef, small, again)
+        assert np.array_equal(again, out_py), np.max(np.abs(again - out_py))
+        print("ok")
+        """)
+    env = dict(os.environ, TRACKRIDER_CACHE_DIR=os.environ.get("TRACKRIDER_CACHE_DIR", str(tmp_path / "c")))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+def test_shipped_kernels_are_loaded_from_any_path_and_never_written(fresh_cache_state, monkeypatch, tmp_path):
+    """Kernels compiled into one folder (as ``trackrider.prebuild`` does for a wheel) and shipped
+    elsewhere are loaded from there, whatever the install's path: nothing compiles, nothing is
+    written to the per-user folder; a kernel not shipped compiles into the per-user folder."""
+    from trackrider import jit
+
+    def five_times(x):
+        return 5.0 * x
+
+    def six_times(x):
+        return 6.0 * x
+
+    monkeypatch.setattr(cache, "_KERNELS", {})
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(tmp_path / "build"))
+    built = jit._compiled(five_times, (), {"cache": True})
+    assert built(1.0) == 5.0
+    folder = tmp_path / "build" / f"kernels-{cache.source_fingerprint()}"
+    assert list(folder.rglob("*.nbi"))
+
+    shipped = tmp_path / "site" / "trackrider" / cache.SHIPPED / folder.name
+    shipped.parent.mkdir(parents=True)
+    folder.rename(shipped)
+    monkeypatch.setattr(cache, "shipped_dir", lambda: shipped)
+    monkeypatch.setattr(cache, "_KERNELS", {})
+    monkeypatch.setattr(cache, "_CHECKED", None)
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(tmp_path / "user"))
+    loaded = jit._compiled(five_times, (), {"cache": True})
+    assert loaded(2.0) == 10.0
+    assert sum(loaded.stats.cache_hits.values()) == 1 and not loaded.stats.cache_misses
+    assert not list((tmp_path / "user").rglob("*.nb*"))
+    other = jit._compiled(six_times, (), {"cache": True})
+    assert other(1.0) == 6.0
+    written = [p.name.split("-")[0] for p in (tmp_path / "user").rglob("*.nbi")]
+    assert len(written) == 1 and written[0].endswith(".six_times")
 
 
 def test_kernels_are_kept_per_version_of_the_sources(fresh_cache_state, monkeypatch, tmp_path):
@@ -194,3 +261,28 @@ def test_kernels_are_kept_per_version_of_the_sources(fresh_cache_state, monkeypa
 
     assert four_times(1.0) == 4.0
     assert str(four_times._cache._cache_path).startswith(str(here))
+
+
+def test_kernels_compiled_for_the_generic_cpu_are_loaded_on_this_one(fresh_cache_state, monkeypatch, tmp_path):
+    """A portable wheel's kernels (``NUMBA_CPU_NAME=generic`` at build time) are found by a process
+    compiling for its own CPU: nothing compiles, nothing is written to the per-user folder."""
+    import numpy as np
+
+    from trackrider import jit
+    from trackrider.curves import _kernels as k
+
+    code = "import numpy as np; from trackrider.curves._kernels import find_span; find_span(np.arange(5.0), 2.5)"
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", TRACKRIDER_CACHE_DIR=str(tmp_path / "build"))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    shipped = tmp_path / "build" / f"kernels-{cache.source_fingerprint()}"
+    assert list(shipped.rglob("*.nbi"))
+    monkeypatch.setattr(cache, "shipped_dir", lambda: shipped)
+    monkeypatch.setattr(cache, "_KERNELS", {})
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(tmp_path / "user"))
+    py_func = getattr(k.find_span, "py_func", k.find_span)
+    loaded = jit._compiled(py_func, (), {"cache": True})
+    assert loaded(np.arange(5.0), 2.5) == 2
+    assert sum(loaded.stats.cache_hits.values()) == 1 and not loaded.stats.cache_misses
+    assert not list((tmp_path / "user").rglob("*.nb*"))

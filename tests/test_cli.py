@@ -213,9 +213,24 @@ def test_unexpected_exception_is_one_line_internal_error(tmp_path, monkeypatch):
 
 
 def test_curve_report(tmp_path):
-    result = runner.invoke(app, ["curve", str(ROOT / "curves" / "first_drop.csv")])
+    """The figures printed are the curve's own: its point count, length, height range, closedness."""
+    import re
+
+    import numpy as np
+
+    from trackrider.curves.io import load_curve
+
+    path = ROOT / "curves" / "first_drop.csv"
+    result = runner.invoke(app, ["curve", str(path)])
     assert result.exit_code == 0, result.stderr
-    assert "length" in result.stdout and "closed" in result.stdout
+    track = load_curve(path)
+    fields = dict(re.findall(r"^([a-z |]+):\s+(.*)$", result.stdout, re.M))
+    assert f"{len(track.points)} points" in fields["curve"]
+    assert float(fields["length"].split()[0]) == pytest.approx(track.length, abs=5e-4)
+    z = track.frames(np.linspace(0.0, track.length, 20001)).position[:, 2]
+    lo, hi = (float(v) for v in fields["height range"].split()[0:3:2])
+    assert lo == pytest.approx(z.min(), abs=2e-3) and hi == pytest.approx(z.max(), abs=2e-3)
+    assert fields["closed"] == ("yes" if track.closed else "no")
 
 
 CURVE_CASES = [

@@ -1,4 +1,4 @@
-"""No impossible number reported as a result: the divergence test (trackrider.metrics.DivergenceCheck),
+"""No impossible number reported as a result: the divergence test (trackrider.divergence.DivergenceCheck),
 ran-off cars, the dt warning, counterweights; and the sweep size limits."""
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ import numpy as np
 import pytest
 
 from trackrider.errors import InputError
-from trackrider.metrics import DivergenceCheck, blank_ran_off
+from trackrider.divergence import DivergenceCheck, blank_ran_off
 from trackrider.physics import channels as ch
 from trackrider.record import read_timeseries
+
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 ROOT = Path(__file__).resolve().parents[1]
 SC = ROOT / "scenarios"
@@ -86,6 +89,35 @@ def test_a_heavy_body_on_a_feather_trolley_ends_diverged_with_sane_outputs(tmp_p
     assert ts["t"][-1] < summary["diverged"]["t"]          # outputs end at the last sane sample
     assert np.nanmax(speed) < 100.0 and np.nanmax(np.abs(ts["g_vertical"])) < 20.0
     assert summary["bodies"]["cars.body"]["max_speed"] < 100.0
+    # the summary covers the sane samples: simulated up to the last one written, not the whole chunk
+    assert summary["simulated_s"] == pytest.approx(ts["t"][-1], abs=1e-9)
+    assert summary["steps"] == round(ts["t"][-1] / 0.01)
+    # figures from the samples after the last calm one (the state drifting towards the divergence:
+    # energy already 1/10 of the way to its limit) are withheld, and a warning says so
+    cars = summary["trains"]["cars"]
+    assert cars["max_g_vertical"] is None and cars["at"]["max_g_vertical"] is None
+    assert cars["max_speed"] is not None and cars["at"]["max_speed"]["t"] < summary["diverged"]["t"]
+    notes = [w for w in summary["warnings"] if "withheld" in w]
+    assert len(notes) == 1 and "drifting towards the divergence at t = 12.9 s" in notes[0]
+
+
+def test_the_onset_of_a_divergence_is_the_last_calm_sample_before_it():
+    """An energy rise that grows sample by sample: the run diverges where it passes its limit, and its
+    onset is the last sample where the rise was below a tenth of the limit (``CALM_FRACTION``)."""
+    from trackrider.divergence import CALM_FRACTION
+
+    t, s = falling(m=30, gain=3.0)
+    check = DivergenceCheck([np.array([0])], [2.0], 9.81, 0.1)
+    i, _, _ = check.check(t[:12], s[:12]) or (None, None, None)   # two chunks: the onset may lie in either
+    if i is None:
+        i, _, _ = check.check(t[12:], s[12:])
+        i += 12
+    spend = 0.5 * 2.0 * (9.81 * t) ** 2
+    limit = 0.1 * np.maximum(spend, 2.0 * 9.81)
+    rise = 3.0 * np.maximum(np.arange(30) - 4, 0)
+    assert i == int(np.argmax(rise > limit))
+    calm = np.flatnonzero(rise[:i] < CALM_FRACTION * limit[:i])
+    assert check.onset == pytest.approx(t[calm[-1]]) and calm[-1] < i - 1
 
 
 def test_a_car_that_runs_off_while_on_a_rope_stops_counting(tmp_path):

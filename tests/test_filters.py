@@ -4,7 +4,7 @@ import pytest
 import scipy.signal as ss
 
 from trackrider import filters
-from trackrider.metrics import filtfilt_reference_sos
+from trackrider.filters import filtfilt_reference_sos
 
 
 @pytest.mark.parametrize("order", [2, 4, 6])
@@ -33,3 +33,15 @@ def test_sosfilt_and_filtfilt_equal_scipy():
     for n, padlen in [(3, 2), (20, 15), (3000, 15)]:
         assert np.array_equal(filtfilt_reference_sos(sos, x[:n], padlen),
                               ss.sosfiltfilt(sos, x[:n], axis=0, padlen=padlen))
+
+
+def test_the_whole_series_filter_is_scipys_sosfiltfilt():
+    from tests.filter_oracle import filtfilt_reference
+    from trackrider.filters import filtfilt
+
+    rng = np.random.default_rng(3)
+    for n in (5, 40, 1000):
+        x = rng.normal(size=(n, 3))
+        assert np.array_equal(filtfilt(x, 5.0, 100.0), filtfilt_reference(x, 5.0, 100.0))
+    x = rng.normal(size=50)
+    assert np.array_equal(filtfilt(x, 60.0, 100.0), x)        # above Nyquist: not filtered

@@ -6,9 +6,13 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from trackrider.scenario import load_scenario
 from trackrider.sim import simulate
+
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 ROOT = Path(__file__).resolve().parents[1]
 G = 9.81
@@ -23,7 +27,7 @@ def series(result, name, car=1):
 def test_double_pendulum_scenario_conserves_energy_and_holds_its_joints():
     """20 s of the chaotic double pendulum: ball joints hold to 1e-4 m; the recorded KE + PE stays
     within 0.3 % of the swing energy (the integrator's O(h ω) band; its step-centred energy is
-    checked to 0.1 % in tests/physics/test_physics_joints.py)."""
+    checked to 0.1 % in tests/physics/test_joints.py)."""
     sc = load_scenario(ROOT / "scenarios" / "double_pendulum.toml")
     res = simulate(sc)
     assert res.summary["status"] == "completed"

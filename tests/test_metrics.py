@@ -11,9 +11,12 @@ import pytest
 from scipy.signal import butter, sosfiltfilt
 
 from trackrider import metrics as mt
-from trackrider.metrics import (RideMetrics, ZeroPhaseLowpass, energy_groups_from_joints,
-                                filtfilt_reference, wheel_split)
+from tests.filter_oracle import filtfilt_reference
+from trackrider.events import status_of
+from trackrider.filters import ZeroPhaseLowpass
+from trackrider.metrics import RideMetrics, energy_groups_from_joints, wheel_split
 from trackrider.physics import channels as ch
+from trackrider.physics.sections import SECTIONS
 
 
 def chunks_of(n, rng, largest=500):
@@ -216,7 +219,7 @@ def test_stall_in_a_valley_but_not_on_a_brake():
     assert ev[0]["t"] == pytest.approx(3.0 - 0.03, abs=0.02)   # first sample below 0.05 m/s
     assert m.status() == "stalled"
     # the same stop on a brake section is a normal stop
-    section = np.where(t > 2.5, float(ch.BRAKE), -1.0)
+    section = np.where(t > 2.5, float(SECTIONS["brake"].code), -1.0)
     m, _ = run_metrics(t, make_samples(t, 1, speed=speed, section=section))
     assert m.summary()["events"] == [] and m.status() == "completed"
     # at rest for less than STALL_REST_TIME: no stall
@@ -238,6 +241,33 @@ def test_rolled_back_is_information_only():
     assert m.status() == "completed"
 
 
+def test_a_pendulum_rolls_back_once():
+    """Every swing reversal of a pendulum is not a roll back: one event until the lead car has run
+    forwards past where it turned back (a lift catching it and pulling it over)."""
+    t = np.arange(1, 2001) * 0.01                      # 20 s: five swings of ± 3 m/s
+    speed = 3.0 * np.cos(2 * np.pi * 0.25 * t)
+    m, _ = run_metrics(t, make_samples(t, 1, speed=speed))
+    assert [e["kind"] for e in m.summary()["events"]] == ["rolled_back"]
+    # swings, then the train is driven on well past its turning point, then rolls back again
+    speed2 = np.where(t < 10.0, speed, np.where(t < 15.0, 2.0, -1.0))
+    m, _ = run_metrics(t, make_samples(t, 1, speed=speed2))
+    ev = m.summary()["events"]
+    assert [e["kind"] for e in ev] == ["rolled_back", "rolled_back"]
+    assert ev[1]["t"] == pytest.approx(15.0, abs=0.02)
+
+
+def test_a_crest_on_a_section_is_not_a_crest_passed():
+    dt = 0.01
+    t = np.arange(1, 1001) * dt
+    z = np.where(t < 5.0, 10.0 - (t - 2.5) ** 2, 10.0 - 4 * (t - 7.5) ** 2)    # crests at 2.5 s and 7.5 s
+    speed = np.where(t < 5.0, 4.0, 9.0 + (t - 7.5) ** 2)
+    section = np.where(t < 5.0, float(SECTIONS["lift"].code), -1.0)         # the first on a lift
+    m, _ = run_metrics(t, make_samples(t, 1, z=z, speed=speed, section=section))
+    s = m.summary()["trains"]["red"]
+    assert s["min_crest_speed"] == pytest.approx(9.0, abs=1e-9)
+    assert s["at"]["min_crest_speed"]["t"] == pytest.approx(7.5)
+
+
 def test_status_precedence():
     t = np.arange(1, 301) * 0.01
     flags = np.full((300, 1), float(ch.ON_TRACK))
@@ -247,7 +277,12 @@ def test_status_precedence():
     assert m.status() == "ran_off_track"
     m.mark_diverged(2.5, 0)
     assert m.status() == "diverged"
-    assert mt.STATUS_PRECEDENCE[0] == "diverged" and mt.STATUS_PRECEDENCE[-1] == "completed"
+    # the rule itself, on the event types' table: the most severe status any event sets
+    assert status_of(["rolled_back", "stalled", "wheel_lift", "lap"]) == "derailed"
+    assert status_of(["support_lost", "ran_off_track", "stalled"]) == "ran_off_track"
+    assert status_of(["rolled_back", "collision", "dispatch"]) == "completed"
+    with pytest.raises(ValueError, match="unknown event type 'wheel_slip'"):
+        status_of(["wheel_slip"])
 
 
 def test_energy_drift_counts_only_quiet_stretches():

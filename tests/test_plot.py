@@ -66,9 +66,9 @@ def test_plot_height_profile_has_the_tracks_sections(results):
 
     name, d = read_car_series(results / "timeseries.csv", car=1, train="sled")
     s, z, sections, what = _profile(results, name, d)
-    # the sled's track, not the tower's: only its own brake run (section[1] in the file)
+    # the sled's track, not the tower's: only its own brake run (the file's second, unnamed brake)
     assert what == "height of the track" and s[0] == 0.0 and len(s) == len(z) > 100
-    assert [(sec.label, sec.type, sec.s_from) for sec in sections] == [("section[1]", "brake", 200.0)]
+    assert [(sec.label, sec.type, sec.s_from) for sec in sections] == [("brake 2", "brake", 200.0)]
     name, d = read_car_series(results / "timeseries.csv", car=1, train="weight")
     assert [sec.s_from for sec in _profile(results, name, d)[2]] == [12.0]
 

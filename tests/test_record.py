@@ -13,7 +13,7 @@ from trackrider.record import (COLUMNS, CSV_NAME, FLOAT_FORMAT, SUMMARY_NAME, Ti
                                check_out_dir, prepare_out_dir, read_summary, read_timeseries,
                                write_summary)
 
-#: INTERFACE.md: these columns first, in this order, then at least the quaternion
+#: docs/outputs.md: these columns first, in this order, then at least the quaternion
 INTERFACE_COLUMNS = ["t", "train", "car", "s", "x", "y", "z", "speed", "accel", "g_vertical",
                      "g_lateral", "g_longitudinal", "wheel_load", "lateral_load", "motor_force",
                      "kinetic_energy", "potential_energy"]

@@ -18,6 +18,9 @@ from trackrider.cli import app
 from trackrider.scenario import load_scenario
 from trackrider.sim import simulate
 
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.toml")
                    if "sweep" not in tomllib.loads(p.read_text(encoding="utf-8")))
@@ -118,14 +121,23 @@ def test_classic_coaster_headlines():
     # from the 23 m crest at 4 m/s to the 1 m valley: at most √(4² + 2 g · 22)
     v_bound = math.sqrt(4.0**2 + 2 * G * 22.1)
     assert 0.93 * v_bound < red["max_speed"] <= v_bound * 1.005
-    # a circular loop of radius 8: 5–6.5 g at the bottom, riders above 0 g over the top
-    assert 4.5 < red["max_g_vertical"] < 6.5
-    loop = (d["s"] > 155.5) & (d["s"] < 205.8)
+    # a clothoid loop (12 m round at its ends, 6.5 m at the top): 4.2–5.2 g, riders above 0 g over the top
+    assert 4.2 < red["max_g_vertical"] < 5.2
+    loop = (d["s"] > 150.3) & (d["s"] < 203.4)
     top = np.argmax(np.where(loop, d["z"], -np.inf))
     entry = int(np.argmax(loop))
-    # energy from the loop's entry to its top (friction and drag over 25 m: < 3 %)
-    v_top = math.sqrt(d["speed"][entry] ** 2 - 2 * G * (d["z"][top] - d["z"][entry]))
-    assert d["speed"][top] == pytest.approx(v_top, rel=0.03)
+    # the train's energy per kg from the front car's loop entry to its top (the coupled
+    # cars share one speed; their mean height counts): lost only to rolling resistance
+    # (at most the 5.2 g peak normal load) and drag (at least at the top's speed, at most
+    # at the entry's) over the distance run
+    z_mean = np.mean([series(res, "red", k)["z"] for k in (1, 2, 3)], axis=0)
+    lost = (0.5 * (d["speed"][entry] ** 2 - d["speed"][top] ** 2)
+            - G * (z_mean[top] - z_mean[entry]))
+    run_m = d["s"][top] - d["s"][entry]
+    drag = 0.5 * sc.resistance.air_density * sc.resistance.drag_area / car.mass * run_m
+    low = drag * d["speed"][top] ** 2
+    high = drag * d["speed"][entry] ** 2 + sc.resistance.rolling * 5.2 * G * run_m
+    assert low < lost < high
     assert np.min(d["g_vertical_filtered"][loop]) > 0.0      # riders pressed into their seats at the top
     assert red["max_abs_g_lateral"] < 0.5
     # the brake run stops the train inside it
@@ -182,7 +194,7 @@ def test_weight_drop_block_and_tackle():
 
 
 def test_freight_holds_speed_up_the_grade():
-    sc, res = run("freight", duration=16.0)   # the lead wagon enters the R 400 m curve at t = 10 s
+    sc, res = run("freight", duration=16.0)   # the lead wagon enters the curve at t = 10 s, its R 400 m at 14 s
     assert sc.trains[0].cars >= 50
     ts = res.timeseries
     late = ts["t"] > 2.0
@@ -192,10 +204,17 @@ def test_freight_holds_speed_up_the_grade():
     grade = car.mass * G * math.sin(math.atan(0.015))
     davis = A + B * 15.0 + C * 15.0**2
     assert np.mean(ts["motor_force"][late]) == pytest.approx(grade + davis, rel=0.02)
+    # every wagon's booster pushes alike, at every sample (docs/physics.md, "Rows that share a load"):
+    # on the straight each its own need, in the curve within 0.1 % of each other
+    n = sc.trains[0].cars
+    F = ts["motor_force"].reshape(-1, n)
+    straight = ts["t"].reshape(-1, n)[:, 0] < 10.0
+    np.testing.assert_allclose(F[straight], grade + davis, rtol=1e-4)
+    assert np.all(np.ptp(F, axis=1) <= 1e-3 * (grade + davis))
     assert res.summary["events"] == [] and res.status == "completed"
     # in the curve: lateral G v²/(gR) and flange load m v²/R on the lead wagon
     R = 400.0
-    curve = (ts["car"] == 1) & (ts["t"] > 12.0)
+    curve = (ts["car"] == 1) & (ts["t"] > 14.2)      # past the 60 m transition
     v = ts["speed"][curve]
     np.testing.assert_allclose(ts["g_lateral"][curve], v**2 / (G * R), rtol=0.01)
     # (the couplers' chords add a small lateral share: within 2 %)

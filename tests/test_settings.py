@@ -7,14 +7,13 @@ import dataclasses
 import pytest
 
 from trackrider.errors import InputError
+from trackrider.physics import joints
 from trackrider.settings import (
-    JOINTS,
     BodyConfig,
     TrackConfig,
     TrainConfig,
     CarSpec,
     CouplingSpec,
-    PulleyJoint,
     ResistanceConfig,
     SectionConfig,
     SimulationConfig,
@@ -25,7 +24,7 @@ from trackrider.settings import (
 )
 
 SETTINGS_CLASSES = [CarSpec, CouplingSpec, SimulationConfig, ResistanceConfig, SectionConfig, BodyConfig, TrackConfig,
-                    TrainConfig, *JOINTS.values()]
+                    TrainConfig, *(joints.settings(k) for k in joints.USER_KINDS)]
 #: fields that are not settings: names, resolved references, nested tables, loaded data
 NOT_SETTINGS = {SectionConfig: ["track_index"], BodyConfig: ["name"],
                 TrackConfig: ["name", "curve", "segments", "roll", "track", "length"],
@@ -65,9 +64,9 @@ def test_world_signature_defaults_are_the_settings_defaults():
 
 
 def test_section_kinds_are_the_physics_kinds():
-    from trackrider.physics.channels import SECTION_KINDS
+    from trackrider.physics.sections import SECTIONS
 
-    assert settings_of(SectionConfig)["type"].choices == tuple(SECTION_KINDS)
+    assert settings_of(SectionConfig)["type"].choices == tuple(SECTIONS)
 
 
 def test_the_public_names_are_one_class():
@@ -99,7 +98,7 @@ def test_a_pulley_is_a_rope_by_default_in_files_and_in_python(write_scenario):
     from trackrider.physics import World
     from trackrider.scenario import load_scenario
 
-    assert PulleyJoint.slack is True
+    assert joints.settings("pulley").slack is True
     w = World()
     a = w.add_body("a", 1.0, size=(0.1, 0.1, 0.1), position=(0.0, 0.0, 0.0))
     b = w.add_body("b", 1.0, size=(0.1, 0.1, 0.1), position=(1.0, 0.0, 0.0))
@@ -133,7 +132,7 @@ def test_one_check_names_the_file_key_or_the_parameter():
 def test_angles_are_degrees_in_files_and_radians_in_python():
     import math
 
-    from trackrider.settings import HingeJoint
+    HingeJoint, PulleyJoint = joints.settings("hinge"), joints.settings("pulley")
 
     f = build(HingeJoint, {"axis": [0, 1, 0], "max_angle": 90.0}, "joint[0]", from_file=True)
     assert f.max_angle == pytest.approx(math.pi / 2)

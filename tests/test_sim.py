@@ -14,7 +14,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -22,22 +21,18 @@ import pytest
 
 from trackrider.errors import InputError
 from trackrider.physics import channels as ch
+from trackrider.physics.world import RunStatus
 from trackrider.record import CSV_NAME, SUMMARY_NAME, read_summary, read_timeseries
 from trackrider.sim import Result, run_world
+
+#: the kernels are compiled once, before the first test here (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass
-class Status:
-    diverged: bool = False
-    t: float | None = None
-    entity: int | None = None
-    message: str = ""
-
-
 class StandInWorld:
-    """Follows the World.run contract: two cars of train "red" and a body "bob".
+    """Implements the whole ``trackrider.sim.World`` protocol: two cars of train "red" and a body "bob".
 
     The cars move along x at speed 10 + sin t with g_vertical 1 + 0.5 sin 20t;
     ``diverge_at`` (s) makes ``run`` stop with a diverged status there;
@@ -47,8 +42,17 @@ class StandInWorld:
 
     def __init__(self, dt=0.001, diverge_at=None, sleep=0.0, initial_sample=False, interrupt_at=None):
         self.dt = dt
+        self.gravity = 9.81
         self.entity_labels = [("red", 1), ("red", 2), ("bob", 1)]
         self.entity_train = [0, 0, -1]
+        self.n_entities = 3
+        self.trains = ({"name": "red", "track": 0, "n": 2, "cg": 0.0, "railway": False, "suspended": False},)
+        self.gauges = (1.0,)
+        self.joints = ()
+        self.contact_trains, self.contact_ends = [], []
+        self.operation = None
+        self.pos, self.quat = np.zeros((3, 3)), np.tile([1.0, 0.0, 0.0, 0.0], (3, 1))
+        self.mass = np.array([600.0, 600.0, 10.0])
         self.step_count = 0
         self.time = 0.0
         self.calls = 0
@@ -68,6 +72,7 @@ class StandInWorld:
         s[:, :, ch.G_VERTICAL] = (1.0 + 0.5 * np.sin(20 * t))[:, None]
         s[:, :, ch.WHEEL_LOAD] = 600 * 9.81
         s[:, :, ch.KINETIC_ENERGY] = (0.5 * 600 * v ** 2)[:, None]
+        s[:, :, ch.POTENTIAL_ENERGY] = (0.5 * 600 * (11.0 ** 2 - v ** 2))[:, None]   # energy kept (divergence test)
         s[:, :, ch.QW] = 1.0
         s[:, :, ch.SECTION] = -1
         s[:, :, ch.FLAGS] = ch.ON_TRACK
@@ -86,10 +91,10 @@ class StandInWorld:
         t = steps * self.dt
         if self.interrupt_at is not None and len(t) and t[-1] >= self.interrupt_at:
             raise KeyboardInterrupt
-        status = Status()
+        status = RunStatus("ok", n_steps)
         if self.diverge_at is not None and len(t) and t[-1] >= self.diverge_at:
             t = t[t < self.diverge_at]
-            status = Status(True, self.diverge_at, 1, "non-finite velocity")
+            status = RunStatus("diverged", n_steps, self.diverge_at, 1, None, "non-finite velocity")
             n_steps = int(round(self.diverge_at / self.dt)) - k0
         if self.initial_sample:
             t0 = np.array([k0 * self.dt])
@@ -177,7 +182,7 @@ def test_a_diverged_run_keeps_what_was_recorded(tmp_path):
     assert "2.5" in r.message and "red car 2" in r.message
     s = read_summary(out)
     assert s["status"] == "diverged" and s["diverged"]["t"] == 2.5
-    assert s["simulated_s"] == pytest.approx(2.5)
+    assert s["simulated_s"] == pytest.approx(2.49)      # the sane samples: up to the last one written
     assert {"t": 2.5, "train": "red", "car": 2, "kind": "diverged"} in s["events"]
     d = read_timeseries(out)
     assert d["t"].max() == pytest.approx(2.49) and len(d["t"]) == 249 * 3
@@ -200,8 +205,8 @@ def test_killed_run_leaves_no_complete_looking_file(tmp_path):
     script = tmp_path / "slow.py"
     script.write_text(textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from test_sim import StandInWorld
+        sys.path.insert(0, {str(ROOT)!r})
+        from tests.test_sim import StandInWorld
         from trackrider.sim import run_world
         run_world(StandInWorld(sleep=0.05), 600.0, 100, out_dir={str(out)!r})
     """))
@@ -328,7 +333,7 @@ class TestParabolicHill:
     @classmethod
     def analytic_airtime(cls, v_apex, hz, cutoff_hz=5.0):
         """Time with the filtered analytic vertical G below 0 (energy conservation)."""
-        from trackrider.metrics import filtfilt_reference
+        from tests.filter_oracle import filtfilt_reference
 
         r0 = cls.v0 ** 2 / G
         m = cls.L / r0
@@ -377,7 +382,7 @@ class TestParabolicHill:
 
 @pytest.mark.parametrize("factor, lifts", [(0.9, False), (1.1, True)])
 def test_railway_wheel_lift_event_on_a_flat_curve(factor, lifts):
-    """Inner wheels unload at v² = g R (gauge/2) / h_cg (PHYSICS.md §6)."""
+    """Inner wheels unload at v² = g R (gauge/2) / h_cg (docs/physics.md §6)."""
     from trackrider.physics import CarSpec
 
     radius, gauge, h_cg, mass = 30.0, 1.435, 1.5, 20000.0

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from trackrider import sweep as sw
+from trackrider import sweep_plan
 from trackrider.errors import InputError
 
 
@@ -41,7 +42,7 @@ def write(path: Path, text: str) -> Path:
 @pytest.fixture
 def plumbing(tmp_path, monkeypatch):
     """A 12-run grid over a base file that is not checked (no scenario loader needed)."""
-    monkeypatch.setattr(sw, "check_axes", lambda spec: None)
+    monkeypatch.setattr(sweep_plan, "check_axes", lambda spec: None)
     write(tmp_path / "base.toml", "[simulation]\nduration = 1.0\n")
     return write(tmp_path / "sweep.toml", """
 [sweep]
@@ -423,3 +424,47 @@ def test_every_bundled_sweep_file_validates_and_plans(path):
     plan = sw.plan_runs(spec)
     assert plan and len({p["run"] for p in plan}) == len(plan)
     assert len({tuple(p["values"].values()) for p in plan}) == len(plan)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_pool_workers_exit_when_their_driver_is_killed(tmp_path):
+    """``kill -9`` of a sweep's driver leaves no pool worker behind (``sweep.exit_with_parent``)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+
+    def children(pid):
+        out = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(stat.parent.name))
+        return out
+
+    driver = subprocess.Popen([sys.executable, "-m", "trackrider.cli", "sweep", str(root / "scenarios" / "sweep_tiny.toml"),
+                               "-j", "2", "--out", str(tmp_path / "sw")], cwd=root,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        workers = []
+        while len(workers) < 2 and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.2)
+            workers = children(driver.pid)
+        assert len(workers) >= 2, "the pool's workers did not start"
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+            time.sleep(0.2)
+        alive = [w for w in workers if Path(f"/proc/{w}").exists()
+                 and Path(f"/proc/{w}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+        assert not alive, f"workers {alive} outlived their driver"
+    finally:
+        if driver.poll() is None:
+            driver.kill()

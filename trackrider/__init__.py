@@ -26,6 +26,8 @@ _LAZY = {
     "loop": "trackrider.curves",
     "load_curve": "trackrider.curves",
     "save_nl2": "trackrider.curves",
+    "save_curve": "trackrider.curves",
+    "layout_figures": "trackrider.curves",
     "load_scenario": "trackrider.scenario",
     "simulate": "trackrider.sim",
     "Result": "trackrider.sim",

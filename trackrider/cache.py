@@ -16,13 +16,20 @@ the contents of every ``.py`` file the kernels can depend on (``source_fingerpri
 checks only a kernel's own file, so after an upgrade or a ``git pull`` that changed a kernel
 it calls (another file), it would otherwise load stale machine code. The newest
 ``KEEP_VERSIONS`` such folders are kept, older ones removed when a new one is made. Below
-that, numba gives each copy of the package (a site-packages install, a checkout) its own
-folders, so that two copies never overwrite each other's entries. ``trackrider --version``
-prints the folder; deleting it is always safe (the next run compiles again, ~15 s).
+that, one folder per module (``trackrider.physics.kernels``): every copy of the same sources (an
+install, a checkout, an editable install) shares the entries, whatever its path
+(``trackrider.jit_cache.KernelCache``: keyed by this hash, not by numba's file path and time stamp).
+
+A wheel built by ``pip install .`` ships the kernels compiled at build time
+(``trackrider.prebuild``) in ``<package>/_kernel_cache/kernels-<hash>`` (``shipped_dir``); they
+are read from there (never written), so the first run loads them; pip removes them with the
+package. Anything else compiles on first use into the per-user folder.
+``trackrider --version`` prints that folder; deleting it is always safe (the next run compiles
+what the install did not ship).
 
 The choice is scoped to trackrider's own kernels (``trackrider.jit.njit``): a user's
 numba code in the same process caches where numba would put it anyway. When the folder
-cannot be created or written, the kernels compile in memory on every run and
+cannot be created or written, the kernels not shipped compile in memory on every run and
 ``cache_problem()`` says why (the CLI prints it once as a warning).
 """
 from __future__ import annotations
@@ -148,27 +155,23 @@ def cache_problem() -> str | None:
     return _PROBLEM
 
 
-def cached_njit(numba_njit, function, args: tuple, options: dict):
-    """``numba_njit(*args, **options)(function)`` with numba's cache in ``cache_root()``.
+#: the folder, inside the installed package, of the kernels compiled when its wheel was built
+SHIPPED = "_kernel_cache"
 
-    numba reads ``config.CACHE_DIR`` when the decorator runs (it fixes the cache folder
-    of that one function then), so setting it around this call alone leaves every other
-    function's cache where numba would put it.
-    """
-    import numba
 
+def shipped_dir() -> Path | None:
+    """``<package>/_kernel_cache/kernels-<source_fingerprint()>`` when the install ships kernels
+    compiled for these very sources (``pip install .`` builds them, ``trackrider.prebuild``), else
+    None (a checkout, an editable install, or a wheel built without them). Read only."""
+    here = Path(__file__).resolve().parent / SHIPPED / f"kernels-{source_fingerprint()}"
+    return here if here.is_dir() else None
+
+
+def kernel_folders() -> tuple[Path | None, Path | None]:
+    """(the per-user folder of this version of the sources, written to; the shipped one, read
+    only): either may be None (see ``usable_cache_dir``, ``shipped_dir``)."""
     root = usable_cache_dir()
-    if root is None:
-        return numba_njit(*args, **dict(options, cache=False))(function)
-    here = _kernels_dir_once(root)
-    if here is None:
-        return numba_njit(*args, **dict(options, cache=False))(function)
-    saved = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(here)
-    try:
-        return numba_njit(*args, **options)(function)
-    finally:
-        numba.config.CACHE_DIR = saved
+    return (_kernels_dir_once(root) if root is not None else None), shipped_dir()
 
 
 _KERNELS: dict = {}

@@ -199,7 +199,7 @@ def _stderr_is_terminal() -> bool:
 
 
 def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s: float = 0.0,
-                   units: str = "metric"):
+                   units: str = "metric", section_names: dict | None = None):
     from rich.table import Table
 
     from trackrider.report.units import Units
@@ -243,24 +243,33 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
                                          else f"{vmax * u.speed_factor:.1f} mph")
         table.add_row(f"{name} (body)", text, "—", "—", "—", "—")
     ev_text = ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())) or "none"
-    running = wall - kernel_s            # compiling the kernels (a first run) says nothing of the speed
-    speed = f"{sim_s / running if running > 0 else float('inf'):.1f}× real time"
-    if kernel_s > 0.5:
-        speed += f", after {kernel_s:.1f} s compiling the kernels: first run only"
+    if kernel_s > 0.5:      # compiling the kernels (a first run) says nothing of the speed: said apart
+        running = wall - kernel_s
+        timing = (f"simulated {sim_s:.2f} s in {wall:.2f} s wall time: {kernel_s:.1f} s compiling the kernels "
+                  f"(first run only), then {running:.2f} s simulating "
+                  f"({sim_s / running if running > 0 else float('inf'):.1f}× real time)")
+    else:
+        timing = (f"simulated {sim_s:.2f} s in {wall:.2f} s wall time "
+                  f"({sim_s / wall if wall > 0 else float('inf'):.1f}× real time)")
     lines = [
         f"status: {summary.get('status', '?')}    events: {len(events)} ({ev_text})",
-        f"simulated {sim_s:.2f} s in {wall:.2f} s wall time ({speed}), {summary.get('steps', '?')} steps",
+        f"{timing}, {summary.get('steps', '?')} steps",
     ]
     op = summary.get("operation")
     if op:      # a ride with stations / block sections: its capacity and holds
         tph, rph = op.get("throughput_trains_per_hour"), op.get("riders_per_hour")
-        held = ", ".join(f"{k} {v['held_s']:.0f} s" for k, v in (op.get("block_sections") or {}).items()
-                         if v.get("held_s"))
-        lines.append("operation: " + ("no full dispatch cycle yet" if tph is None
-                                      else f"{tph:.1f} trains/h, {rph:.0f} riders/h")
+        names = section_names or {}
+        held = ", ".join(f"{names.get(k, k)} {v['held_s']:.0f} s"
+                         for k, v in (op.get("block_sections") or {}).items() if v.get("held_s"))
+        lines.append("operation: " + ("throughput not measured (no train dispatched a second time)"
+                                      if tph is None else f"{tph:.1f} trains/h, {rph:.0f} riders/h")
                      + (f"; held: {held}" if held else ""))
     if summary.get("status") == "stalled" and summary.get("message"):
         lines.append(f"stalled: {summary['message']}")
+    if summary.get("check"):      # the scenario's [check] envelope (docs/checking.md)
+        from trackrider.check.results import status_lines
+
+        lines.extend(status_lines(summary["check"]))
     if out_dir is not None:
         lines.append(f"outputs: {out_dir / 'timeseries.csv'}, {out_dir / 'summary.json'}")
     return table, lines
@@ -321,13 +330,11 @@ def run(
         keep_inputs(sc, out_dir)  # results that stand alone: the scenario and its curve files in DIR/inputs/
         summary = getattr(result, "summary", None) or {}
         if not quiet:
-            from rich.console import Console
+            from trackrider.report.data import section_labels
 
-            table, lines = _summary_table(summary, wall, out_dir, compiled, units)
-            console = Console() if sys.stdout.isatty() else Console(width=130)
-            console.print(table)
-            for line in lines:
-                console.print(line, highlight=False, soft_wrap=True)
+            names = {f"section[{i}]": label for i, (label, sec) in enumerate(zip(section_labels(sc), sc.sections))
+                     if not getattr(sec, "name", "")}
+            _print_summary(*_summary_table(summary, wall, out_dir, compiled, units, names))
         if report:
             from trackrider.report import write_report
 
@@ -337,6 +344,20 @@ def run(
         if summary.get("status") == "diverged" or getattr(result, "status", "") == "diverged":
             message = getattr(result, "message", "") or "simulation diverged"
             _fail(f"{message}; outputs recorded so far kept in {out_dir}", 1)
+
+
+def _print_summary(table, lines) -> None:
+    """The summary table and lines on stdout: on a terminal at its width; into a file or a pipe at the
+    table's own width, so no cell is wrapped."""
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        console = Console()
+    else:
+        console = Console(width=max(80, Console(width=10_000).measure(table).maximum))
+    console.print(table)
+    for line in lines:
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 def _simulate_with_bar(simulate, sc, out_dir, duration, overwrite):
@@ -393,43 +414,58 @@ def validate(
         from trackrider.scenario import build_world, load_scenario
 
         # building the world (without running it) also catches what the physics refuses
-        build_world(load_scenario(scenario, _parse_sets(sets)))
+        sc = load_scenario(scenario, _parse_sets(sets))
+        build_world(sc)
+        _warn_design(sc)
         typer.echo("ok")
 
 
+def _warn_design(sc) -> None:
+    """The design checks of a scenario's tracks, one ``warning:`` line each (docs/checking.md)."""
+    from trackrider.check.design import design_warnings
+
+    for text in design_warnings(sc):
+        warnings.warn(text)
+
+
 def _python_kernels_for_validate():
-    """``validate`` builds the world once and never steps it, so in a process of its own it runs
-    the kernels' Python originals (numba's ``NUMBA_DISABLE_JIT``) rather than loading compiled
-    ones: loading costs a process 0.3–0.5 s once (numba's registries and BLAS check), more than
-    the whole check of a ride; a 20 km track validates no slower (bench/startup.py). Only when
-    this process was started as ``trackrider validate`` and has not loaded numba yet (never in
-    a test runner or a program that imports trackrider)."""
+    """``validate`` builds the world once and never steps it, so in a process of its own it makes
+    the kernels lazy (``trackrider.jit.lazy_kernels``): their Python originals run while the arrays
+    are small, never importing numba (importing it and loading compiled kernels costs a process
+    0.3–0.5 s, more than the whole check of a ride); a long point track switches to the compiled
+    kernels (bench/startup.py). Only when this process was started as ``trackrider validate`` and
+    has not loaded numba yet (never in a test runner or a program that imports trackrider)."""
     if "numba" not in sys.modules and sys.argv[1:2] == ["validate"]:
-        os.environ["NUMBA_DISABLE_JIT"] = "1"
+        from trackrider.jit import lazy_kernels
+
+        lazy_kernels()
 
 
 @app.command()
 def curve(
     path: str = typer.Argument(..., metavar="CURVE_FILE|SCENARIO.toml",
-                               help="A curve file (points CSV, NL2 CSV, JSON), or a scenario with --export."),
+                               help="A curve file (points CSV, NL2 CSV, JSON), or a scenario (its track)."),
     format: str = typer.Option("auto", "--format", "-f", metavar="FORMAT",
                                help="Input format of a curve file: auto | points | nl2 | json."),
     track: Optional[str] = typer.Option(None, "--track", metavar="NAME",
-                                        help="The scenario's track to export (default: its first)."),
+                                        help="The scenario's track (default: its first)."),
     export: Optional[str] = typer.Option(None, "--export", metavar="FILE",
                                          help="Write the track (a scenario's, or the curve file's) to FILE."),
     export_format: str = typer.Option("nl2", "--export-format", metavar="FORMAT",
                                       help="nl2 (NoLimits 2 CSV, default) | points | json."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing curve file FILE."),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE.png",
+                                       help="Also draw the track's side elevation and top view to FILE.png."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing FILE (--export or --plot)."),
 ):
-    """Print a curve's length, height range, minimum radius, largest curvature and torsion, closedness.
+    """Print a track's length, heights, biggest drop, radii, bank, inversions (a curve file or a scenario's).
 
-    With --export, write a scenario's track (built from segments, designed from
-    forces, or loaded) or the curve file as a curve file instead.
+    With --export, write the track as a curve file instead; with --plot, also
+    draw its side elevation and top view.
 
     \b
     Example:
-      trackrider curve curves/first_drop.csv --format points
+      trackrider curve scenarios/classic_coaster.toml
+      trackrider curve curves/first_drop.csv --plot first_drop.png
       trackrider curve scenarios/force_designed.toml --track main --export fvd.csv
     """
     with _guard():
@@ -441,26 +477,42 @@ def curve(
             raise InputError("file not found", path=p)
         if p.is_dir():
             raise InputError("is a directory, not a curve file", path=p)
-        if export is not None or track is not None:
-            _export_curve(p, format, track, export, export_format, overwrite)
-            return
-        from trackrider.curves import curve_report, format_curve_report
+        from trackrider.curves.io import EXPORT_FORMATS, looks_like_curve_file
+        from trackrider.outputs import atomic_file, check_out_file
 
-        typer.echo(format_curve_report(curve_report(p, format)))
+        # every output checked before anything is read or written
+        if plot is not None:
+            if not plot.lower().endswith(".png"):
+                raise InputError(f"--plot must name a .png file, got {plot!r}")
+            check_out_file(plot, overwrite, where="--plot")
+        if export is not None:
+            if export_format not in EXPORT_FORMATS:
+                raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
+            out = check_out_file(export, overwrite, where="--export", ours=looks_like_curve_file)
+        tr, name, what, sc = _curve_of(p, format, track)
+        if export is not None:      # the track as a curve file (a temporary name, then renamed)
+            from trackrider.curves.io import save_curve
+
+            with atomic_file(out) as tmp:
+                save_curve(tr, tmp, export_format)
+            typer.echo(f"wrote {out} ({export_format}, length {tr.length:.3f} m)")
+        else:
+            from trackrider.curves.io import format_curve_report, track_report
+
+            typer.echo(format_curve_report(track_report(tr, name, what)))
+            for text in _design_check(p, tr, sc, track):
+                warnings.warn(text)
+        if plot is not None:
+            from trackrider.report.figures import plot_layout
+
+            with atomic_file(plot) as tmp:
+                plot_layout(tr, tmp, title=name)
+            typer.echo(f"wrote {plot}")
 
 
-def _export_curve(p: Path, format: str, track: Optional[str], export: Optional[str], export_format: str,
-                  overwrite: bool) -> None:
-    """``curve … --export FILE``: the track written as a curve file (a temporary name, then renamed)."""
-    from trackrider.curves.io import EXPORT_FORMATS, looks_like_curve_file, save_curve
-
-    if export is None:
-        raise InputError("--track needs --export FILE (the curve file to write)")
-    if export_format not in EXPORT_FORMATS:
-        raise InputError(f"--export-format must be one of {', '.join(EXPORT_FORMATS)}, got {export_format!r}")
-    from trackrider.outputs import check_out_file
-
-    out = check_out_file(export, overwrite, where="--export", ours=looks_like_curve_file)
+def _curve_of(p: Path, format: str, track: Optional[str]):
+    """The track of ``p`` (a scenario's named or first track, or a curve file), its name and how it
+    was made, for ``curve``."""
     if p.suffix.lower() == ".toml":
         if format != "auto":
             raise InputError("--format is the input format of a curve file; the output's is --export-format")
@@ -473,18 +525,30 @@ def _export_curve(p: Path, format: str, track: Optional[str], export: Optional[s
         name = names[0] if track is None else track
         if name not in names:
             raise InputError(f"no track named {name!r} (tracks: {', '.join(names)})", path=p, where="--track")
-        tr = sc.track_by_name(name).track
-    else:
-        if track is not None:
-            raise InputError("--track names a scenario's track; this is a curve file", path=p)
-        from trackrider.curves import load_curve
+        tc = sc.track_by_name(name)
+        pieces = [seg for seg in tc.segments or [] if not (isinstance(seg, dict) and seg.get("type") == "start")]
+        what = ("designed from forces" if getattr(tc.track, "design", None) is not None
+                else f"{len(pieces)} segments" if tc.segments else f"curve file {tc.curve}")
+        return tc.track, f"{p} track {name!r}", what, sc
+    if track is not None:
+        raise InputError("--track names a scenario's track; this is a curve file", path=p)
+    from trackrider.curves import load_curve
+    from trackrider.curves.io import file_format
 
-        tr = load_curve(p, format=format)
-    from trackrider.outputs import atomic_file
+    tr = load_curve(p, format=format)
+    return tr, str(p), f"{file_format(p, format)}, {len(tr.points)} points", None
 
-    with atomic_file(out) as tmp:
-        save_curve(tr, tmp, export_format)
-    typer.echo(f"wrote {out} ({export_format}, length {tr.length:.3f} m)")
+
+def _design_check(p: Path, tr, sc, track: Optional[str]) -> list:
+    """The design checks' warnings (docs/checking.md) of the track ``curve`` shows: a scenario's
+    track at its trains' speeds, a curve file's at the speed of a car cresting its highest point."""
+    if sc is not None:
+        from trackrider.check.design import design_warnings
+
+        return design_warnings(sc, track if track is not None else sc.tracks[0].name)
+    from trackrider.check.design import energy_speed, track_findings
+
+    return [f.message for f in track_findings(tr, energy_speed(tr, None), label=f"{p}: design check")]
 
 
 # --------------------------------------------------------------------------- plot, render
@@ -602,6 +666,123 @@ def render(
                               train=train, car=car, hud=not no_hud, units=units,
                               notice=lambda m: typer.echo(m, err=True))
         typer.echo(f"wrote {written or out}")
+
+
+# --------------------------------------------------------------------------- check, compare
+
+
+@app.command()
+def check(
+    results_dir: str = typer.Argument(..., metavar="RESULTS_DIR", help="A folder written by 'trackrider run'."),
+    envelope: str = typer.Option(..., "--envelope", "-e", metavar="FILE.toml",
+                                 help="The acceleration envelope (docs/checking.md)."),
+    restraint: Optional[str] = typer.Option(None, "--restraint", metavar="CLASS",
+                                            help="The envelope's restraint class to use ([restraint.CLASS])."),
+    save: bool = typer.Option(False, "--save", help="Also record the check in RESULTS_DIR/summary.json "
+                                                    "(its check block and envelope_exceeded events)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the check block as JSON instead of lines."),
+):
+    """Check a run's filtered rider G against an acceleration envelope; exit 3 when it is exceeded.
+
+    \b
+    Example:
+      trackrider check results/classic_coaster --envelope docs/examples/envelope_example.toml
+    """
+    code = 0
+    with _guard():
+        from trackrider.check.envelope import load_envelope
+        from trackrider.check.results import add_to_summary, check_results_dir, status_lines
+
+        env = load_envelope(envelope, restraint)
+        result, summary = check_results_dir(results_dir, env, notice=lambda m: typer.echo(m, err=True))
+        if save:
+            from trackrider.record import write_summary
+
+            write_summary(results_dir, add_to_summary(summary, result))
+        if as_json:
+            import json
+
+            from trackrider.record import _json_clean
+
+            typer.echo(json.dumps(_json_clean(result), indent=2))
+        else:
+            for line in status_lines(result):
+                typer.echo(line)
+        code = 0 if result["passed"] else 3
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command()
+def compare(
+    results_dir: str = typer.Argument(..., metavar="RESULTS_DIR", help="A folder written by 'trackrider run'."),
+    measured: str = typer.Argument(..., metavar="MEASURED.csv", help="The measured trace (a CSV with a header)."),
+    time_col: str = typer.Option(..., "--time", metavar="COLUMN", help="The time column (s)."),
+    accel: str = typer.Option(..., "--accel", metavar="FWD,LEFT,UP",
+                              help="The three acceleration columns in the sensor's forward, left and up axes; "
+                                   "-NAME reverses one (write --accel=-ax,ay,az)."),
+    units: str = typer.Option("g", "--units", metavar="UNITS", help="Of the accelerations: g | m/s2."),
+    altitude: Optional[str] = typer.Option(None, "--altitude", metavar="COLUMN",
+                                           help="An altitude column (m), compared up to a constant datum."),
+    speed: Optional[str] = typer.Option(None, "--speed", metavar="COLUMN", help="A speed column (m/s)."),
+    train: Optional[str] = typer.Option(None, "--train", metavar="NAME", help="The run's train (default: the first)."),
+    car: int = typer.Option(1, "--car", metavar="N", help="Its car the sensor rode in (1 = lead car)."),
+    rotate: bool = typer.Option(False, "--rotate", help="Fit a fixed sensor rotation by least squares."),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE.png", help="Also draw the comparison."),
+    save: bool = typer.Option(False, "--save", help="Also write RESULTS_DIR/compare.json (the report shows it)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing plot or compare.json."),
+):
+    """Compare a run with a measured ride: align in time (and rotation), RMS and peak error per axis.
+
+    \b
+    Example:
+      trackrider compare results/classic_coaster ride.csv --time t --accel ax,ay,az --rotate --plot cmp.png
+    """
+    with _guard():
+        from trackrider.check.compare import compare_lines, compare_run, plot_comparison, read_measured
+        from trackrider.outputs import check_out_file
+
+        if plot is not None:
+            if not plot.lower().endswith(".png"):
+                raise InputError(f"--plot must name a .png file, got {plot!r}")
+            check_out_file(plot, overwrite, where="--plot")
+        target = Path(results_dir) / "compare.json"
+        if save:
+            check_out_file(target, overwrite, where="--save", ours=_is_compare_json)
+        meas = read_measured(measured, time_col, accel.split(","), units, altitude, speed)
+        from trackrider.inputs_copy import load_results_scenario
+        from trackrider.record import read_summary
+
+        scenario, _ = load_results_scenario(results_dir, read_summary(results_dir))
+        result = compare_run(results_dir, meas, train=train, car=car, rotate=rotate, scenario=scenario)
+        import json
+
+        from trackrider.record import _json_clean
+
+        if as_json:
+            typer.echo(json.dumps(_json_clean(result.summary), indent=2))
+        else:
+            for line in compare_lines(result.summary):
+                typer.echo(line)
+        if plot is not None:
+            typer.echo(f"wrote {plot_comparison(result.as_dict(), plot)}")
+        if save:
+            from trackrider.outputs import atomic_file
+
+            with atomic_file(target) as tmp:
+                tmp.write_text(json.dumps(_json_clean(result.as_dict())) + "\n", encoding="utf-8")
+            typer.echo(f"wrote {target}")
+
+
+def _is_compare_json(path) -> bool:
+    import json
+
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(d, dict) and "offset_s" in d and "measured" in d
 
 
 # --------------------------------------------------------------------------- sweep

@@ -1,6 +1,6 @@
 """Results that stand alone: ``trackrider run`` keeps a copy of the scenario and of the
-curve files it names in ``DIR/inputs/``, so that ``render`` (and other readers
-of a results folder) still work after the originals moved or changed.
+curve files (and the ``[check]`` envelope) it names in ``DIR/inputs/``, so that ``render``
+(and other readers of a results folder) still work after the originals moved or changed.
 
 ``DIR/inputs/`` holds the scenario under its own name, each curve file at the
 path the scenario gives it (relative to the scenario, as written), and
@@ -49,8 +49,9 @@ def keep_inputs(scenario, out_dir) -> Path | None:
     text = src.read_text()
     curves = []
     taken: set = set()
-    for tr in getattr(scenario, "tracks", []):
-        curve = getattr(tr, "curve", None)
+    files = [getattr(tr, "curve", None) for tr in getattr(scenario, "tracks", [])]
+    files.append(getattr(getattr(scenario, "check", None), "envelope_path", None))   # [check]: kept alike
+    for curve in files:
         if curve is None:
             continue
         curve = Path(curve).resolve()

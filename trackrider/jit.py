@@ -1,7 +1,9 @@
 """numba's ``njit`` for every kernel of trackrider: where its cache goes, and a faster cold compile.
 
-``cache=True`` caches in trackrider's own per-user folder (``trackrider.cache``), never next
-to the source. And two things only about compile time (the results are the same):
+``cache=True`` caches in trackrider's own folders (``trackrider.cache``), never next to the
+source: the per-user folder of this version of the sources, and the kernels shipped in the
+package by its wheel (``trackrider.jit_cache``). And two things only about compile time (the results are
+the same):
 
 * ``njit`` here is numba's with ``no_cfunc_wrapper=True`` by default. numba otherwise adds a
   C-callable wrapper to each compiled function (for first-class function use, which
@@ -13,29 +15,136 @@ to the source. And two things only about compile time (the results are the same)
   ``NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING`` is set (unless already set) before numba is
   imported here; it has no effect if numba was imported first, and numba's real error
   messages read the same apart from colour.
+
+``trackrider validate`` builds a world once and never steps it: in a process of its own it makes
+the kernels lazy (``lazy_kernels``). A kernel then runs its Python original, and numba is never
+imported (importing it and loading compiled kernels costs a process 0.3–0.5 s, more than checking
+a ride); a call with a large output array (``LAZY_ELEMENTS``), or Python kernels that have taken
+``LAZY_SECONDS`` of CPU time already (a long point track), switch every kernel to its compiled,
+cached version at once.
 """
 from __future__ import annotations
 
 import os
+import time
 
-os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+from trackrider.cache import kernel_folders
 
-import numba  # noqa: E402
+__all__ = ["njit", "lazy_kernels", "LAZY_ELEMENTS", "LAZY_SECONDS"]
 
-from trackrider.cache import cached_njit  # noqa: E402
+#: in lazy mode the kernels run their Python originals while none is asked for more results
+#: (elements of its output array) than this and they have taken no more than ``LAZY_SECONDS``
+LAZY_ELEMENTS = 50_000
+LAZY_SECONDS = 0.5
 
-__all__ = ["njit"]
+_lazy = False
+_depth = 0
+_python_seconds = 0.0
+_switched = False
+_lazies: list = []
 
 
 def njit(*args, **options):
     """``numba.njit`` with ``no_cfunc_wrapper=True`` unless given (see the module docstring).
 
-    With ``cache=True`` the compiled code is cached in trackrider's own cache folder
+    With ``cache=True`` the compiled code is cached in trackrider's own cache folders
     (``trackrider.cache``), never next to the source (inside ``site-packages``).
     """
     options.setdefault("no_cfunc_wrapper", True)
-    if not options.get("cache"):
-        return numba.njit(*args, **options)
-    if len(args) == 1 and callable(args[0]) and not isinstance(args[0], str):  # bare @njit(cache=True)-style call
-        return cached_njit(numba.njit, args[0], (), options)
-    return lambda function: cached_njit(numba.njit, function, args, options)
+    if len(args) == 1 and callable(args[0]) and not isinstance(args[0], str):  # bare @njit-style call
+        return _make(args[0], (), options)
+    return lambda function: _make(function, args, options)
+
+
+def _make(function, args, options):
+    if _lazy and not _switched:
+        kernel = _Lazy(function, args, options)
+        _lazies.append(kernel)
+        return kernel
+    return _compiled(function, args, options)
+
+
+def _compiled(function, args, options):
+    """The numba dispatcher of ``function``, with a ``KernelCache`` for ``cache=True`` (none when
+    neither kernel folder can be had: it compiles in memory then)."""
+    os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+    import numba
+
+    options = dict(options)
+    cache = options.pop("cache", False)
+    if not cache or numba.config.DISABLE_JIT:
+        return numba.njit(*args, **options)(function)
+    dispatcher = numba.njit(**options)(function)  # compiled on first call, or below (a signature)
+    user, shipped = kernel_folders()
+    if user is not None or shipped is not None:
+        from trackrider.jit_cache import KernelCache
+
+        dispatcher._cache = KernelCache(dispatcher.py_func, None if user is None else str(user),
+                                        None if shipped is None else str(shipped))
+    if args:  # numba.njit(signature(s)): compiled now (loaded from the cache), and no other
+        for sig in args[0] if isinstance(args[0], list) else [args[0]]:
+            dispatcher.compile(sig)
+        dispatcher.disable_compile()
+    return dispatcher
+
+
+def lazy_kernels() -> None:
+    """Kernels defined from now on are lazy (see the module docstring): ``trackrider validate``
+    calls this before it imports anything with kernels."""
+    global _lazy
+    _lazy = True
+
+
+class _Lazy:
+    """A kernel in lazy mode: its Python original for small arrays, else (from then on, for every
+    kernel) its compiled version."""
+
+    def __init__(self, function, args, options):
+        self.py_func, self._args, self._options = function, args, options
+        self.compiled = None
+        self.__name__, self.__doc__ = function.__name__, function.__doc__
+
+    def __call__(self, *args):
+        global _depth, _python_seconds
+        if not _switched:
+            if _depth:                      # called by a kernel running in Python
+                return self.py_func(*args)
+            if _python_seconds <= LAZY_SECONDS and _work(args) <= LAZY_ELEMENTS:
+                _depth = 1
+                t0 = time.process_time()
+                try:
+                    return self.py_func(*args)
+                finally:
+                    _depth = 0
+                    _python_seconds += time.process_time() - t0
+            _switch()
+        return self.compiled(*args)
+
+
+def _work(args) -> int:
+    """Elements of the last array among ``args``: the kernels write their results into it (the
+    others may be large tables read at a few places)."""
+    for a in reversed(args):
+        if getattr(a, "ndim", 0):
+            return a.size
+    return 0
+
+
+def _switch() -> None:
+    """Every lazy kernel compiled (or loaded from the cache), and put in place of the lazy one in
+    every module that names it (numba compiles a kernel's callees from its module's names)."""
+    global _switched
+    import sys
+
+    spaces = [kernel.py_func.__globals__ for kernel in _lazies]
+    spaces += [vars(m) for name, m in list(sys.modules.items()) if name.split(".")[0] == "trackrider"]
+    # kernels given a signature compile when made: after the others are in place (their callees)
+    for eager in (False, True):
+        for kernel in _lazies:
+            if bool(kernel._args) == eager:
+                kernel.compiled = _compiled(kernel.py_func, kernel._args, kernel._options)
+        for space in spaces:
+            for name, value in list(space.items()):
+                if isinstance(value, _Lazy) and value.compiled is not None:
+                    space[name] = value.compiled
+    _switched = True

@@ -4,7 +4,7 @@ Everything here consumes the recorded samples of ``World.run`` chunk by chunk
 (``samples`` of shape ``(m, n_entities, N_CHANNELS)``, columns named in
 ``trackrider.physics.channels``) and keeps memory flat, however long the run.
 
-* ``ZeroPhaseLowpass`` — a streaming, zero-phase 4-pole Butterworth low-pass
+* ``ZeroPhaseLowpass`` (``trackrider.filters``) — a streaming, zero-phase 4-pole Butterworth low-pass
   that equals ``scipy.signal.sosfiltfilt`` of the whole series (odd padding,
   scipy's default pad length) to within ~1e-12 of the signal's scale.
 * ``wheel_split`` — inner/outer rail loads and L/V from the track-joint forces.
@@ -45,7 +45,9 @@ Definitions (also in ``docs/outputs.md``):
   booster — stations are brake sections); ``t`` is the instant it came to rest.
   ``rolled_back`` (information only) when the lead car's speed turns from
   above ``+STALL_REST_SPEED`` to below ``−STALL_REST_SPEED`` while no motor acts
-  on the train. ``diverged`` when the solver reports a non-finite state.
+  on the train; once per place: another only after the lead car has run forwards
+  ``ROLLBACK_REARM`` past where it last turned back (a pendulum's swings, a train
+  see-sawing in a valley: one event). ``diverged`` when the solver reports a non-finite state.
 * ``status`` precedence: ``diverged`` > ``ran_off_track`` > ``derailed``
   (any ``wheel_lift`` or ``support_lost``) > ``stalled`` > ``completed``.
 """
@@ -56,7 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trackrider.filters import butter_lowpass_sos, slowest_pole_radius, sosfilt, sosfilt_zi
+from trackrider.events import event_type, status_of
+from trackrider.filters import ZeroPhaseLowpass
 from trackrider.physics import channels as ch
 
 #: a train counts as having moved once any car exceeded this speed, m/s
@@ -67,6 +70,9 @@ STALL_REST_SPEED = 0.05
 CREST_RISE = 1e-9
 #: a train at rest this long outside any section has stalled, s
 STALL_REST_TIME = 2.0
+#: after a roll back, the lead car must run forwards this far past where it turned back before
+#: another is logged, m
+ROLLBACK_REARM = 0.5
 #: a wheel_lift event re-arms when Q_inner > this fraction of F2/2
 WHEEL_LIFT_REARM = 0.05
 #: a support_lost flag set again within this time of its last set sample is the same episode, s
@@ -77,181 +83,6 @@ MAX_EVENTS = 1000
 #: extra CSV columns derived here, after the raw channels
 FILTERED_G = ("g_vertical_filtered", "g_lateral_filtered", "g_longitudinal_filtered")
 _G_CHANNELS = (ch.G_VERTICAL, ch.G_LATERAL, ch.G_LONGITUDINAL)
-
-STATUS_PRECEDENCE = ("diverged", "ran_off_track", "derailed", "stalled", "completed")
-
-
-# ----------------------------------------------------------------------------------
-# zero-phase low-pass filter, streamed
-# ----------------------------------------------------------------------------------
-
-def butterworth_sos(cutoff_hz: float, sample_hz: float, order: int = 4):
-    """Second-order sections of a Butterworth low-pass, or None if it cannot act.
-
-    cutoff_hz : Hz, > 0.  sample_hz : Hz.  The filter cannot act when the
-    cut-off is at or above the Nyquist frequency ``sample_hz / 2``.
-    """
-    if not (cutoff_hz > 0.0) or cutoff_hz >= 0.5 * sample_hz:
-        return None
-    return butter_lowpass_sos(order, cutoff_hz, sample_hz)
-
-
-def _default_padlen(sos) -> int:
-    """scipy.signal.sosfiltfilt's default pad length for these sections."""
-    n_sections = sos.shape[0]
-    ntaps = 2 * n_sections + 1
-    ntaps -= min(int((sos[:, 2] == 0).sum()), int((sos[:, 5] == 0).sum()))
-    return 3 * ntaps
-
-
-def filtfilt_reference(x, cutoff_hz: float, sample_hz: float, order: int = 4):
-    """Whole-series zero-phase filter that ``ZeroPhaseLowpass`` reproduces.
-
-    ``scipy.signal.sosfiltfilt`` along axis 0 with odd padding of scipy's default
-    length, shortened to ``len(x) − 1`` for very short series. Returns a copy of
-    ``x`` when the filter cannot act (cut-off ≥ Nyquist).
-    """
-    from scipy.signal import sosfiltfilt
-
-    x = np.asarray(x, dtype=float)
-    sos = butterworth_sos(cutoff_hz, sample_hz, order)
-    if sos is None or len(x) == 0:
-        return x.copy()
-    padlen = min(_default_padlen(sos), len(x) - 1)
-    return sosfiltfilt(sos, x, axis=0, padlen=padlen)
-
-
-class ZeroPhaseLowpass:
-    """Streaming ``sosfiltfilt`` of several columns (axis 0 is time).
-
-    The forward pass runs causally with its state carried from chunk to chunk.
-    The backward pass of each emitted block starts ``margin`` samples later,
-    from the steady state of the last forward value; the error this start leaves
-    decays like ``|p|^margin`` (``p`` the slowest pole), and ``margin`` is chosen
-    so that ``|p|^margin < tol``. The final block (``finish``) is exact, with
-    scipy's odd padding at the end. So the output equals ``filtfilt_reference``
-    to ~``tol`` × the signal's scale, lagging the input by at most
-    ``margin + block`` samples.
-
-    Parameters
-    ----------
-    cutoff_hz : float
-        Cut-off frequency, Hz.
-    sample_hz : float
-        Sample rate, Hz.
-    n_columns : int
-        Number of series filtered side by side.
-    order : int
-        Butterworth order (default 4).
-    tol : float
-        Relative size of the backward-start error (default 1e-14).
-    """
-
-    def __init__(self, cutoff_hz: float, sample_hz: float, n_columns: int,
-                 order: int = 4, tol: float = 1e-14):
-        self.n_columns = int(n_columns)
-        self.sos = butterworth_sos(cutoff_hz, sample_hz, order)
-        self.applied = self.sos is not None
-        self._raw = np.empty((0, self.n_columns))   # input not yet emitted
-        self._fwd = np.empty((0, self.n_columns))   # forward-pass output of those samples
-        self._zf = None                              # forward state
-        self._head = np.empty((0, self.n_columns))  # first samples, before the start
-        self._started = False
-        if not self.applied:
-            self.padlen = 0
-            self.margin = 0
-            return
-        self.padlen = _default_padlen(self.sos)
-        rho = slowest_pole_radius(self.sos)
-        # envelope of a 4-pole cascade ~ n^3 |p|^n: add a safety factor of 1.5
-        self.margin = max(self.padlen + 1, int(math.ceil(1.5 * math.log(tol) / math.log(rho))))
-        # emit in blocks of half the margin: each emission re-filters margin + block
-        # samples backwards (3x the work of one pass), and the buffer stays small
-        self.block = max(self.margin // 2, 256)
-        self._zi = sosfilt_zi(self.sos)[:, :, None]  # (n_sections, 2, 1)
-
-    # -- forward pass -------------------------------------------------------------
-    def _start(self, head):
-        """Begin the forward pass on the odd front extension of ``head``."""
-        p = self.padlen
-        front = 2.0 * head[0] - head[p:0:-1]
-        ext = np.concatenate([front, head])
-        y, self._zf = sosfilt(self.sos, ext, self._zi * ext[0])
-        self._raw = head.copy()
-        self._fwd = y[p:]
-        self._started = True
-
-    def _forward(self, x):
-        y, self._zf = sosfilt(self.sos, x, self._zf)
-        self._raw = np.concatenate([self._raw, x])
-        self._fwd = np.concatenate([self._fwd, y])
-
-    def _backward(self, fwd):
-        y, _ = sosfilt(self.sos, fwd[::-1], self._zi * fwd[-1])
-        return y[::-1]
-
-    # -- public -------------------------------------------------------------------
-    def push(self, x) -> np.ndarray:
-        """Feed ``x`` (m, n_columns); return the filtered samples now final (k, n_columns).
-
-        The returned rows continue, in order, those returned before.
-        """
-        x = np.asarray(x, dtype=float).reshape(-1, self.n_columns)
-        if not self.applied:
-            return x.copy()
-        if not self._started:
-            self._head = np.concatenate([self._head, x])
-            if len(self._head) <= self.padlen:
-                return np.empty((0, self.n_columns))
-            head, self._head = self._head, np.empty((0, self.n_columns))
-            self._start(head)
-        else:
-            self._forward(x)
-        n = len(self._raw)
-        if n < self.margin + self.block:
-            return np.empty((0, self.n_columns))
-        k = n - self.margin
-        out = self._backward(self._fwd)[:k]
-        self._raw = self._raw[k:]
-        self._fwd = self._fwd[k:]
-        return out
-
-    def finish(self) -> np.ndarray:
-        """Filter the rest exactly (odd padding at the end) and return it."""
-        if not self.applied:
-            return np.empty((0, self.n_columns))
-        if not self._started:
-            head = self._head
-            self._head = np.empty((0, self.n_columns))
-            if len(head) == 0:
-                return head
-            # a series this short: the whole-series filter with a shorter pad
-            return filtfilt_reference_sos(self.sos, head, min(self.padlen, len(head) - 1))
-        p = self.padlen
-        raw = self._raw
-        # the last p+1 raw samples are in the buffer: margin > padlen
-        back = 2.0 * raw[-1] - raw[-2:-p - 2:-1]
-        y_back, _ = sosfilt(self.sos, back, self._zf)
-        fwd = np.concatenate([self._fwd, y_back])
-        out = self._backward(fwd)[: len(raw)]
-        self._raw = np.empty((0, self.n_columns))
-        self._fwd = np.empty((0, self.n_columns))
-        return out
-
-
-def filtfilt_reference_sos(sos, x, padlen):
-    """``scipy.signal.sosfiltfilt`` along axis 0 with odd padding ``padlen`` (0 allowed),
-    computed with ``trackrider.filters`` (bit-identical, without importing scipy.signal)."""
-    x = np.asarray(x, dtype=float)
-    if padlen > 0:
-        front = 2.0 * x[0] - x[padlen:0:-1]
-        back = 2.0 * x[-1] - x[-2:-padlen - 2:-1]
-        x = np.concatenate([front, x, back])
-    zi = sosfilt_zi(sos)[:, :, None]
-    y, _ = sosfilt(sos, x, zi * x[0])
-    y, _ = sosfilt(sos, y[::-1], zi * y[-1])
-    y = y[::-1]
-    return y[padlen:len(y) - padlen] if padlen > 0 else y
 
 
 # ----------------------------------------------------------------------------------
@@ -331,13 +162,17 @@ def section_at(s, sections):
 
 @dataclass
 class Event:
-    """One event of a run: time s, train (or body) name, car (1 = lead), kind."""
+    """One event of a run: time s, train (or body) name, car (1 = lead), kind (a type of
+    ``trackrider.events.EVENTS``: any other is a programming error)."""
 
     t: float
     train: str
     car: int
     kind: str
     extra: dict | None = None   # the kind's own keys (section, other_train, closing_speed, lap_time ...)
+
+    def __post_init__(self):
+        event_type(self.kind)
 
     def as_dict(self):
         d = {"t": self.t, "train": self.train, "car": self.car, "kind": self.kind}
@@ -413,6 +248,8 @@ class RideMetrics:
         self.events: list[Event] = []
         self.events_dropped = 0
         self.diverged = None
+        self.onset = None
+        self.withheld = []   # (train, figure) of a diverged run: from samples after its onset
         self._init_trackers()
 
     # -- state --------------------------------------------------------------------
@@ -453,11 +290,16 @@ class RideMetrics:
         self.prev_z = np.full((2, ne), np.nan)
         self.prev_speed = np.full(ne, np.nan)
         self.prev_s = np.full(ne, np.nan)
+        self.prev_section = np.full(ne, -1.0)
         # stall detection per train
         self.moved = np.zeros(nt, dtype=bool)
         self.rest_since = [None] * nt
         self.stalled_reported = np.zeros(nt, dtype=bool)
         self.lead_dir = np.zeros(nt, dtype=int)   # +1 forwards, −1 backwards, 0 unknown
+        # distance the lead car has run forwards (signed, integrated), and where it last rolled back
+        self.lead_progress = np.zeros(nt)
+        self.lead_t = np.full(nt, np.nan)
+        self.rolled_back_at = np.full(nt, np.nan)
         # energy per group
         ng = len(self.energy_groups)
         self.e_prev = np.full(ng, np.nan)
@@ -495,9 +337,12 @@ class RideMetrics:
             extra = {k: v for k, v in e.items() if k not in ("t", "train", "car", "kind")}
             self.events.append(Event(float(e["t"]), str(e["train"]), int(e["car"]), str(e["kind"]), extra or None))
 
-    def mark_diverged(self, t, entity=None):
-        """Record that the solver diverged at ``t`` s (on ``entity``, if known)."""
+    def mark_diverged(self, t, entity=None, onset=None):
+        """Record that the solver diverged at ``t`` s (on ``entity``, if known). ``onset``: the last
+        calm sample before it (``divergence.DivergenceCheck.onset``; None: no sample was calm): the
+        figures of later samples are withheld (``withheld``)."""
         self.diverged = float(t)
+        self.onset = None if onset is None else float(onset)
         if entity is None or not (0 <= int(entity) < self.n_entities):
             if len(self.events) < MAX_EVENTS:
                 self.events.append(Event(float(t), "", 0, "diverged"))
@@ -588,6 +433,10 @@ class RideMetrics:
         crest &= on_prev
         # a turning point (a train rolling back) or a train at rest is not a crest passed
         crest &= np.abs(sp_all[:-1]) > STALL_REST_SPEED
+        # nor is a crest on a section (the top of a lift, a brake on a plateau): the section sets the
+        # speed there, which says nothing of the margin by which the train clears its hills
+        sec_all = np.concatenate([self.prev_section[None, :], smp[:, :, ch.SECTION]], axis=0)
+        crest &= sec_all[:-1] < 0
         t_prev = np.concatenate([[t[0] - self.record_dt], t[:-1]])
         for k, cars in enumerate(self.train_cars):
             if cars.size == 0:
@@ -599,6 +448,7 @@ class RideMetrics:
         self.prev_z = zz[-2:].copy()
         self.prev_speed = speed[-1].copy()
         self.prev_s = smp[-1, :, ch.S].copy()
+        self.prev_section = smp[-1, :, ch.SECTION].copy()
 
         # energy drift per group
         energy = smp[:, :, ch.KINETIC_ENERGY] + smp[:, :, ch.POTENTIAL_ENERGY]
@@ -663,12 +513,18 @@ class RideMetrics:
                 self.rest_since[k] = None
                 if not rest[i] and moving_now[i]:
                     self.stalled_reported[k] = False
-            # roll back: the lead car turns from forwards to backwards, no motor
+            if np.isfinite(self.lead_t[k]):
+                self.lead_progress[k] += lead[i] * (t[i] - self.lead_t[k])
+            self.lead_t[k] = t[i]
+            # roll back: the lead car turns from forwards to backwards, no motor; once per place: the
+            # next only after it went forwards past where it turned back (a swing, a valley: one)
             if lead[i] > STALL_REST_SPEED:
                 self.lead_dir[k] = 1
             elif lead[i] < -STALL_REST_SPEED:
-                if self.lead_dir[k] == 1 and not motor[i]:
+                if self.lead_dir[k] == 1 and not motor[i] and not (
+                        self.lead_progress[k] <= self.rolled_back_at[k] + ROLLBACK_REARM):
                     self._train_event(t[i], k, "rolled_back")
+                    self.rolled_back_at[k] = self.lead_progress[k]
                 self.lead_dir[k] = -1
 
     # -- filtered measurements (run when a block is final) --------------------------
@@ -776,31 +632,32 @@ class RideMetrics:
 
     # -- results ------------------------------------------------------------------
     def status(self) -> str:
-        """``diverged`` > ``ran_off_track`` > ``derailed`` > ``stalled`` > ``completed``."""
-        kinds = {e.kind for e in self.events}
-        if self.diverged is not None or "diverged" in kinds:
-            return "diverged"
-        if "ran_off_track" in kinds:
-            return "ran_off_track"
-        if "wheel_lift" in kinds or "support_lost" in kinds:
-            return "derailed"
-        if "stalled" in kinds:
-            return "stalled"
-        return "completed"
+        """The first status of ``events.STATUSES`` (``diverged`` > ``ran_off_track`` > ``derailed`` >
+        ``stalled`` > ``completed``) that an event sets (``events.EVENTS``)."""
+        kinds = [e.kind for e in self.events] + (["diverged"] if self.diverged is not None else [])
+        return status_of(kinds)
 
     def energy_group_of_train(self, k):
         """Index of the energy group of train ``k``."""
         return k
 
+    def _drifting(self, x) -> bool:
+        """Whether extreme ``x`` comes from a diverged run's samples after its onset (when the state
+        was already drifting towards the divergence: not a result)."""
+        return self.diverged is not None and x.value is not None and (self.onset is None or x.t > self.onset)
+
     def train_summary(self, k) -> dict:
         """Figures of train ``k`` (see the module docstring for definitions)."""
         def val(x):
+            if self._drifting(x):
+                self.withheld.append(self.train_names[k])
+                return None
             return None if x.value is None or not math.isfinite(x.value) else x.value
 
         sections = self.sections[k] if k < len(self.sections) else []
 
         def where(x):
-            if x.value is None:
+            if x.value is None or self._drifting(x):
                 return None
             return {"t": x.t, "car": x.car, "s": x.s, "section": section_at(x.s, sections)}
 
@@ -985,203 +842,8 @@ def energy_groups_from_joints(entity_train, n_trains, joint_ends, body_entity0=N
     return groups
 
 
-# ----------------------------------------------------------------------------------
-# divergence: impossible numbers end the run (docs/outputs.md, "diverged")
-# ----------------------------------------------------------------------------------
-
-#: a group's mechanical energy may rise at most this fraction above what it had to spend
-ENERGY_RISE_LIMIT = 0.10
-#: ... of at least the energy of its mass raised by this height, m (a group at rest)
-ENERGY_FLOOR_HEIGHT = 1.0
 #: warn when a train's energy_drift_max_abs exceeds this (the time step is too long)
 DRIFT_WARNING = 0.01
-
-
-def entity_groups(n_entities, entity_ends):
-    """Connected groups of entities: ``entity_ends`` is an iterable of (a, b) entity indices (−1: the world)."""
-    parent = list(range(n_entities))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for a, b in entity_ends:
-        if a >= 0 and b >= 0:
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-    groups: dict = {}
-    for e in range(n_entities):
-        groups.setdefault(find(e), []).append(e)
-    return [np.asarray(g, dtype=int) for g in groups.values()]
-
-
-class DivergenceCheck:
-    """The divergence test of every recorded chunk (one for all runs, ``run_world`` applies it).
-
-    An instant is not sane when any recorded number of an entity is non-finite,
-    when a group's mechanical energy (kinetic + potential, summed over the
-    entities joined by couplings and joints) rises above what it had to spend
-    by more than ``ENERGY_RISE_LIMIT`` of that, or when a joint's position
-    constraint is violated by more than ``checks.DIVERGED_VIOLATION`` m. What
-    a group had to spend is ``K0 + (V0 − V_min) + W⁺``: its starting kinetic
-    energy, the potential energy it has descended (the lowest level it reached
-    so far) and the largest positive work its motors had done (``motor_force ×
-    speed``, integrated over the recorded samples); the rise is
-    ``E − E0 − W`` (W the motors' net work, brakes negative), and it must stay
-    below ``ENERGY_RISE_LIMIT × max(spend, M g · ENERGY_FLOOR_HEIGHT)``. With the
-    world's tracks, a car further than ``DIVERGED_VIOLATION`` m from its track
-    is not sane either.
-    Groups with a motorised hinge (its work is not recorded) or a spring joint
-    given its own rest length (it may start stretched) skip the energy test.
-
-    Parameters
-    ----------
-    groups : list of int arrays
-        Entity groups (``entity_groups``).
-    group_mass : sequence of float
-        Mass of each group, kg.
-    gravity : float
-        m/s².
-    record_dt : float
-        s between samples.
-    joints : trackrider.physics.checks.JointGeometry, optional
-        The constraint test.
-    skip_energy : sequence of bool, optional
-        Per group: no energy test.
-    """
-
-    def __init__(self, groups, group_mass, gravity, record_dt, joints=None, skip_energy=None, tracks=None):
-        self.tracks = tracks
-        self.groups = [np.asarray(g, dtype=int) for g in groups]
-        self.mass = np.asarray(group_mass, dtype=float)
-        self.g = float(gravity)
-        self.record_dt = float(record_dt)
-        self.joints = joints
-        self.skip = np.zeros(len(self.groups), bool) if skip_energy is None else np.asarray(skip_energy, bool)
-        n = len(self.groups)
-        self.e0 = np.full(n, np.nan)
-        self.k0 = np.zeros(n)
-        self.v0 = np.zeros(n)
-        self.vmin = np.full(n, np.inf)
-        self.work = np.zeros(n)
-        self.work_max = np.zeros(n)
-        self.prev_power = np.full(n, np.nan)
-
-    @classmethod
-    def from_world(cls, world, record_dt, tracks=None):
-        """The check of a built ``World`` (its joints, masses and gravity); with ``tracks`` (the
-        world's ``Track`` objects by index) also each car's distance from its track."""
-        from trackrider.physics.checks import JointGeometry, TrackGeometry, entity_of
-
-        n = int(world.n_entities)
-        ends = []
-        for k, t in enumerate(world.trains):           # couplings join the cars of a train
-            first = entity_of(world, ("car", k, 0))
-            ends += [(first, first + c) for c in range(1, int(t["n"]))]
-        motor_hinge = []
-        for jd in world.joints:
-            a, b = entity_of(world, jd["a"]), entity_of(world, jd["b"])
-            ends.append((a, b))
-            p = jd.get("p", {})
-            if jd["kind"] == "hinge" and (p.get("motor_speed") or 0.0) != 0.0:   # 0: a damper
-                motor_hinge.append(a if a >= 0 else b)
-            # a spring that may start stretched stores energy the channels do not record
-            if p.get("stiffness") and (p.get("rest") or p.get("length") is not None):
-                motor_hinge.append(a if a >= 0 else b)
-        ends += list(getattr(world, "contact_ends", ()))   # trains that meet pass energy to each other
-        groups = entity_groups(n, ends)
-        mass = np.asarray(getattr(world, "mass", np.ones(n)), dtype=float)[:n]
-        skip = [any(e in g for e in motor_hinge) for g in groups]
-        try:
-            geometry = JointGeometry.from_world(world)
-        except (AttributeError, KeyError, TypeError, ValueError, IndexError):   # a stand-in world
-            geometry = None
-        track_geometry = TrackGeometry.from_world(world, tracks) if tracks else None
-        return cls(groups, [float(mass[g].sum()) for g in groups], getattr(world, "gravity", 9.81), record_dt,
-                   joints=geometry, skip_energy=skip, tracks=track_geometry)
-
-    def check(self, t, samples):
-        """First instant of this chunk that is not sane: ``(index, entity or None, reason)``, or None."""
-        m = len(t)
-        if m == 0:
-            return None
-        bad_at = m
-        found = None
-        # non-finite numbers (track columns of bodies and ran-off cars are NaN by design)
-        core = samples[:, :, [ch.X, ch.Y, ch.Z, ch.QW, ch.VX, ch.VY, ch.VZ, ch.KINETIC_ENERGY]]
-        nonfinite = ~np.all(np.isfinite(core), axis=2)       # (m, ne)
-        if nonfinite.any():
-            i, e = np.argwhere(nonfinite)[0]
-            bad_at, found = int(i), (int(i), int(e), "non-finite state")
-        # energy
-        energy = samples[:, :, ch.KINETIC_ENERGY] + samples[:, :, ch.POTENTIAL_ENERGY]
-        power = np.nan_to_num(samples[:, :, ch.MOTOR_FORCE] * samples[:, :, ch.SPEED], nan=0.0)
-        for gi, members in enumerate(self.groups):
-            e = energy[:bad_at, members].sum(axis=1)
-            if e.size == 0:
-                continue
-            ke = samples[:bad_at, members, ch.KINETIC_ENERGY].sum(axis=1)
-            pe = samples[:bad_at, members, ch.POTENTIAL_ENERGY].sum(axis=1)
-            p = power[:bad_at, members].sum(axis=1)
-            if np.isnan(self.e0[gi]):
-                self.e0[gi], self.k0[gi], self.v0[gi] = e[0], ke[0], pe[0]
-                self.prev_power[gi] = p[0]
-            # motor work, trapezoid between samples (the first sample's interval from its own power)
-            p_prev = np.concatenate([[self.prev_power[gi]], p[:-1]])
-            w = self.work[gi] + np.cumsum(0.5 * (p_prev + p) * self.record_dt)
-            vmin = np.minimum.accumulate(np.minimum(pe, self.vmin[gi]))
-            wmax = np.maximum.accumulate(np.maximum(w, self.work_max[gi]))
-            spend = self.k0[gi] + (self.v0[gi] - vmin) + np.maximum(wmax, 0.0)
-            limit = ENERGY_RISE_LIMIT * np.maximum(spend, self.mass[gi] * self.g * ENERGY_FLOOR_HEIGHT)
-            rise = e - self.e0[gi] - w
-            over = np.flatnonzero(rise > limit) if not self.skip[gi] else np.empty(0, int)
-            if over.size and int(over[0]) < bad_at:
-                i = int(over[0])
-                ent = int(members[np.argmax(np.abs(samples[i, members, ch.KINETIC_ENERGY]))])
-                bad_at = i
-                found = (i, ent, f"mechanical energy rose {rise[i]:.4g} J above what its motors and height "
-                                 f"supplied (limit {limit[i]:.4g} J)")
-            if bad_at > 0:
-                self.work[gi] = w[bad_at - 1]
-                self.work_max[gi] = wmax[bad_at - 1]
-                self.vmin[gi] = vmin[bad_at - 1]
-                self.prev_power[gi] = p[bad_at - 1]
-        # constraints
-        if self.joints is not None and self.joints.joints and bad_at > 0:
-            from trackrider.physics.checks import DIVERGED_VIOLATION
-
-            v = self.joints.violation(samples[:bad_at])
-            over = np.argwhere(np.nan_to_num(v, nan=np.inf) > DIVERGED_VIOLATION)
-            if over.size:
-                i, k = over[0]
-                jd = self.joints.joints[int(k)]
-                ent = jd["a"] if jd["a"] >= 0 else jd["b"]
-                bad_at = int(i)       # the earliest insane sample, whichever test finds it
-                found = (int(i), int(ent), f"{self.joints.describe(int(k))} violated by {v[i, k]:.4g} m "
-                                           f"(limit {DIVERGED_VIOLATION:g} m)")
-        if self.tracks is not None and bad_at > 0:
-            from trackrider.physics.checks import DIVERGED_VIOLATION
-
-            hit = self.tracks.first_violation(samples[:bad_at])
-            if hit is not None:
-                i, ent, dist = hit
-                found = (i, ent, f"{dist:.4g} m off its track (the track joint's limit is {DIVERGED_VIOLATION:g} m)")
-        return found
-
-
-def blank_ran_off(samples):
-    """After ``ran_off_track`` a car is on no track: its track columns become NaN (in place)."""
-    flags = np.nan_to_num(samples[:, :, ch.FLAGS], nan=0.0).astype(np.int64)
-    off = (flags & ch.RAN_OFF) != 0
-    if off.any():
-        for c in ch.TRACK_CHANNELS:
-            samples[:, :, c] = np.where(off, np.nan, samples[:, :, c])
-        for c in (ch.G_VERTICAL, ch.G_LATERAL, ch.G_LONGITUDINAL, ch.ACCEL):
-            samples[:, :, c] = np.where(off, np.nan, samples[:, :, c])
-    return samples
 
 
 def run_warnings(summary: dict, dt: float, damped=()) -> list:

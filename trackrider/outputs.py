@@ -26,8 +26,6 @@ from trackrider.errors import InputError
 
 #: suffix of files being written (renamed when complete); a leftover one is not a result
 PART_SUFFIX = ".part"
-#: the files of a results folder (``trackrider run``)
-RESULT_FILES = ("timeseries.csv", "summary.json")
 #: the entries of a sweep folder (``trackrider sweep``)
 SWEEP_FILES = ("plan.json", "runs.jsonl", "sweep.csv", "runs")
 #: the generator a report page names in its <meta> (how a page trackrider wrote is recognised)
@@ -216,9 +214,3 @@ def make_dir(path, where: str = "--out") -> Path:
     except OSError as exc:
         raise InputError(f"cannot create the folder: {exc.strerror or exc}", path=p, where=where) from None
     return p
-
-
-def replace_file(part, final) -> Path:
-    """Rename a completed ``part`` file onto ``final`` (atomic on one file system)."""
-    os.replace(part, final)
-    return Path(final)

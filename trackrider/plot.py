@@ -1,6 +1,6 @@
 """Plots of a finished run: G-forces and speed against time and track position.
 
-Reads ``RESULTS_DIR/timeseries.csv`` (INTERFACE.md columns) and draws, for one
+Reads ``RESULTS_DIR/timeseries.csv`` (columns: docs/outputs.md) and draws, for one
 car, the height profile of its track with the sections shaded and named (from
 the scenario named in ``summary.json``; the car's own path when the scenario is
 gone), then vertical, lateral and longitudinal G (in g) and speed (km/h, or mph
@@ -18,6 +18,7 @@ import numpy as np
 
 from trackrider.errors import InputError
 from trackrider.outputs import atomic_file
+from trackrider.physics.sections import colour as section_colour
 
 #: the columns the plot needs
 NEEDED = ("t", "train", "car", "s", "speed", "g_vertical", "g_lateral", "g_longitudinal")
@@ -96,8 +97,6 @@ def read_car_series(csv_path, car: int = 1, train: str | None = None) -> tuple[s
 SIGN_CONVENTIONS = ("G: specific force at the rider point in car axes, in g.  vertical: + presses into the seat "
                     "(1 at rest on level track), < 0 is airtime;\nlateral: + towards the rider's left;  "
                     "longitudinal: + forwards (speeding up);  speed: + towards increasing s.")
-_SECTION_COLOURS = {"lift": "#4c72b0", "launch": "#dd8452", "brake": "#c44e52", "trim": "#da8bc3",
-                    "booster": "#55a868", "station": "#8c8c8c"}
 
 
 def _summary(results_dir: Path) -> dict:
@@ -192,7 +191,7 @@ def plot_results(results_dir, out_png, car: int = 1, train: str | None = None, u
         ps, pz, sections, what = profile
         for sec in sections:
             lo, hi = sec.s_from * u.length_factor, sec.s_to * u.length_factor
-            colour = _SECTION_COLOURS.get(sec.type, "#999999")
+            colour = section_colour(sec.type)
             top.axvspan(lo, hi, color=colour, alpha=0.15, lw=0)
             top.text(0.5 * (lo + hi), 0.97, f"{sec.label} ({sec.type})", transform=top.get_xaxis_transform(),
                      ha="center", va="top", fontsize=8, color=colour)

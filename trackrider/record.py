@@ -29,7 +29,7 @@ from trackrider.errors import InputError
 from trackrider.metrics import FILTERED_G, wheel_split
 from trackrider.physics import channels as ch
 
-#: the columns INTERFACE.md fixes, in order
+#: the columns docs/outputs.md fixes, in order
 BASE_COLUMNS = (
     "t", "train", "car", "s", "x", "y", "z", "speed", "accel",
     "g_vertical", "g_lateral", "g_longitudinal", "wheel_load", "lateral_load",

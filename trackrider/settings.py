@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trackrider.errors import InputError
+from trackrider.physics.sections import SECTIONS
 
 #: largest magnitude accepted for a length or position, m (the solar system is not a ride)
 MAX_LENGTH = 1.0e6
@@ -573,12 +574,9 @@ class SectionConfig:
 
     Parameters
     ----------
-    type : {"lift", "launch", "brake", "trim", "booster", "station"}
-        lift: drives to ``speed``, pulls only, anti-rollback; launch: thrust up to
-        ``max_force`` towards ``speed``; brake: stops and holds (``speed`` 0) or slows to
-        ``speed``, ±``max_force``; trim: brakes only above ``speed``; booster: drives and
-        brakes towards ``speed``; station: stops every arriving train, holds it ``dwell`` s,
-        dispatches it at ``speed`` (``trackrider.physics.blocks``).
+    type : str
+        a section type of ``trackrider.physics.sections.SECTIONS`` (lift, launch, brake, trim,
+        booster, station: what each does is its ``words`` there).
     s_from, s_to : float
         m of arc length (files: ``from``, ``to``); ``s_to > s_from``.
     max_force : float
@@ -588,7 +586,7 @@ class SectionConfig:
     name : str, default ""
         unique among the sections (reports say ``section[i]`` when it has none).
     block : bool, default False
-        a lift, brake or booster that ends a block (a station always does).
+        a section that ends a block (types whose ``block`` role allows it; a station always does).
     dwell : float or None
         s a station holds a stopped train before dispatch (default 30; stations only: None
         for the other types).
@@ -596,7 +594,7 @@ class SectionConfig:
         the track's name (files; default the only track) and index, resolved by the loader.
     """
 
-    type: str = setting(kind=STRING, choices=("lift", "launch", "brake", "trim", "booster", "station"))
+    type: str = setting(kind=STRING, choices=tuple(SECTIONS))
     s_from: float = setting(unit="m", maximum=MAX_LENGTH, key="from")
     s_to: float = setting(unit="m", maximum=MAX_LENGTH, key="to")
     max_force: float = setting(unit="N", gt=0, le=MAX_FORCE)
@@ -607,25 +605,23 @@ class SectionConfig:
     track: str | None = setting(None, kind=STRING)
     track_index: int = 0
 
-    #: section types that may end a block (every station does)
-    BLOCK_TYPES = ("lift", "brake", "booster")
-
     def _rules(self, error):
         if not self.s_from < self.s_to:
             raise error("s_to", f"must be greater than from ({self.s_from:g} m), got {self.s_to:g} m")
-        if self.block and self.type not in self.BLOCK_TYPES + ("station",):
-            raise error("block", f"a {self.type} cannot end a block: block sections are stations, lifts, "
-                                 f"brakes and boosters")
-        if self.dwell is not None and self.type != "station":
+        role = SECTIONS[self.type].block
+        if self.block and role is None:
+            kinds = ", ".join(t for t, s in SECTIONS.items() if s.block)
+            raise error("block", f"a {self.type} cannot end a block: block sections are {kinds}")
+        if self.dwell is not None and role != "station":
             raise error("dwell", f"applies to stations only, not to a {self.type}")
-        if self.type == "station":
+        if role == "station":
             self.block = True
             if self.dwell is None:
                 self.dwell = 30.0
         if self.speed is None:
-            if self.type != "brake":
+            if SECTIONS[self.type].speed is None:
                 raise error("speed", "missing (required)")
-            self.speed = 0.0   # a stop brake
+            self.speed = SECTIONS[self.type].speed   # a brake: 0, a stop brake
 
 
 @dataclass
@@ -675,98 +671,23 @@ class BodyConfig:
         self.orientation = tuple(v / norm for v in q)
 
 
-# --------------------------------------------------------------------------- joints: one class per kind
+# --------------------------------------------------------------------------- joints: each kind's class in its module
 
 
-def _ordered(error, lo_name: str, hi_name: str, lo, hi) -> None:
+def check_ordered(error, lo_name: str, hi_name: str, lo, hi) -> None:
+    """A joint's rule: ``lo`` ≤ ``hi`` when both are given (``error`` as ``_rules`` gets it)."""
     if lo is not None and hi is not None and lo > hi:
         raise error(hi_name, f"must be ≥ {lo_name}")
 
 
-def _nonzero(error, axis) -> None:
+def check_nonzero(error, axis) -> None:
+    """A joint's rule: its ``axis`` is not the zero vector."""
     if math.sqrt(sum(v * v for v in axis)) < 1e-9:
         raise error("axis", "must not be the zero vector")
 
 
-@dataclass
-class PulleyJoint:
-    """``pulley``: C = l_a + ``ratio`` l_b, l the distance from an end's anchor to its fixed
-    ground point ``ground_a``/``ground_b`` (m, world); ``slack``: a rope that only pulls
-    (default true); joins two cars or bodies, not the world."""
-
-    ground_a: tuple = setting(kind=VECTOR, unit="m")
-    ground_b: tuple = setting(kind=VECTOR, unit="m")
-    ratio: float = setting(1.0, gt=0, le=1000)
-    slack: bool = setting(True, kind=BOOLEAN)
-
-
-@dataclass
-class DistanceJoint:
-    """``distance``: a bar of ``length`` m (default: the distance at the start), or a spring
-    of ``stiffness`` N/m and ``damping`` N·s/m; ``min_length``/``max_length`` m: a slack range."""
-
-    length: float | None = setting(None, unit="m", ge=0, maximum=MAX_LENGTH)
-    stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
-    damping: float | None = setting(None, unit="N·s/m", ge=0, maximum=MAX_COEFF)
-    min_length: float | None = setting(None, unit="m", ge=0, maximum=MAX_LENGTH)
-    max_length: float | None = setting(None, unit="m", ge=0, maximum=MAX_LENGTH)
-
-    def _rules(self, error):
-        _ordered(error, "min_length", "max_length", self.min_length, self.max_length)
-
-
-@dataclass
-class BallJoint:
-    """``ball``: the anchors meet; b turns freely about it."""
-
-
-@dataclass
-class HingeJoint:
-    """``hinge``: a ball joint that also keeps ``axis`` (in a's axes; the world's when a is
-    the world; any length ≠ 0): b turns relative to a only about it. ``min_angle``,
-    ``max_angle``: the angle b has turned since the start (radians; degrees in files,
-    −360 … 360); ``motor_speed`` (rad/s; °/s in files) with ``max_torque`` N·m (default
-    unbounded); ``damping`` N·m·s/rad."""
-
-    axis: tuple = setting(kind=VECTOR)
-    min_angle: float | None = setting(None, unit="°", ge=-360, le=360, degrees=True)
-    max_angle: float | None = setting(None, unit="°", ge=-360, le=360, degrees=True)
-    motor_speed: float | None = setting(None, unit="°/s", ge=-1e6, le=1e6, degrees=True)
-    max_torque: float | None = setting(None, unit="N·m", gt=0, maximum=MAX_COEFF)
-    damping: float | None = setting(None, unit="N·m·s/rad", ge=0, maximum=MAX_COEFF)
-
-    def _rules(self, error):
-        _nonzero(error, self.axis)
-        if self.max_torque is not None and self.motor_speed is None:
-            raise error("max_torque", "needs motor_speed (the motor's target speed)")
-        _ordered(error, "min_angle", "max_angle", self.min_angle, self.max_angle)
-
-
-@dataclass
-class PrismaticJoint:
-    """``prismatic``: b slides along ``axis`` (as for hinge) and may not turn relative to a;
-    ``min_travel``/``max_travel`` m from the start (end stops); a spring ``stiffness`` N/m,
-    ``damping`` N·s/m along the axis, at rest at travel ``rest`` m (default 0: the start)."""
-
-    axis: tuple = setting(kind=VECTOR)
-    min_travel: float | None = setting(None, unit="m", maximum=MAX_LENGTH)
-    max_travel: float | None = setting(None, unit="m", maximum=MAX_LENGTH)
-    stiffness: float | None = setting(None, unit="N/m", gt=0, maximum=MAX_COEFF)
-    damping: float | None = setting(None, unit="N·s/m", ge=0, maximum=MAX_COEFF)
-    rest: float = setting(0.0, unit="m", maximum=MAX_LENGTH)
-
-    def _rules(self, error):
-        _nonzero(error, self.axis)
-        _ordered(error, "min_travel", "max_travel", self.min_travel, self.max_travel)
-
-
 #: a joint's ``anchor_a``/``anchor_b``: m, in the end's body axes (a world point for the world)
 ANCHOR = Setting(VECTOR, "m", maximum=MAX_LENGTH)
-
-#: the settings of each joint kind (a new kind: its class above and one line here)
-JOINTS = {"pulley": PulleyJoint, "distance": DistanceJoint, "ball": BallJoint, "hinge": HingeJoint,
-          "prismatic": PrismaticJoint}
-
 
 def joint_params(spec) -> dict:
     """``{name: value}`` of a joint's settings that are set (not None)."""

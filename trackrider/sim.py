@@ -11,6 +11,12 @@ kept, ``summary.json`` and ``Result.status`` say ``"diverged"`` and
 ``Result.message`` names the time and car (the command line exits with 1).
 Bad input (an output directory that exists without ``overwrite``, an absurd
 step count) raises ``InputError`` before anything is created.
+
+``run_world`` is a short pipeline of steps over a world that implements the ``World``
+protocol below: ``_start`` (timing, entities, metrics, divergence test, writer), ``_sink``
+(each recorded chunk: checked, measured, written), ``_advance`` (the chunks), ``_finish``
+(a divergence worded, the filter's tail, the block logic's events), ``_summary``
+(``summary.json``), ``_result`` (the files swapped in, or the timeseries in memory).
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import time as _time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -91,6 +98,69 @@ class Result:
         return self
 
 
+class World(Protocol):
+    """What ``run_world`` needs of a world: ``trackrider.physics.World`` implements it, and so does
+    the stand-in of ``tests/test_sim.py`` (all of it: nothing here probes for a member)."""
+
+    dt: float                      # s, the time step
+    gravity: float                 # m/s²
+    step_count: int                # steps done so far
+    time: float                    # s simulated so far
+    entity_labels: list            # [(train or body name, car number)] in entity order
+    entity_train: Any              # (n_entities,) train index, -1 for a body
+    n_entities: int
+    trains: tuple                  # per train: dict with name, track, n, cg, railway, suspended
+    gauges: tuple                  # m, per track
+    joints: tuple                  # per joint: dict with kind, a, b, anchor_a, anchor_b, p
+    contact_trains: list           # (behind, ahead) trains that can meet on a track
+    contact_ends: list             # (entity, entity) joined by those contacts
+    operation: Any                 # physics.blocks.Operation, or None (no blocks, no contacts)
+    pos: Any                       # (n_entities, 3) m, the state now (the joint checks)
+    quat: Any                      # (n_entities, 4)
+    mass: Any                      # (n_entities,) kg
+
+    def run(self, n_steps: int, record_every: int, sink) -> Any:
+        """Advance; ``sink(t, samples)`` per recorded chunk; returns a ``physics.world.RunStatus``."""
+
+
+@dataclass
+class _Run:
+    """The state of one ``run_world`` call, passed from step to step."""
+
+    dt: float
+    n_steps: int
+    record_every: int
+    record_hz: float
+    labels: list
+    names: list
+    trains: list                   # per train index: gauge, wheels, role, riders, damped, sections
+    gauge: Any
+    metrics: Any
+    divergence: Any
+    oper: Any = None
+    writer: Any = None
+    out: Path | None = None
+    tables: list | None = None
+    last_t: float = -math.inf
+    insane: list = field(default_factory=list)     # (t, entity, reason) of the first instant not sane
+    start_steps: int = 0
+    done: int = 0
+    diverged: bool = False
+    stalled: bool = False
+    div_t: float | None = None
+    div_entity: Any = None
+    message: str = ""
+    wall_s: float = 0.0
+
+    @property
+    def record_dt(self) -> float:
+        return self.record_every * self.dt
+
+    @property
+    def blocks_on(self) -> bool:
+        return self.oper is not None and self.oper.has_blocks
+
+
 def _train_names(labels, entity_train):
     n_trains = int(max([-1] + [int(k) for k in entity_train])) + 1
     names = [f"train{k}" for k in range(n_trains)]
@@ -100,37 +170,232 @@ def _train_names(labels, entity_train):
     return names
 
 
-def _run_status(status):
-    """(diverged?, t, entity, message) from World.run's return value."""
-    if status is None:
-        return False, None, None, ""
-    if isinstance(status, str):
-        return status == "diverged", None, None, ""
-    if getattr(status, "status", None) == "stalled":    # the block logic's deadlock: not a divergence
-        return False, None, None, ""
-    diverged = getattr(status, "diverged", None)
-    if diverged is None:
-        ok = getattr(status, "ok", True)
-        diverged = not ok
-    if callable(diverged):
-        diverged = diverged()
-    t = getattr(status, "t", None)
-    entity = getattr(status, "entity", None)
-    message = str(getattr(status, "message", "") or "")
-    return bool(diverged), t, entity, message
-
-
 def _world_trains(world):
     """Gauge and wheels per train from a World's own settings (when not given)."""
-    out = []
-    gauges = getattr(world, "gauges", ())       # stand-in worlds (tests) may have none
-    for tr in getattr(world, "trains", ()):
-        gauge = float(gauges[int(tr["track"])])
-        out.append({"gauge": gauge, "wheels": "railway" if tr.get("railway") else "coaster"})
-    return out
+    return [{"gauge": float(world.gauges[int(tr["track"])]), "wheels": "railway" if tr.get("railway") else "coaster"}
+            for tr in world.trains]
 
 
-def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_hz=SimulationConfig.filter_hz,
+def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, joints, tracks) -> _Run:
+    """Step 1: the timing, the entities and their trains, the metrics, the divergence test, the writer."""
+    from trackrider.divergence import DivergenceCheck
+    from trackrider.metrics import RideMetrics, energy_groups_from_joints
+    from trackrider.record import TimeseriesWriter, check_out_dir, prepare_out_dir
+
+    if out_dir is not None:
+        check_out_dir(out_dir, overwrite)
+    dt = float(world.dt)
+    timing = check(SimulationConfig(duration=duration, dt=dt, record_hz=record_hz, filter_hz=filter_hz))
+    labels = [(str(a), int(b)) for a, b in world.entity_labels]
+    entity_train = np.asarray(world.entity_train, dtype=int)
+    names = _train_names(labels, entity_train)
+    trains = list(_world_trains(world) if trains is None else trains or [])
+    trains += [{}] * (len(names) - len(trains))
+    if joints is None:
+        joints = [(j["a"], j["b"]) for j in world.joints]
+    # trains that can meet share their energy (a collision passes it from one to the other)
+    joints = list(joints) + [(("car", tb, 0), ("car", ta, int(world.trains[ta]["n"]) - 1))
+                             for tb, ta in world.contact_trains]
+    gauge = np.ones(len(labels))
+    railway = np.zeros(len(labels), dtype=bool)
+    for k, info in enumerate(trains[:len(names)]):
+        gauge[entity_train == k] = float(info.get("gauge", 1.0))
+        railway[entity_train == k] = info.get("wheels", "coaster") == "railway"
+    record_dt = timing.record_every * dt
+    metrics = RideMetrics(labels, entity_train, names, record_dt, cutoff_hz=timing.filter_hz,
+                          gauge_per_entity=gauge, railway_per_entity=railway,
+                          energy_groups=energy_groups_from_joints(entity_train, len(names), joints),
+                          sections_per_train=[info.get("sections", []) for info in trains[:len(names)]])
+    metrics.roles = [str(info.get("role", "riders")) for info in trains[:len(names)]]
+    run = _Run(dt, timing.n_steps, timing.record_every, timing.record_hz, labels, names, trains, gauge, metrics,
+               DivergenceCheck.from_world(world, record_dt, tracks), oper=world.operation,
+               start_steps=int(world.step_count))
+    if out_dir is None:
+        run.tables = []
+    else:
+        run.out = prepare_out_dir(out_dir, overwrite)
+        run.writer = TimeseriesWriter(run.out, labels, gauge, extra_columns=("block",) if run.blocks_on else ())
+    return run
+
+
+def _consume(run, blocks):
+    """The measured blocks (samples with their filtered G) into the writer or the in-memory table."""
+    from trackrider.record import block_table
+
+    for t, smp, fg in blocks:
+        extra = run.oper.block_column(smp)[:, :, None] if run.blocks_on else None
+        if run.writer is not None:
+            run.writer.write(t, smp, fg, extra)
+        else:
+            run.tables.append(block_table(t, smp, fg, run.gauge, extra))
+
+
+def _sink(run):
+    """Step 2: what ``World.run`` hands each recorded chunk to: never an instant twice, a ran-off car's
+    track columns blanked, the divergence test (the outputs end at the last sane sample), measured."""
+    from trackrider.divergence import blank_ran_off
+
+    def sink(t, samples):
+        if run.insane:                  # the rest of a chunk after the run diverged
+            return
+        t = np.asarray(t, dtype=float).reshape(-1)
+        samples = np.asarray(samples, dtype=float)
+        keep = t > run.last_t + 0.25 * run.record_dt
+        if not np.all(keep):
+            t, samples = t[keep], samples[keep]
+        if len(t) == 0:
+            return
+        samples = blank_ran_off(samples.copy())
+        bad = run.divergence.check(t, samples)
+        if bad is not None:
+            i, entity, reason = bad
+            run.insane.append((float(t[i]), entity, reason))
+            t, samples = t[:i], samples[:i]
+            if len(t) == 0:
+                return
+        run.last_t = float(t[-1])
+        _consume(run, run.metrics.push(t, samples))
+
+    return sink
+
+
+def _chunk_steps(run) -> int:
+    """Steps per ``World.run`` call: bounded in recorded rows and in work (steps × entities), so that
+    progress reports come often; a whole number of recording intervals."""
+    n_ent = len(run.labels)
+    chunk_records = max(1, min(CHUNK_RECORDS, CHUNK_ROWS // max(1, n_ent)))
+    steps = min(chunk_records * run.record_every, CHUNK_WORK // max(1, n_ent))
+    return max(run.record_every, steps // run.record_every * run.record_every)
+
+
+def _advance(world, run, progress):
+    """Step 3: run the world chunk by chunk until the end, a divergence, or the blocks' deadlock."""
+    sink = _sink(run)
+    chunk = _chunk_steps(run)
+    wall0 = _time.perf_counter()
+    while run.done < run.n_steps:
+        n = min(chunk, run.n_steps - run.done)
+        try:
+            status = world.run(n, run.record_every, sink)
+        except SimulationError as exc:
+            run.diverged, run.div_t, run.div_entity, run.message = True, exc.t, exc.entity, str(exc)
+        else:
+            if status.status == "diverged":
+                run.diverged, run.div_t, run.div_entity, run.message = True, status.t, status.entity, status.message
+        if run.insane:       # the sink's test found the first instant that is not sane: it ends the outputs
+            run.diverged = True
+            run.div_t, run.div_entity, run.message = run.insane[0]
+        run.done += n
+        if progress is not None:
+            progress(min(run.done, run.n_steps) * run.dt, run.n_steps * run.dt)
+        if not run.diverged and status.status == "stalled":   # the blocks deadlocked: the run ends here
+            run.stalled, run.message = True, str(status.message)
+            break
+        if run.diverged:
+            break
+    run.wall_s = _time.perf_counter() - wall0
+
+
+def _finish(world, run):
+    """Step 4: a divergence marked and worded, the filter's tail measured, the block logic's events."""
+    if run.diverged:
+        n_ent = len(run.labels)
+        entity = run.div_entity if isinstance(run.div_entity, (int, np.integer)) and 0 <= run.div_entity < n_ent \
+            else None
+        if run.div_t is None:
+            run.div_t = float(world.time)
+        check = run.divergence
+        onset = check.onset if check.onset is not None else check.calm_t
+        run.metrics.mark_diverged(run.div_t, None if entity is None else int(entity), onset)
+        who = f" ({run.labels[entity][0]} car {run.labels[entity][1]})" if entity is not None else (
+            f" ({run.div_entity})" if run.div_entity is not None else "")
+        run.message = f"simulation diverged at t = {float(run.div_t):.6g} s{who}" + (
+            f": {run.message}" if run.message else "")
+    _consume(run, run.metrics.finish())
+    if run.oper is not None:
+        run.oper.finish(float(world.time))
+        run.metrics.add_events(run.oper.events)
+
+
+def _summary(world, run, meta) -> dict:
+    """Step 5: ``summary.json``: status, timing, the scenario's entries, events, figures, warnings."""
+    from trackrider.metrics import run_warnings
+    from trackrider.record import COLUMNS, FLOAT_FORMAT, TIME_FORMAT
+
+    steps = int(world.step_count) - run.start_steps
+    if steps <= 0:
+        steps = run.done
+    if run.diverged:   # the run covers its sane samples: up to the last one written
+        steps = max(0, int(round(run.last_t / run.dt)) - run.start_steps) if run.last_t > -np.inf else 0
+    measured = run.metrics.summary()
+    summary = {"status": measured["status"]}
+    if (run.stalled and summary["status"] == "stalled") or run.diverged:
+        summary["message"] = run.message
+    if run.diverged:
+        entity = run.div_entity if isinstance(run.div_entity, (str, type(None))) else int(run.div_entity)
+        summary["diverged"] = {"t": float(run.div_t), "entity": entity}
+    summary.update({"simulated_s": steps * run.dt, "steps": steps, "wall_s": run.wall_s, "dt": run.dt,
+                    "record_hz": run.record_hz, "record_dt": run.record_dt, "samples": run.metrics.samples})
+    meta = dict(meta or {})
+    notes = [str(w) for w in meta.pop("warnings", None) or []]
+    summary.update(meta)
+    summary.update({key: measured[key] for key in ("events", "events_dropped", "trains", "bodies", "filter")})
+    summary["columns"] = list(COLUMNS) + (["block"] if run.blocks_on else [])
+    summary["float_format"] = {"t": TIME_FORMAT, "other": FLOAT_FORMAT}
+    if run.blocks_on:
+        summary["operation"] = run.oper.summary(steps * run.dt + run.start_steps * run.dt,
+                                                [int(info.get("riders", 4)) for info in run.trains[:len(run.names)]])
+    # warnings: the scenario's (curve fits) and the run's own, so --quiet runs and sweeps keep them
+    damped = {run.names[k] for k, info in enumerate(run.trains[:len(run.names)]) if info.get("damped")}
+    own = run_warnings(summary, run.dt, damped)
+    if run.diverged and run.metrics.withheld:
+        onset = run.metrics.onset
+        who = ", ".join(sorted(set(run.metrics.withheld)))
+        own.append(f"figures of {who} from samples after " + (f"t = {onset:.6g} s" if onset is not None else
+                                                                "the start")
+                   + " are withheld (null): the state was already drifting towards the divergence at "
+                   f"t = {float(run.div_t):.6g} s")
+    summary["warnings"] = notes + own
+    for text in own:
+        warnings.warn(text, RuntimeWarning, stacklevel=3)
+    from trackrider import __version__
+
+    summary["trackrider_version"] = __version__
+    return summary
+
+
+def _result(run, summary) -> Result:
+    """Step 6: both files complete as .part first, then swapped in over any old results; or the
+    timeseries in memory."""
+    from trackrider.record import COLUMNS, NUMERIC_COLUMNS, write_summary
+
+    timeseries = None
+    if run.writer is not None:
+        summary_part = write_summary(run.out, summary, rename=False)
+        run.writer.close()
+        os.replace(summary_part, run.out / "summary.json")
+        from trackrider.outputs import drop_stale_report
+
+        drop_stale_report(run.out)
+    else:
+        extra = ("block",) if run.blocks_on else ()
+        table = np.concatenate(run.tables) if run.tables else np.empty((0, len(NUMERIC_COLUMNS) + len(extra)))
+        m = len(table) // max(1, len(run.labels))
+        timeseries = {}
+        for name in COLUMNS + extra:
+            if name == "train":
+                timeseries[name] = np.tile(np.array([a for a, _ in run.labels], dtype=str), m)
+            elif name == "car":
+                timeseries[name] = np.tile(np.array([b for _, b in run.labels], dtype=int), m)
+            elif name == "block":
+                timeseries[name] = table[:, len(NUMERIC_COLUMNS)].copy()
+            else:
+                timeseries[name] = table[:, NUMERIC_COLUMNS.index(name)].copy()
+    return Result(summary=summary, timeseries=timeseries, status=summary["status"], out_dir=run.out,
+                  message=run.message, wall_s=run.wall_s, events=summary["events"])
+
+
+def run_world(world: World, duration, record_hz, out_dir=None, overwrite=False, filter_hz=SimulationConfig.filter_hz,
               progress=None, meta=None, *, trains=None, joints=None, tracks=None) -> Result:
     """Run a built ``World`` for ``duration`` s and measure (and write) the ride.
 
@@ -165,237 +430,28 @@ def run_world(world, duration, record_hz, out_dir=None, overwrite=False, filter_
         The world's tracks by index: the divergence test then also checks that
         every car stays within 0.1 m of its track (``simulate`` passes them).
     """
-    from trackrider.metrics import RideMetrics, energy_groups_from_joints
-    from trackrider.record import (COLUMNS, FLOAT_FORMAT, NUMERIC_COLUMNS, TIME_FORMAT,
-                                   TimeseriesWriter, block_table, prepare_out_dir,
-                                   write_summary, check_out_dir)
-
-    if out_dir is not None:
-        check_out_dir(out_dir, overwrite)
-    dt = float(world.dt)
-    timing = check(SimulationConfig(duration=duration, dt=dt, record_hz=record_hz, filter_hz=filter_hz))
-    duration, record_hz, filter_hz = timing.duration, timing.record_hz, timing.filter_hz
-    n_steps, record_every = timing.n_steps, timing.record_every
-    record_dt = record_every * dt
-
-    if not hasattr(world, "entity_labels") and hasattr(world, "_build"):
-        world._build()   # the World fills its entity tables when it is first built
-    labels = [(str(a), int(b)) for a, b in world.entity_labels]
-    entity_train = np.asarray(world.entity_train, dtype=int)
-    n_ent = len(labels)
-    names = _train_names(labels, entity_train)
-    n_trains = len(names)
-    if trains is None:
-        trains = _world_trains(world)
-    if joints is None:
-        joints = [(j["a"], j["b"]) for j in getattr(world, "joints", ())]
-    oper = getattr(world, "operation", None)          # block logic and contacts (physics/blocks.py)
-    blocks_on = oper is not None and oper.has_blocks
-    # trains that can meet share their energy (a collision passes it from one to the other)
-    joints = list(joints) + [(("car", tb, 0), ("car", ta, int(world.trains[ta]["n"]) - 1))
-                             for tb, ta in getattr(world, "contact_trains", ())]
-    trains = list(trains or [])
-    gauge = np.ones(n_ent)
-    railway = np.zeros(n_ent, dtype=bool)
-    for k in range(n_trains):
-        info = trains[k] if k < len(trains) else {}
-        sel = entity_train == k
-        gauge[sel] = float(info.get("gauge", 1.0))
-        railway[sel] = info.get("wheels", "coaster") == "railway"
-    groups = energy_groups_from_joints(entity_train, n_trains, joints or [])
-    sections = [(trains[k] if k < len(trains) else {}).get("sections", []) for k in range(n_trains)]
-
-    metrics = RideMetrics(labels, entity_train, names, record_dt, cutoff_hz=filter_hz,
-                          gauge_per_entity=gauge, railway_per_entity=railway,
-                          energy_groups=groups, sections_per_train=sections)
-    metrics.roles = [str((trains[k] if k < len(trains) else {}).get("role", "riders")) for k in range(n_trains)]
-    writer = None
-    out = None
-    tables = [] if out_dir is None else None
-    if out_dir is not None:
-        out = prepare_out_dir(out_dir, overwrite)
-        writer = TimeseriesWriter(out, labels, gauge, extra_columns=("block",) if blocks_on else ())
-
-    def consume(blocks):
-        for t, smp, fg in blocks:
-            extra = oper.block_column(smp)[:, :, None] if blocks_on else None
-            if writer is not None:
-                writer.write(t, smp, fg, extra)
-            else:
-                tables.append(block_table(t, smp, fg, gauge, extra))
-
-    last_t = [-math.inf]
-    from trackrider.metrics import DivergenceCheck, blank_ran_off
-
-    divergence = DivergenceCheck.from_world(world, record_dt, tracks) if hasattr(world, "joints") else None
-    insane = []   # (t, entity, reason) of the first instant that is not sane
-
-    def sink(t, samples):
-        if insane:                  # the rest of a chunk after the run diverged
-            return
-        t = np.asarray(t, dtype=float).reshape(-1)
-        samples = np.asarray(samples, dtype=float)
-        keep = t > last_t[0] + 0.25 * record_dt   # never record an instant twice
-        if not np.all(keep):
-            t, samples = t[keep], samples[keep]
-        if len(t) == 0:
-            return
-        samples = blank_ran_off(samples.copy())
-        bad = divergence.check(t, samples) if divergence is not None else None
-        if bad is not None:        # outputs end at the last sane sample
-            i, entity, reason = bad
-            insane.append((float(t[i]), entity, reason))
-            t, samples = t[:i], samples[:i]
-            if len(t) == 0:
-                return
-        last_t[0] = float(t[-1])
-        consume(metrics.push(t, samples))
-
-    chunk_records = max(1, min(CHUNK_RECORDS, CHUNK_ROWS // max(1, n_ent)))
-    # also bound the work per call (~ steps × entities) so progress reports come often
-    # (a whole number of recording intervals, so every chunk ends on a recorded step)
-    chunk_steps = min(chunk_records * record_every, CHUNK_WORK // max(1, n_ent))
-    chunk_steps = max(record_every, chunk_steps // record_every * record_every)
-    start_steps = int(getattr(world, "step_count", 0) or 0)
-    done = 0
-    diverged = stalled = False
-    div_t = div_entity = None
-    message = ""
+    run = _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, joints, tracks)
     wall0 = _time.perf_counter()
     try:
-        while done < n_steps:
-            n = min(chunk_steps, n_steps - done)
-            try:
-                status = world.run(n, record_every, sink)
-            except SimulationError as exc:
-                diverged, div_t, div_entity, message = True, exc.t, exc.entity, str(exc)
-            else:
-                diverged, div_t, div_entity, message = _run_status(status)
-            if insane:       # the sink's test found the first instant that is not sane: it ends the outputs
-                diverged = True
-                div_t, div_entity, message = insane[0]
-            done += n
-            if progress is not None:
-                progress(min(done, n_steps) * dt, n_steps * dt)
-            if getattr(status, "status", None) == "stalled":   # the blocks deadlocked: the run ends here
-                stalled, message = True, str(status.message)
-                break
-            if diverged:
-                break
-        if diverged:
-            entity_index = None
-            if isinstance(div_entity, (int, np.integer)) and 0 <= int(div_entity) < n_ent:
-                entity_index = int(div_entity)
-            if div_t is None:
-                div_t = float(getattr(world, "time", last_t[0]))
-            metrics.mark_diverged(div_t, entity_index)
-            who = ""
-            if entity_index is not None:
-                who = f" ({labels[entity_index][0]} car {labels[entity_index][1]})"
-            elif div_entity is not None:
-                who = f" ({div_entity})"
-            message = f"simulation diverged at t = {float(div_t):.6g} s{who}" + (
-                f": {message}" if message else "")
-        consume(metrics.finish())
-        if oper is not None:
-            oper.finish(float(getattr(world, "time", last_t[0])))
-            metrics.add_events(oper.events)
+        _advance(world, run, progress)
+        _finish(world, run)
     except BaseException:
-        if writer is not None:
-            writer.abort()
+        if run.writer is not None:
+            run.writer.abort()
         raise
-    wall_s = _time.perf_counter() - wall0
-    steps = int(getattr(world, "step_count", start_steps + done) or 0) - start_steps
-    if steps <= 0:
-        steps = done
-
-    measured = metrics.summary()
-    summary = {"status": measured["status"]}
-    if stalled and summary["status"] == "stalled":
-        summary["message"] = message
-    if diverged:
-        summary["message"] = message
-        summary["diverged"] = {"t": float(div_t), "entity": div_entity if isinstance(
-            div_entity, (str, type(None))) else int(div_entity)}
-    summary.update({
-        "simulated_s": steps * dt,
-        "steps": steps,
-        "wall_s": wall_s,
-        "dt": dt,
-        "record_hz": record_hz,
-        "record_dt": record_dt,
-        "samples": metrics.samples,
-    })
-    meta = dict(meta or {})
-    notes = [str(w) for w in meta.pop("warnings", None) or []]
-    for key, value in meta.items():
-        summary[key] = value
-    summary.update({
-        "events": measured["events"],
-        "events_dropped": measured["events_dropped"],
-        "trains": measured["trains"],
-        "bodies": measured["bodies"],
-        "filter": measured["filter"],
-        "columns": list(COLUMNS) + (["block"] if blocks_on else []),
-        "float_format": {"t": TIME_FORMAT, "other": FLOAT_FORMAT},
-    })
-    if blocks_on:
-        summary["operation"] = oper.summary(steps * dt + start_steps * dt, [
-            int((trains[k] if k < len(trains) else {}).get("riders", 4)) for k in range(n_trains)])
-    # warnings: the scenario's (curve fits) and the run's own, so --quiet runs and sweeps keep them
-    from trackrider.metrics import run_warnings
-
-    damped = {names[k] for k, info in enumerate(trains[:n_trains]) if info.get("damped")}
-    own = run_warnings(summary, dt, damped)
-    summary["warnings"] = notes + own
-    for text in own:
-        warnings.warn(text, RuntimeWarning, stacklevel=2)
-    try:
-        from trackrider import __version__
-        summary["trackrider_version"] = __version__
-    except ImportError:   # pragma: no cover
-        pass
-
-    timeseries = None
-    if writer is not None:
-        # both files complete as .part first, then swapped in over any old results
-        summary_part = write_summary(out, summary, rename=False)
-        writer.close()
-        os.replace(summary_part, out / "summary.json")
-        from trackrider.outputs import drop_stale_report
-
-        drop_stale_report(out)
-    else:
-        table = (np.concatenate(tables) if tables
-                 else np.empty((0, len(NUMERIC_COLUMNS) + (1 if blocks_on else 0))))
-        m = len(table) // max(1, n_ent)
-        timeseries = {}
-        for name in COLUMNS + (("block",) if blocks_on else ()):
-            if name == "train":
-                timeseries[name] = np.tile(np.array([a for a, _ in labels], dtype=str), m)
-            elif name == "car":
-                timeseries[name] = np.tile(np.array([b for _, b in labels], dtype=int), m)
-            elif name == "block":
-                timeseries[name] = table[:, len(NUMERIC_COLUMNS)].copy()
-            else:
-                timeseries[name] = table[:, NUMERIC_COLUMNS.index(name)].copy()
-    return Result(summary=summary, timeseries=timeseries, status=summary["status"],
-                  out_dir=out, message=message, wall_s=wall_s, events=summary["events"])
+    run.wall_s = _time.perf_counter() - wall0
+    return _result(run, _summary(world, run, meta))
 
 
 def _train_sections(scenario, track_index):
     """The sections on a track as ``(label, s_from, s_to, period)`` for ``section_at``:
     label the section's ``name``, else ``section[i]`` (i its index in the file)."""
     out = []
-    try:
-        tc = scenario.tracks[track_index]
-        track = getattr(tc, "track", None)
-        period = float(tc.length) if track is not None and getattr(track, "closed", False) else None
-    except (AttributeError, IndexError, TypeError):
-        return out
-    for i, sec in enumerate(getattr(scenario, "sections", []) or []):
-        if getattr(sec, "track_index", None) == track_index:
-            label = getattr(sec, "name", "") or f"section[{i}]"
+    tc = scenario.tracks[track_index]
+    period = float(tc.length) if tc.track is not None and tc.track.closed else None
+    for i, sec in enumerate(scenario.sections):
+        if sec.track_index == track_index:
+            label = sec.name or f"section[{i}]"
             out.append((label, float(sec.s_from), float(sec.s_to), period))
     return out
 
@@ -435,29 +491,33 @@ def simulate(scenario, out_dir=None, duration=None, overwrite=False, progress=No
     world = build_world(scenario)
     trains = []
     for tr in scenario.trains:
-        gauge = 1.0
-        try:
-            gauge = float(scenario.tracks[tr.track_index].gauge)
-        except (AttributeError, IndexError, TypeError):
-            pass
-        damped = bool(getattr(tr.car, "swing_damping", 0.0) or getattr(tr.coupling, "damping", None))
-        trains.append({"gauge": gauge, "wheels": tr.wheels, "role": getattr(tr, "role", "riders"),
-                       "riders": tr.cars * tr.car.rider_count if hasattr(tr.car, "rider_count") else 4 * tr.cars,
-                       "damped": damped, "sections": _train_sections(scenario, tr.track_index)})
-    for j in getattr(scenario, "joints", []):     # a damper in a joint dissipates its trains' energy
+        damped = bool(tr.car.swing_damping or tr.coupling.damping)
+        trains.append({"gauge": float(scenario.tracks[tr.track_index].gauge), "wheels": tr.wheels, "role": tr.role,
+                       "riders": tr.cars * tr.car.rider_count, "damped": damped,
+                       "sections": _train_sections(scenario, tr.track_index)})
+    for j in scenario.joints:     # a damper in a joint dissipates its trains' energy
         if j.params.get("damping"):
             for end in (j.end_a, j.end_b):
                 if isinstance(end, tuple) and end[0] == "car":
                     trains[end[1]]["damped"] = True
     # the world's joints: the user's, then the suspended cars' swing hinges (their bodies share the energy)
-    joints = [(j["a"], j["b"]) for j in getattr(world, "joints", ())]
-    meta = {"scenario": str(Path(scenario.path).resolve()) if getattr(scenario, "path", None)
-            else None}
-    if getattr(scenario, "title", ""):
+    joints = [(j["a"], j["b"]) for j in world.joints]
+    meta = {"scenario": str(Path(scenario.path).resolve()) if scenario.path else None}
+    if scenario.title:
         meta["title"] = scenario.title
-    meta["warnings"] = list(getattr(scenario, "warnings", None) or [])
-    if getattr(scenario, "overrides", None):   # so that readers of the results rebuild the same ride
+    from trackrider.check.design import design_warnings
+
+    design = design_warnings(scenario)       # the track's G steps, jerk, loops without transitions
+    for text in design:
+        warnings.warn(text, UserWarning, stacklevel=2)
+    meta["warnings"] = list(scenario.warnings or []) + design
+    if scenario.overrides:   # so that readers of the results rebuild the same ride
         meta["overrides"] = dict(scenario.overrides)
-    return run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
-                     filter_hz=sim.filter_hz, progress=progress, meta=meta,
-                     trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])
+    result = run_world(world, duration, sim.record_hz, out_dir=out_dir, overwrite=overwrite,
+                       filter_hz=sim.filter_hz, progress=progress, meta=meta,
+                       trains=trains, joints=joints, tracks=[t.track for t in scenario.tracks])
+    if getattr(getattr(scenario, "check", None), "loaded", None) is not None:   # [check] envelope
+        from trackrider.check.results import check_result
+
+        check_result(result, scenario)
+    return result

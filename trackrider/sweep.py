@@ -37,411 +37,23 @@ Outputs under the sweep directory ``DIR``:
 from __future__ import annotations
 
 import concurrent.futures as cf
-import csv
-import hashlib
-import io
 import json
 import math
 import os
 import shutil
 import tempfile
 import time
-import tomllib
-import traceback
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 from .errors import InputError
-
-#: ``[sweep]`` keys accepted in a sweep file
-#: most runs one sweep may have (docs/scenarios.md, "Limits")
-MAX_SWEEP_RUNS = 10_000
-SWEEP_KEYS = ("scenario", "method", "samples", "seed", "duration", "keep_timeseries",
-              "description")
-METHODS = ("grid", "zip", "random", "lhs")
-#: statuses a row can have: the simulation's own, or ``error`` (the run failed)
-FAILED = ("error",)
-
-#: per-train summary figures copied into the table; combined over trains with
-#: the function given (worst case)
-TRAIN_FIGURES = {
-    "min_crest_speed": min,
-    "max_speed": max,
-    "min_speed": min,
-    "max_g_vertical": max,
-    "min_g_vertical": min,
-    "max_abs_g_lateral": max,
-    "max_abs_g_longitudinal": max,
-    "airtime_s": max,
-    "min_inner_wheel_load": min,
-    "max_l_over_v": max,
-    "energy_drift": lambda xs: max(xs, key=abs),
-}
-#: event kinds (trackrider.metrics) counted into ``n_<kind>`` columns; others
-#: go to ``n_other_events``
-EVENT_KINDS = ("stalled", "rolled_back", "wheel_lift", "support_lost", "ran_off_track", "collision",
-               "block_overrun")
-
-#: headline figures of the summary and the plot: (column, "min" | "max", label)
-HEADLINES = (
-    ("min_crest_speed", "min", "lowest crest speed, m/s"),
-    ("min_speed", "min", "lowest speed, m/s"),
-    ("max_g_vertical", "max", "highest vertical G"),
-    ("min_g_vertical", "min", "lowest vertical G"),
-    ("max_abs_g_lateral", "max", "largest lateral G"),
-    ("max_abs_g_longitudinal", "max", "largest longitudinal G"),
-    ("trains_per_hour", "min", "lowest throughput, trains/h"),
-)
-#: statuses reported in the summary run by run
-BAD_STATUSES = ("stalled", "derailed", "ran_off_track", "diverged", "error")
-
-
-# --------------------------------------------------------------------------- spec
-
-@dataclass
-class Axis:
-    """One axis of a sweep.
-
-    key : dotted key of the base scenario.  values : the explicit values
-    (a list, or ``num`` points of a range), or None for a continuous range.
-    low, high : the range (None for an explicit list).  scale : ``linear``
-    (default) or ``log``.
-    """
-
-    key: str
-    values: list | None = None
-    low: float | None = None
-    high: float | None = None
-    scale: str = "linear"
-
-    def extremes(self) -> list:
-        """The values checked up front against the base scenario: a range's ends,
-        a list's smallest and largest number and each of its other values."""
-        if self.values is None:
-            return [self.low, self.high]
-        numbers = [v for v in self.values
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        others = [v for v in self.values if v not in numbers]
-        picked = [min(numbers), max(numbers)] if numbers else []
-        for v in others:
-            if v not in picked:
-                picked.append(v)
-        return list(dict.fromkeys(picked))
-
-
-@dataclass
-class SweepSpec:
-    """A parsed, validated sweep file (:func:`load_sweep`)."""
-
-    path: Path
-    scenario: Path
-    method: str
-    axes: list[Axis]
-    samples: int | None = None
-    seed: int = 0
-    duration: float | None = None
-    keep_timeseries: bool = True
-    description: str = ""
-
-    @property
-    def stem(self) -> str:
-        return self.path.stem
-
-
-def _where_axis(key: str) -> str:
-    return f'axes."{key}"'
-
-
-def _number(value, path, where, what="a number"):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"must be {what}, got {value!r}", path=path, where=where)
-    if not math.isfinite(value):
-        raise InputError(f"must be finite, got {value!r}", path=path, where=where)
-    return value
-
-
-def _parse_axis(key: str, raw, path: Path, method: str) -> Axis:
-    where = _where_axis(key)
-    if not isinstance(key, str) or not key or any(not part for part in key.split(".")):
-        raise InputError("an axis must be a dotted key such as \"train.red.car.mass\"",
-                         path=path, where=where)
-    if isinstance(raw, list):
-        if not raw:
-            raise InputError("needs at least one value", path=path, where=where)
-        for i, v in enumerate(raw):
-            if isinstance(v, (dict, list)):
-                raise InputError(f"value {i + 1} must be a number, string or boolean, "
-                                 f"got {v!r}", path=path, where=where)
-        if len(raw) > MAX_SWEEP_RUNS:
-            raise InputError(f"{len(raw)} values is more than a sweep may run ({MAX_SWEEP_RUNS})",
-                             path=path, where=where)
-        return Axis(key, values=list(raw))
-    if not isinstance(raw, dict):
-        raise InputError("must be a list of values or a table {min, max, num}, got "
-                         f"{raw!r}", path=path, where=where)
-    unknown = sorted(set(raw) - {"min", "max", "num", "scale", "values"})
-    if unknown:
-        raise InputError(f"unknown key {unknown[0]!r} (allowed: min, max, num, scale, values)",
-                         path=path, where=where)
-    if "values" in raw:
-        if set(raw) != {"values"}:
-            raise InputError("give either values or min/max/num, not both",
-                             path=path, where=where)
-        return _parse_axis(key, raw["values"], path, method)
-    for k in ("min", "max"):
-        if k not in raw:
-            raise InputError(f"missing {k!r} of the range", path=path, where=where)
-    low = float(_number(raw["min"], path, f"{where}.min"))
-    high = float(_number(raw["max"], path, f"{where}.max"))
-    if high < low:
-        raise InputError(f"max ({high}) is below min ({low})", path=path, where=where)
-    scale = raw.get("scale", "linear")
-    if scale not in ("linear", "log"):
-        raise InputError(f"must be 'linear' or 'log', got {scale!r}", path=path,
-                         where=f"{where}.scale")
-    if scale == "log" and low <= 0.0:
-        raise InputError(f"a log scale needs min > 0, got {low}", path=path, where=where)
-    num = raw.get("num")
-    if num is None:
-        if method in ("grid", "zip"):
-            raise InputError(f"method {method!r} needs 'num' (the number of values) "
-                             "for a range", path=path, where=where)
-        return Axis(key, low=low, high=high, scale=scale)
-    if isinstance(num, bool) or not isinstance(num, int) or num < 1:
-        raise InputError(f"must be an integer >= 1, got {num!r}", path=path,
-                         where=f"{where}.num")
-    if num > MAX_SWEEP_RUNS:
-        raise InputError(f"{num} values is more than a sweep may run ({MAX_SWEEP_RUNS})", path=path,
-                         where=f"{where}.num")
-    if scale == "log":
-        values = np.geomspace(low, high, num)
-    else:
-        values = np.linspace(low, high, num)
-    return Axis(key, values=[float(v) for v in values], low=low, high=high, scale=scale)
-
-
-def load_sweep(path, check_scenario: bool = True) -> SweepSpec:
-    """Read and validate a sweep file.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The sweep TOML file.
-    check_scenario : bool, default True
-        Also check every axis against the base scenario: each axis value at its
-        extremes (a list's every value; a range's min and max) is applied alone
-        to the base through ``load_scenario(base, overrides=...)``, so an axis
-        naming a key absent from the base, or a value the scenario rejects, is
-        reported here.
-
-    Raises
-    ------
-    InputError
-        One line naming the sweep file and the key at fault.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such sweep file", path=path)
-    try:
-        from .inputs import MAX_SCENARIO_BYTES, read_input_bytes
-
-        doc = tomllib.loads(read_input_bytes(path, MAX_SCENARIO_BYTES, "sweep file").decode("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        text = str(exc)
-        where = None
-        if "(at line " in text:
-            where = "line " + text.split("(at line ", 1)[1].split(",")[0].rstrip(")")
-            text = text.split(" (at line ")[0]
-        elif "(at end of document)" in text:
-            where = "end of file"
-            text = text.replace(" (at end of document)", "")
-        raise InputError(f"malformed TOML: {text}", path=path, where=where) from None
-    except UnicodeDecodeError:
-        raise InputError("not a TOML text file (invalid UTF-8)", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
-
-    unknown = sorted(set(doc) - {"sweep", "axes"})
-    if unknown:
-        raise InputError("unknown table (allowed: [sweep], [axes])", path=path,
-                         where=unknown[0])
-    sweep = doc.get("sweep")
-    if not isinstance(sweep, dict):
-        raise InputError("missing [sweep] table", path=path, where="sweep")
-    unknown = sorted(set(sweep) - set(SWEEP_KEYS))
-    if unknown:
-        raise InputError(f"unknown key (allowed: {', '.join(SWEEP_KEYS)})", path=path,
-                         where=f"sweep.{unknown[0]}")
-    if "scenario" not in sweep:
-        raise InputError("missing the base scenario file", path=path, where="sweep.scenario")
-    if not isinstance(sweep["scenario"], str):
-        raise InputError("must be a file path (string)", path=path, where="sweep.scenario")
-    scenario = (path.parent / sweep["scenario"]).resolve()
-    if not scenario.is_file():
-        raise InputError(f"no such scenario file: {sweep['scenario']}", path=path,
-                         where="sweep.scenario")
-    method = sweep.get("method", "grid")
-    if method not in METHODS:
-        raise InputError(f"must be one of {', '.join(METHODS)}, got {method!r}", path=path,
-                         where="sweep.method")
-    samples = sweep.get("samples")
-    if method in ("random", "lhs"):
-        if samples is None:
-            raise InputError(f"method {method!r} needs the number of samples", path=path,
-                             where="sweep.samples")
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise InputError(f"must be an integer >= 1, got {samples!r}", path=path,
-                             where="sweep.samples")
-        if samples > MAX_SWEEP_RUNS:
-            raise InputError(f"{samples} runs is more than a sweep may have ({MAX_SWEEP_RUNS}); "
-                             "split it into several sweeps", path=path, where="sweep.samples")
-    elif samples is not None:
-        raise InputError(f"samples is for random and lhs; method {method!r} runs every "
-                         "value given", path=path, where="sweep.samples")
-    seed = sweep.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"must be an integer >= 0, got {seed!r}", path=path,
-                         where="sweep.seed")
-    duration = sweep.get("duration")
-    if duration is not None:
-        duration = float(_number(duration, path, "sweep.duration"))
-        if duration <= 0.0:
-            raise InputError(f"must be > 0, got {duration}", path=path,
-                             where="sweep.duration")
-    keep = sweep.get("keep_timeseries", True)
-    if not isinstance(keep, bool):
-        raise InputError(f"must be true or false, got {keep!r}", path=path,
-                         where="sweep.keep_timeseries")
-    description = sweep.get("description", "")
-    if not isinstance(description, str):
-        raise InputError("must be a string", path=path, where="sweep.description")
-
-    raw_axes = doc.get("axes")
-    if not isinstance(raw_axes, dict) or not raw_axes:
-        raise InputError("needs at least one axis, e.g. \"resistance.rolling\" = "
-                         "[0.001, 0.002]", path=path, where="axes")
-    axes = []
-    for key, raw in raw_axes.items():
-        if isinstance(raw, dict) and not ({"min", "max", "num", "scale", "values"} & set(raw)):
-            # an unquoted dotted key (train.red.car.mass = ...) parses as nested tables
-            raise InputError("quote dotted axis keys: \"" + key + ".…\" = [...]", path=path,
-                             where=_where_axis(key))
-        axes.append(_parse_axis(key, raw, path, method))
-    if method == "grid":
-        n_runs = math.prod(len(ax.values) for ax in axes)
-        if n_runs > MAX_SWEEP_RUNS:
-            raise InputError(f"the grid has {n_runs:,} runs, more than a sweep may have "
-                             f"({MAX_SWEEP_RUNS:,}); use fewer values or method = \"lhs\"", path=path,
-                             where="axes")
-    if method == "zip":
-        n = len(axes[0].values)
-        for ax in axes[1:]:
-            if len(ax.values) != n:
-                raise InputError(f"zip needs axes of equal length: {len(ax.values)} values "
-                                 f"here, {n} in \"{axes[0].key}\"", path=path,
-                                 where=_where_axis(ax.key))
-    spec = SweepSpec(path=path, scenario=scenario, method=method, axes=axes,
-                     samples=samples, seed=seed, duration=duration,
-                     keep_timeseries=keep, description=description)
-    if check_scenario:
-        check_axes(spec)
-    return spec
-
-
-def check_axes(spec: SweepSpec) -> None:
-    """Check every axis against the base scenario (see :func:`load_sweep`).
-
-    The base scenario itself is loaded first (its own errors name its own file);
-    then each axis value at its extremes, alone. Raises InputError naming the
-    sweep file, the axis and the base scenario's complaint.
-    """
-    from .scenario import load_scenario
-
-    load_scenario(spec.scenario)
-    for ax in spec.axes:
-        for value in ax.extremes():
-            try:
-                load_scenario(spec.scenario, overrides={ax.key: value})
-            except InputError as exc:
-                base = spec.scenario.name
-                if (exc.where or "").startswith("override"):
-                    message = f"not a key of the base scenario {base}: {exc.detail}"
-                else:
-                    inner = ": ".join(p for p in (exc.where, exc.detail) if p)
-                    message = f"value {value!r} rejected by the base scenario {base}: {inner}"
-                raise InputError(message, path=spec.path, where=_where_axis(ax.key)) from None
-
-
-# --------------------------------------------------------------------------- plan
-
-def run_ids(n: int) -> list[str]:
-    """Run ids ``0000, 0001, …`` (at least 4 digits, all the same width)."""
-    width = max(4, len(str(max(n - 1, 0))))
-    return [f"{i:0{width}d}" for i in range(n)]
-
-
-def _from_unit(ax: Axis, u: float):
-    """Map ``u`` in [0, 1) onto the axis: a value of its list, or a point of its range."""
-    if ax.values is not None and ax.low is None:
-        return ax.values[min(int(u * len(ax.values)), len(ax.values) - 1)]
-    if ax.scale == "log":
-        return float(math.exp(math.log(ax.low) + u * (math.log(ax.high) - math.log(ax.low))))
-    return float(ax.low + u * (ax.high - ax.low))
-
-
-def plan_runs(spec: SweepSpec) -> list[dict]:
-    """The runs of a sweep, in run-id order: ``[{"run", "seed", "values"}, ...]``.
-
-    ``grid``: every combination, the last axis varying fastest. ``zip``: the
-    axes side by side. ``random``: each run draws every axis uniformly (a list:
-    one of its values; a range: a point of it, on its scale) from its own
-    generator. ``lhs``: a Latin hypercube of ``samples`` points
-    (``scipy.stats.qmc.LatinHypercube``) scaled onto the axes (a range with
-    ``num`` counts as the continuous range here). Per-run seeds are
-    ``numpy.random.SeedSequence(seed).spawn(n)``, recorded as a 32-bit integer
-    in each row. Deterministic: the same sweep file gives the same plan.
-    """
-    axes = spec.axes
-    if spec.method == "grid":
-        import itertools
-
-        combos = [list(c) for c in itertools.product(*(ax.values for ax in axes))]
-    elif spec.method == "zip":
-        combos = [list(c) for c in zip(*(ax.values for ax in axes))]
-    else:
-        combos = None
-    n = len(combos) if combos is not None else spec.samples
-    children = np.random.SeedSequence(spec.seed).spawn(n)
-    seeds = [int(c.generate_state(1, dtype=np.uint32)[0]) for c in children]
-    if spec.method == "random":
-        combos = []
-        for child in children:
-            rng = np.random.default_rng(child)
-            combos.append([_from_unit(ax, float(rng.random())) for ax in axes])
-    elif spec.method == "lhs":
-        from scipy.stats import qmc
-
-        root = np.random.default_rng(np.random.SeedSequence(spec.seed))
-        unit = qmc.LatinHypercube(d=len(axes), seed=root).random(n)
-        continuous = [Axis(ax.key, low=ax.low, high=ax.high, scale=ax.scale)
-                      if ax.low is not None else ax for ax in axes]
-        combos = [[_from_unit(ax, float(u)) for ax, u in zip(continuous, row)]
-                  for row in unit]
-    ids = run_ids(n)
-    return [{"run": ids[i], "seed": seeds[i],
-             "values": {ax.key: combos[i][j] for j, ax in enumerate(axes)}}
-            for i in range(n)]
-
-
-def _plan_digest(spec: SweepSpec, plan: list[dict]) -> str:
-    doc = {"scenario": str(spec.scenario), "duration": spec.duration,
-           "keep_timeseries": spec.keep_timeseries, "runs": plan}
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
-
+from .sweep_plan import (MAX_SWEEP_RUNS, METHODS, SWEEP_KEYS, Axis, SweepSpec, _plan_digest,  # noqa: F401
+                         check_axes, load_sweep, plan_runs, run_ids)
+from .sweep_plot import draw_sweep_panels, plot_sweep  # noqa: F401
+from .sweep_table import (BAD_STATUSES, EVENT_KINDS, FAILED, HEADLINES, TRAIN_FIGURES, _read_json,  # noqa: F401
+                          read_table, summary_row, table_columns, write_table)
 
 # --------------------------------------------------------------------------- task
 
@@ -463,72 +75,31 @@ def _one_line(text: str) -> str:
     return text
 
 
-def summary_row(summary: dict) -> dict:
-    """Headline figures of one run's ``summary.json`` as flat table columns.
-
-    Per-train figures (:data:`TRAIN_FIGURES`) are combined over the trains to
-    the worst case (lowest minimum, highest maximum); events are counted by
-    kind into ``n_<kind>`` columns; ``n_events`` is the total. A ride with
-    stations or block sections adds its throughput (``trains_per_hour``,
-    ``riders_per_hour``) and ``held_s``, the time trains spent held at block
-    boundaries, summed over the block sections (``summary["operation"]``;
-    empty cells for a run without them).
-    """
-    row: dict[str, Any] = {"status": summary.get("status", ""),
-                           "simulated_s": summary.get("simulated_s")}
-    trains = summary.get("trains") or {}
-    for name, combine in TRAIN_FIGURES.items():
-        xs = [t[name] for t in trains.values()
-              if isinstance(t, dict) and isinstance(t.get(name), (int, float))
-              and t.get(name) is not None and math.isfinite(t[name])]
-        row[name] = float(combine(xs)) if xs else None
-    events = summary.get("events") or []
-    counts = {kind: 0 for kind in EVENT_KINDS}
-    other = 0
-    for ev in events:
-        kind = ev.get("kind") if isinstance(ev, dict) else None
-        if kind in counts:
-            counts[kind] += 1
-        else:
-            other += 1
-    row["n_events"] = len(events)
-    for kind in EVENT_KINDS:
-        row[f"n_{kind}"] = counts[kind]
-    row["n_other_events"] = other
-    op = summary.get("operation")
-    op = op if isinstance(op, dict) else {}
-
-    def number(v):
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
-
-    row["trains_per_hour"] = number(op.get("throughput_trains_per_hour"))
-    row["riders_per_hour"] = number(op.get("riders_per_hour"))
-    held = [number(b.get("held_s")) for b in (op.get("block_sections") or {}).values() if isinstance(b, dict)]
-    held = [h for h in held if h is not None]
-    row["held_s"] = float(sum(held)) if held else None
-    # valleyed: the train failed a hill. A train that rolls back (no motor
-    # acting) oscillates in the valley for minutes before it comes to rest and
-    # the run reports ``stalled``; either counts.
-    row["valleyed"] = (None if row["status"] in FAILED + ("",) else
-                       bool(row["status"] == "stalled" or counts["stalled"]
-                            or counts["rolled_back"]))
-    return row
-
-
-def _read_json(path: Path):
-    try:
-        with open(path) as fh:
-            return json.load(fh)
-    except (OSError, ValueError):
-        return None
-
-
 def _write_json_atomic(path: Path, doc) -> None:
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     with open(tmp, "w") as fh:
         json.dump(doc, fh, indent=1, sort_keys=True)
         fh.write("\n")
     os.replace(tmp, path)
+
+
+#: s between a pool worker's checks that its driver is alive
+PARENT_POLL_S = 0.5
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """A pool worker's initializer: a daemon thread ends the worker (``os._exit``) once its driver
+    ``parent_pid`` is gone (the worker re-parented), so a driver killed with ``kill -9`` leaves no
+    worker behind. The check runs between kernel calls (each a fraction of a second)."""
+    import threading
+
+    def watch():
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="trackrider-parent-watch", daemon=True).start()
 
 
 def run_one(task: dict) -> dict:
@@ -654,63 +225,6 @@ def warm_up(scenario_path) -> None:
         pass
 
 
-# --------------------------------------------------------------------------- table
-
-def _cell(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else str(value).lower()
-    return str(value)
-
-
-def table_columns(spec: SweepSpec) -> list[str]:
-    """Columns of ``sweep.csv``, in order."""
-    figures = list(summary_row({}).keys())
-    figures.remove("status")
-    return (["run", "seed"] + [ax.key for ax in spec.axes] + ["status", "error"]
-            + figures)
-
-
-def write_table(path: Path, columns: list[str], rows: list[dict]) -> None:
-    """Write rows (sorted by run id) as CSV, atomically."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for row in sorted(rows, key=lambda r: r["run"]):
-        writer.writerow([_cell(row.get(c)) for c in columns])
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    tmp.write_text(buf.getvalue())
-    os.replace(tmp, path)
-
-
-def read_table(path) -> tuple[list[str], list[dict]]:
-    """Read a ``sweep.csv``: (columns, rows), numbers as floats, empty cells None."""
-    path = Path(path)
-    with open(path, newline="") as fh:
-        reader = csv.reader(fh)
-        columns = next(reader)
-        rows = []
-        for values in reader:
-            row = {}
-            for c, v in zip(columns, values):
-                if v == "":
-                    row[c] = None
-                elif c in ("run", "status", "error"):
-                    row[c] = v
-                elif v in ("true", "false"):
-                    row[c] = v == "true"
-                else:
-                    try:
-                        row[c] = float(v)
-                    except ValueError:
-                        row[c] = v
-            rows.append(row)
-    return columns, rows
-
-
 def _read_log(path: Path) -> dict[str, dict]:
     """Rows of the append log by run id; a torn last line is ignored."""
     rows: dict[str, dict] = {}
@@ -792,7 +306,8 @@ def make_executor(jobs: int | None = None, scheduler=None):
         # kernels from the cache the driver filled).
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
-        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=exit_with_parent,
+                                      initargs=(os.getpid(),))
         return pool, (lambda: pool.shutdown(wait=True, cancel_futures=True)), \
             f"process pool, {n} workers", None
     try:
@@ -1133,107 +648,6 @@ def format_sweep_summary(result, worst: int = 3) -> str:
                          + ", ".join(r["run"] for r in hit[:20])
                          + (" …" if len(hit) > 20 else ""))
     return "\n".join(lines)
-
-
-def plot_sweep(sweep_dir, out_png, headlines=None) -> Path:
-    """Draw each headline figure against each axis of a sweep (matplotlib, Agg).
-
-    Parameters
-    ----------
-    sweep_dir : path
-        A sweep directory (reads ``sweep.csv`` and ``plan.json``).
-    out_png : path
-        The figure file (PNG; any format matplotlib knows by its suffix).
-    headlines : list of str, optional
-        Columns to draw; default the :data:`HEADLINES` that have values.
-
-    One panel per (headline, axis): every run a dot; runs that stalled,
-    derailed, ran off or failed are drawn in red with a cross.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    d = Path(sweep_dir)
-    if not (d / "sweep.csv").is_file():
-        raise InputError("no sweep.csv: not a sweep directory", path=d)
-    columns, rows = read_table(d / "sweep.csv")
-    plan = _read_json(d / "plan.json") or {}
-    axes = plan.get("axes") or columns[2:columns.index("status")]
-    if headlines is None:
-        headlines = [c for c, _, _ in HEADLINES
-                     if any(isinstance(r.get(c), float) for r in rows)]
-    labels = {c: label for c, _, label in HEADLINES}
-    headlines = headlines or ["status"]
-    fig = plt.figure(figsize=(3.2 * len(axes) + 0.8, 2.4 * len(headlines) + 0.6), layout="constrained")
-    draw_sweep_panels(fig, rows, axes, headlines, labels, plan.get("scales") or {})
-    fig.suptitle(f"sweep {d.name}: {len(rows)} runs", fontsize=10)
-    out_png = Path(out_png)
-    from trackrider.outputs import atomic_file
-
-    with atomic_file(out_png) as tmp:
-        fig.savefig(tmp, dpi=110, format=out_png.suffix.lstrip(".").lower() or "png")
-    plt.close(fig)
-    return out_png
-
-
-def draw_sweep_panels(fig, rows, axes, headlines, labels, scales) -> None:
-    """One panel per (headline, axis) on ``fig``: every run a dot; runs that valleyed,
-    stalled, derailed, ran off or failed a red cross; one legend for the figure.
-
-    ``rows``: the runs (``sweep.csv`` rows as dicts); ``axes``: the swept keys;
-    ``headlines``: the columns drawn (``"status"`` draws 1 for a bad run);
-    ``labels``: column → axis label; ``scales``: axis → ``"log"`` or not.
-    """
-    nr, nc = len(headlines), len(axes)
-    grid = fig.subplots(nr, nc, squeeze=False)
-    bad = [r.get("status") in BAD_STATUSES or r.get("valleyed") is True for r in rows]
-    for i, col in enumerate(headlines):
-        for j, ax_key in enumerate(axes):
-            ax = grid[i][j]
-            xs = [r.get(ax_key) for r in rows]
-            if any(x is not None and not isinstance(x, float) for x in xs):
-                # a categorical axis (strings, booleans): one position per value
-                cats = list(dict.fromkeys(str(x) for x in xs if x is not None))
-                xs = [float(cats.index(str(x))) if x is not None else None for x in xs]
-                ax.set_xticks(range(len(cats)), cats)
-            elif scales.get(ax_key) == "log":
-                ax.set_xscale("log")
-            ys = [r.get(col) if col != "status" else float(b) for r, b in zip(rows, bad)]
-            good = [(x, y) for x, y, b in zip(xs, ys, bad)
-                    if not b and isinstance(x, float) and isinstance(y, float)]
-            worse = [(x, y) for x, y, b in zip(xs, ys, bad)
-                     if b and isinstance(x, float) and isinstance(y, float)]
-            if good:
-                ax.scatter(*zip(*good), s=12, color="tab:blue", label="ok")
-            if worse:
-                ax.scatter(*zip(*worse), s=24, color="tab:red", marker="x",
-                           label="valleyed / stalled / failed")
-            if i == nr - 1:
-                ax.set_xlabel(ax_key, fontsize=8)
-            if j == 0:
-                ax.set_ylabel(labels.get(col, col), fontsize=8)
-            finite = [y for y in ys if isinstance(y, float) and math.isfinite(y)]
-            if finite and max(finite) - min(finite) <= 1e-6 * max(1.0, abs(max(finite))):
-                # (nearly) constant: a readable range around it, not 1e-12 ticks
-                mid, pad = (max(finite) + min(finite)) / 2, max(1e-3, 0.02 * abs(max(finite)))
-                ax.set_ylim(mid - pad, mid + pad)
-            ax.tick_params(which="both", labelsize=7)
-            try:
-                ax.ticklabel_format(axis="y", useOffset=False)
-            except AttributeError:  # not a scalar formatter
-                pass
-            ax.grid(alpha=0.3)
-    handles, names = [], []
-    for row in grid:
-        for ax in row:
-            for h, name in zip(*ax.get_legend_handles_labels()):
-                if name not in names:
-                    handles.append(h)
-                    names.append(name)
-    if handles:
-        fig.legend(handles, names, loc="outside upper right", fontsize=8)
 
 
 # --------------------------------------------------------------------------- CLI glue

@@ -1,5 +1,10 @@
 import os
-import sys
+
+import pytest
 
 os.environ.setdefault("NUMBA_CACHE_DIR", "/tmp/numba_physics")
-sys.path.insert(0, os.path.dirname(__file__))
+
+
+@pytest.fixture(autouse=True)
+def _kernels_compiled(warm_kernels):
+    """The kernels are compiled before the first physics test (tests/conftest.py)."""

@@ -30,3 +30,10 @@ def run_with_report(tmp_path_factory):
 def classic_run(run_with_report):
     """classic_coaster for 32 s (lift, drop, loop, airtime on the crest into the brakes), with its report."""
     return run_with_report("classic_coaster", 32)
+
+
+@pytest.fixture(scope="session")
+def two_train_run(run_with_report):
+    """scenarios/two_train_coaster.toml for 160 s: three dispatches (so a throughput), holds on the lift and
+    the final brake, a lap."""
+    return run_with_report("two_train_coaster", 160)

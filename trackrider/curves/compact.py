@@ -11,7 +11,7 @@ columns    name   meaning
 3:6        T      unit tangent P'(s)
 6:9        N      the track frame's left axis N_w (unit)
 9:12       B      the track frame's up axis B_w = T x N_w (unit)
-12:15      OMEGA  Darboux vector of the track frame, 1/m (PHYSICS.md §1)
+12:15      OMEGA  Darboux vector of the track frame, 1/m (docs/physics.md §1)
 15         KAPPA  Frenet curvature |P''|, 1/m
 16:19      DT     P''(s) = dT/ds, 1/m
 19         ROLL   bank against the vertical, degrees (reporting only)

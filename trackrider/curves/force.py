@@ -1,4 +1,4 @@
-"""Force-vector design: a track built from the forces riders should feel (PHYSICS.md §7).
+"""Force-vector design: a track built from the forces riders should feel (docs/physics.md §7).
 
 A design marches along the **heartline** (the riders' hearts, ``heart`` above
 the rail along the rider's up) with the rider frame ``(T, L, U)`` (forward,
@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
+from .segments import DESIGN_TYPES, build_segment_curve
 
-DESIGN_TYPES = ("force", "geometric")
 DEFAULT_HEART = 1.1  # m, heartline above the rail
 MIN_SPEED = 0.5  # m/s: a design slower than this is refused
 STEP = 0.25  # m of heartline, longest integration step (also the rail point spacing)
@@ -54,15 +54,8 @@ INTERPS = ("linear", "cubic")
 
 FORCE_KEYS = ("length", "duration", "normal_g", "lateral_g", "roll_rate", "interp")
 GEOMETRIC_KEYS = ("length", "duration", "pitch_rate", "yaw_rate", "roll_rate", "interp")
-START_DESIGN_KEYS = ("speed", "heart")
 #: default of each scheduled value (g for forces, degrees per s or per m for rates)
 SCHEDULE_DEFAULTS = {"normal_g": 1.0, "lateral_g": 0.0, "roll_rate": 0.0, "pitch_rate": 0.0, "yaw_rate": 0.0}
-
-
-def is_design(segments) -> bool:
-    """Whether a segment list has ``force`` or ``geometric`` segments (then it describes a heartline)."""
-    return isinstance(segments, (list, tuple)) and any(
-        isinstance(s, dict) and s.get("type") in DESIGN_TYPES for s in segments)
 
 
 # --------------------------------------------------------------------------- schedules
@@ -277,7 +270,7 @@ class _Stop(Exception):
 
 
 def _classic_piece(seg, i, P, T, L, source):
-    """The segments.py piece of a classic segment entered at heartline point P with tangent T."""
+    """The segments.py curve of a classic segment entered at heartline point P with tangent T."""
     from .segments import build_segment_curve
 
     if math.hypot(T[0], T[1]) > 1e-9:  # (heading and pitch reproduce T exactly)
@@ -291,7 +284,7 @@ def _classic_piece(seg, i, P, T, L, source):
     except InputError as exc:
         where = (exc.where or "").replace("segments[1]", _where(i), 1)
         raise InputError(exc.detail, path=source, where=where) from None
-    return curve.pieces[0]
+    return curve   # its length and eval (P'' at [2]) as a piece's; several pieces with transitions
 
 
 def design_heartline(segments, gravity: float = 9.81, rolling: float = 0.0, nl2_drag: float = 0.0,
@@ -483,37 +476,3 @@ def design_heartline(segments, gravity: float = 9.81, rolling: float = 0.0, nl2_
         normal_g=(v2 * kU) / g + U[:, 2], lateral_g=(v2 * kL) / g + L[:, 2],
         longitudinal_g=-(mu_g + k_drag * v2) / g,
         segment=np.array(rec["seg"]), rail=Y[:, 0:3] - heart * U, heart=heart, joints=joints)
-
-
-def design_track(segments, gravity: float = 9.81, rolling: float = 0.0, nl2_drag: float = 0.0,
-                 closed: bool = False, source=None, label: str = "segments"):
-    """The rail :class:`~trackrider.curves.Track` of a force-vector design (see :func:`design_heartline`).
-
-    The rail runs through ``position − heart · up`` at every sample with the
-    rider's up as its frame; the design is kept as ``track.design``.
-    """
-    from .track import Track
-
-    if closed:
-        raise InputError("a force-designed track is open (closed = true is not supported)", path=source,
-                         where="closed")
-    design = design_heartline(segments, gravity=gravity, rolling=rolling, nl2_drag=nl2_drag, source=source,
-                              label=label)
-    rail = design.rail
-    idx = [0]  # the joint samples repeat a point, and very short segments crowd them
-    for j in range(1, len(rail)):
-        if np.linalg.norm(rail[j] - rail[idx[-1]]) >= MIN_RAIL_SPACING:
-            idx.append(j)
-    if idx[-1] != len(rail) - 1:
-        if len(idx) > 1:
-            idx[-1] = len(rail) - 1
-        else:
-            idx.append(len(rail) - 1)
-    idx = np.array(idx)
-    if len(idx) < 6:
-        raise InputError("the design is too short: fewer than 6 rail points (about 1.5 m)", path=source,
-                         where="segments")
-    track = Track.from_points(rail[idx], frame="file", up_vectors=design.up[idx], source=source)
-    track.design = design
-    track.design_index = idx
-    return track

@@ -4,7 +4,7 @@
 ``scipy.special`` and ``scipy.sparse`` and parses their docstrings), several times what
 building a track's frame costs; ``validate`` and ``run`` would pay it for a handful of
 small fits. So these are written out here (each agrees with the scipy object it replaces
-to rounding, ~1e-13 relative; ``tests/curves/test_curve_interp.py`` compares them):
+to rounding, ~1e-13 relative; ``tests/curves/test_interp.py`` compares them):
 
 * :class:`CubicSpline` — ``scipy.interpolate.CubicSpline`` with ``bc_type`` ``natural``,
   ``not-a-knot`` or ``periodic``: the same tridiagonal slope equations (de Boor,

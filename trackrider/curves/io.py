@@ -35,10 +35,6 @@ NL2_HEADER = ["No.", "PosX", "PosY", "PosZ", "FrontX", "FrontY", "FrontZ", "Left
 # NL2 (X, Y up, Z) -> trackrider (x, y, z up): a proper rotation (det +1), never a mirror
 NL2_TO_ZUP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 ORTHO_TOL = 1e-3
-# torsion is undefined on straights and spikes near them; report it where the radius is below 200 m
-TORSION_MIN_CURVATURE = 5e-3  # 1/m
-#: most samples ``curve_report`` evaluates (every 0.05 m up to 20 km, evenly beyond)
-REPORT_SAMPLES = 400_001
 
 
 def _read_text(path: Path) -> str:
@@ -263,125 +259,255 @@ def load_curve(path, format: str = "auto", frame: str | None = None, closed: boo
                              point_roll=point_roll, up_vectors=up)
 
 
-def save_nl2(track: Track, path, spacing: float = 0.5) -> Path:
-    """Write ``track`` as a NoLimits 2 "export track spline" CSV, one point per ``spacing`` m.
+#: what an exported curve keeps when loaded back (docs/curves.md): positions within this, m …
+EXPORT_TOL_POSITION = 1e-3
+#: … every radius within this fraction (radii above 1 / ``EXPORT_STRAIGHT_CURVATURE`` count as straight) …
+EXPORT_TOL_RADIUS = 0.01
+EXPORT_STRAIGHT_CURVATURE = 1e-4   # 1/m: 10 km
+#: … and the rider's up within this, degrees
+EXPORT_TOL_UP = 0.1
+#: rounds of refinement (each halves the spacing where the check failed: 0.5 m → 4 mm) …
+EXPORT_ROUNDS = 7
+#: … until the check points are within this share of each tolerance (what lies between them: within it)
+EXPORT_MARGIN = 0.5
+#: check points inside each interval between written points
+_CHECK_FRACTIONS = np.arange(1, 8) / 8.0
 
-    The frame written is the track's own (with its roll). Closed tracks end
-    with a repeat of the first point, so they load back as closed.
+
+def _nl2_rows(track: Track, s: np.ndarray):
+    """Positions and frames of ``track`` at ``s`` as written to an NL2 file (z up, rounded as written)."""
+    f = track.frames(s)
+    if track.closed:   # end with a repeat of the first point, so the file loads back as closed
+        f = track.frames(np.where(np.arange(len(s)) == len(s) - 1, 0.0, s))
+    return (np.round(f.position, 9), np.round(f.tangent, 9), np.round(f.normal, 9), np.round(f.binormal, 9))
+
+
+def _reload(track: Track, s: np.ndarray) -> Track:
+    """The track a curve file with points at ``s`` loads back as (what ``load_curve`` builds from it)."""
+    import warnings
+
+    P, _, _, U = _nl2_rows(track, s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Track.from_points(P, frame="file", closed=track.closed, up_vectors=U)
+
+
+def export_deviation(track: Track, s: np.ndarray) -> dict:
+    """How far the curve through ``track``'s points at ``s`` (as :func:`save_nl2` writes them) strays
+    from ``track``, checked at 7 points inside every interval and at the points themselves.
+
+    Returns ``position`` (largest distance across the track, m), ``radius`` (the largest curvature
+    outside the track's own range over the interval and the tolerance, as a fraction of the
+    track's: 0 when within), ``radius_track`` and ``radius_back`` there (m), ``up`` (largest angle
+    between the riders' up vectors, degrees), ``s_position``, ``s_radius``, ``s_up`` (where, m),
+    ``ok`` (within the ``EXPORT_TOL_*``), ``bad`` (per interval: outside ``EXPORT_MARGIN`` of them:
+    to refine) and ``points``.
+    """
+    back = _reload(track, s)
+    n_int = len(s) - 1
+    ps = np.asarray(back.point_s, dtype=float)[: len(back.points)]
+    ps = np.append(ps, back.length) if track.closed else ps
+    frac = np.concatenate([[0.0], _CHECK_FRACTIONS])
+    so = (s[:-1, None] + frac[None, :] * np.diff(s)[:, None]).ravel()
+    sr = (ps[:-1, None] + frac[None, :] * np.diff(ps)[:, None]).ravel()
+    fo, fr = track.frames(so), back.frames(sr)
+    d = fr.position - fo.position
+    d -= np.sum(d * fo.tangent, axis=1)[:, None] * fo.tangent
+    pos = np.linalg.norm(d, axis=1).reshape(n_int, -1)
+    # the track's own curvature over each check point's neighbourhood (the check points beside it):
+    # where it changes fast (a clothoid meeting an arc) the curve through the points may lag by as much
+    k = np.append(fo.curvature, track.frames(s[-1:]).curvature)
+    lo = np.minimum(np.minimum(k[:-1], k[1:]), np.r_[k[:1], k[:-2]]).reshape(n_int, -1)
+    hi = np.maximum(np.maximum(k[:-1], k[1:]), np.r_[k[:1], k[:-2]]).reshape(n_int, -1)
+    kr = fr.curvature.reshape(n_int, -1)
+    cos = np.clip(np.sum(fo.binormal * fr.binormal, axis=1), -1.0, 1.0)
+    up = np.degrees(np.arccos(cos)).reshape(n_int, -1)
+
+    def outside(share):
+        """Check points outside ``share`` of the tolerances: (radius outside, any outside)."""
+        rad = (kr > hi * (1 + share * EXPORT_TOL_RADIUS) + share * EXPORT_STRAIGHT_CURVATURE) | \
+              (kr < lo * (1 - share * EXPORT_TOL_RADIUS) - share * EXPORT_STRAIGHT_CURVATURE)
+        return rad, rad | (pos > share * EXPORT_TOL_POSITION) | (up > share * EXPORT_TOL_UP)
+
+    rad_bad, out = outside(1.0)
+    bad = outside(EXPORT_MARGIN)[1].any(axis=1)
+    # curvature beyond the track's own over the neighbourhood, as a share of it
+    beyond = np.maximum(np.maximum(kr - hi, lo - kr), 0.0)
+    rad = np.where(rad_bad, beyond / np.maximum(hi, EXPORT_STRAIGHT_CURVATURE), 0.0)
+    so = so.reshape(n_int, -1)
+
+    def worst(a):
+        i = np.unravel_index(int(np.argmax(a)), a.shape)
+        return i, float(a[i]), float(so[i])
+
+    _, p_max, p_s = worst(pos)
+    ir, _, r_s = worst(np.where(rad_bad, beyond, 0.0))       # the largest change of curvature
+    r_max = float(rad[ir])
+    _, u_max, u_s = worst(up)
+    k_track = float(hi[ir] if kr[ir] > hi[ir] else lo[ir])
+    return {"position": p_max, "s_position": p_s, "radius": r_max, "s_radius": r_s, "up": u_max, "s_up": u_s,
+            "radius_track": 1.0 / k_track if k_track > 0 else math.inf,
+            "radius_back": 1.0 / float(kr[ir]) if kr[ir] > 0 else math.inf,
+            "bad": bad, "ok": not out.any(), "points": int(len(s))}
+
+
+def export_samples(track: Track, spacing: float = 0.5) -> tuple[np.ndarray, dict]:
+    """Where to write a track's points: every ``spacing`` m, halved (up to ``EXPORT_ROUNDS`` times)
+    around every interval where the curve through them would stray from the track — where the
+    curvature changes (a clothoid meeting an arc, a joint). Returns the arc lengths (a closed
+    track's last is its length: the repeat of the first point) and :func:`export_deviation` of them.
     """
     if not spacing > 0:
         raise InputError(f"spacing must be > 0, got {spacing}", where="spacing")
     n = max(6, int(math.ceil(track.length / spacing)) + 1)
     s = np.linspace(0.0, track.length, n)
-    f = track.frames(s)
-    if track.closed:
-        f = track.frames(np.where(np.arange(n) == n - 1, 0.0, s))
-    Rinv = NL2_TO_ZUP.T
-    cols = [f.position @ Rinv.T, f.tangent @ Rinv.T, f.normal @ Rinv.T, f.binormal @ Rinv.T]
+    dev = export_deviation(track, s)
+    for _ in range(EXPORT_ROUNDS):
+        if not dev["bad"].any():
+            break
+        bad = dev["bad"]
+        bad = bad | np.r_[bad[1:], False] | np.r_[False, bad[:-1]]   # and their neighbours: gentle grading
+        mids = 0.5 * (s[:-1] + s[1:])[bad]
+        s = np.sort(np.concatenate([s, mids]))
+        dev = export_deviation(track, s)
+    return s, dev
+
+
+def _warn_deviation(dev: dict, path) -> None:
+    if dev["ok"]:
+        return
+    import warnings
+
+    parts = []
+    if dev["position"] > EXPORT_TOL_POSITION:
+        parts.append(f"positions by up to {dev['position'] * 1e3:.2f} mm (at s = {dev['s_position']:.2f} m)")
+    if dev["radius"] > 0:
+        was = ("is straight" if math.isinf(dev["radius_track"])
+               else f"has {dev['radius_track']:.4g} m")
+        parts.append(f"a radius of {dev['radius_back']:.4g} m where the track {was} (at s = {dev['s_radius']:.2f} m)")
+    if dev["up"] > EXPORT_TOL_UP:
+        parts.append(f"the rider's up by up to {dev['up']:.2f}° (at s = {dev['s_up']:.2f} m)")
+    warnings.warn(f"{path}: loaded back, the curve through the written points differs from the track: "
+                  + ", ".join(parts) + " — a curvature jump (a straight meeting an arc) that no spline "
+                  "through points reproduces; put a clothoid there", UserWarning, stacklevel=3)
+
+
+def save_nl2(track: Track, path, spacing: float = 0.5) -> Path:
+    """Write ``track`` as a NoLimits 2 "export track spline" CSV, a point every ``spacing`` m and
+    more where the curvature changes (:func:`export_samples`).
+
+    The frame written is the track's own (with its roll). Closed tracks end
+    with a repeat of the first point, so they load back as closed. Loaded back,
+    the curve keeps positions within 1 mm, every radius within 1 % and the
+    rider's up within 0.1°; where it cannot (a curvature jump), a warning gives
+    the largest deviation and where.
+    """
+    s, dev = export_samples(track, spacing)
     path = Path(os.fspath(path))
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write("\t".join(f'"{h}"' for h in NL2_HEADER) + "\n")
-        for i in range(n):
-            vals = [f"{v:.6f}" for v in cols[0][i]] + [f"{v:.9f}" for c in cols[1:] for v in c[i]]
-            fh.write(f"{i + 1}\t" + "\t".join(vals) + "\n")
+    _write_nl2(track, s, path)
+    _warn_deviation(dev, path)
     return path
 
 
-def curve_report(path, format: str = "auto") -> dict:
-    """Figures ``trackrider curve FILE`` prints: length, heights, radius, curvature, torsion, closed.
+def _write_nl2(track: Track, s: np.ndarray, path: Path) -> None:
+    Rinv = NL2_TO_ZUP.T
+    cols = [c @ Rinv.T for c in _nl2_rows(track, s)]
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("\t".join(f'"{h}"' for h in NL2_HEADER) + "\n")
+        for i in range(len(s)):
+            vals = [f"{v:.9f}" for c in cols for v in c[i]]
+            fh.write(f"{i + 1}\t" + "\t".join(vals) + "\n")
 
-    Returns a dict with ``file, format, points, length`` (m), ``z_min, z_max`` (m),
-    ``min_radius`` (m, ``inf`` if straight), ``max_curvature`` (1/m),
-    ``max_abs_torsion`` (1/m, where the radius is below 200 m), ``max_abs_roll`` (deg), ``closed``, ``frame``.
-    """
+
+def curve_report(path, format: str = "auto") -> dict:
+    """Figures ``trackrider curve FILE`` prints: :func:`trackrider.curves.stats.layout_figures`
+    (length, heights, radius, curvature, torsion, bank, drops, inversions, closed) and ``file``,
+    ``format``, ``points``."""
     path = Path(os.fspath(path))
     track = load_curve(path, format=format)
-    fmt = format if format != "auto" else _detect(path, _read_text(path))
-    # every 0.05 m, at most REPORT_SAMPLES samples (a 76 km line: every 0.38 m), in blocks
-    n = min(REPORT_SAMPLES, max(2, int(math.ceil(track.length / 0.05)) + 1))
-    s_all = np.linspace(0.0, track.length, n)
-    kmax = zmin = zmax = tmax = rmax = 0.0
-    zmin, zmax = math.inf, -math.inf
-    for a in range(0, n, 100_000):
-        f = track.frames(s_all[a:a + 100_000])
-        kmax = max(kmax, float(np.max(f.curvature)))
-        zmin = min(zmin, float(np.min(f.position[:, 2])))
-        zmax = max(zmax, float(np.max(f.position[:, 2])))
-        tmax = max(tmax, float(np.max(np.abs(f.torsion[f.curvature >= TORSION_MIN_CURVATURE]), initial=0.0)))
-        rmax = max(rmax, float(np.max(np.abs(f.roll))))
-    return {
-        "file": str(path),
-        "format": fmt,
-        "points": int(len(track.points)),
-        "length": track.length,
-        "z_min": zmin,
-        "z_max": zmax,
-        "min_radius": (1.0 / kmax) if kmax > 1e-9 else math.inf,
-        "max_curvature": kmax,
-        "max_abs_torsion": tmax,
-        "max_abs_roll": rmax,
-        "closed": track.closed,
-        "frame": track.frame_kind,
-    }
+    fmt = file_format(path, format)
+    rep = track_report(track, str(path), f"{fmt}, {len(track.points)} points")
+    rep["format"] = fmt
+    return rep
+
+
+def file_format(path, format: str = "auto") -> str:
+    """The format of a curve file: ``format``, or the one ``auto`` picks by extension and content."""
+    path = Path(os.fspath(path))
+    return format if format != "auto" else _detect(path, _read_text(path))
+
+
+def track_report(track: Track, name: str, what: str) -> dict:
+    """:func:`trackrider.curves.stats.layout_figures` of ``track`` with ``file`` (``name``) and
+    ``what`` (how it was made: a file's format, a scenario's segments) for the first line."""
+    from .stats import layout_figures
+
+    rep = layout_figures(track)
+    rep.update({"file": name, "what": what, "points": None if track.points is None else int(len(track.points))})
+    return rep
 
 
 def format_curve_report(report: dict) -> str:
-    """Human-readable lines for :func:`curve_report`'s dict."""
+    """Human-readable lines for :func:`curve_report`'s (or :func:`track_report`'s) dict."""
     r = report
-    radius = "inf (straight)" if math.isinf(r["min_radius"]) else f"{r['min_radius']:.2f} m"
-    return "\n".join([
-        f"curve:            {r['file']} ({r['format']}, {r['points']} points, frame {r['frame']})",
+    radius = "inf (straight)" if math.isinf(r["min_radius"]) else f"{r['min_radius']:.2f} m (s = {r['s_min_radius']:.1f} m)"
+    drop = r.get("biggest_drop")
+    inv = r.get("inversions") or []
+    lines = [
+        f"curve:            {r['file']} ({r['what']}, frame {r['frame']})",
         f"length:           {r['length']:.3f} m",
-        f"height range:     {r['z_min']:.3f} .. {r['z_max']:.3f} m",
+        f"height range:     {r['z_min']:.3f} .. {r['z_max']:.3f} m (highest at s = {r['s_z_max']:.1f} m)",
+        "biggest drop:     " + ("none" if drop is None else
+                                f"{drop['height']:.2f} m, s {drop['s_from']:.1f} .. {drop['s_to']:.1f} m, "
+                                f"steepest {drop['steepest_deg']:.1f}° at s = {drop['s_steepest']:.1f} m"),
+        f"steepest descent: {r['steepest_deg']:.1f}°" + (f" (grade {r['max_grade']:.2f} % where within 45° of level)"
+                                                         if r["max_grade"] < 10 else ""),
         f"minimum radius:   {radius}",
         f"max curvature:    {r['max_curvature']:.5f} 1/m",
         f"max |torsion|:    {r['max_abs_torsion']:.5f} 1/m (where radius < 200 m)",
-        f"max |roll|:       {r['max_abs_roll']:.1f} deg",
+        f"largest bank:     {r['max_bank_upright']:.1f}° upright, {r['max_abs_roll']:.1f}° in all",
+        f"inversions:       {len(inv)}" + ("" if not inv else " (" + ", ".join(
+            f"s {i['s_from']:.1f} .. {i['s_to']:.1f} m" for i in inv[:6]) + (" …" if len(inv) > 6 else "") + ")"),
         f"closed:           {'yes' if r['closed'] else 'no'}",
-    ])
+    ]
+    return "\n".join(lines)
 
 
 EXPORT_FORMATS = ("nl2", "points", "json")
 
 
-def _samples(track: Track, spacing: float):
-    if not spacing > 0:
-        raise InputError(f"spacing must be > 0, got {spacing}", where="spacing")
-    n = max(6, int(math.ceil(track.length / spacing)) + 1)
-    s = np.linspace(0.0, track.length, n)
-    if track.closed:  # end with a repeat of the first point, so the file loads back as closed
-        s = np.where(np.arange(n) == n - 1, 0.0, s)
-    return track.frames(s)
-
-
 def save_curve(track: Track, path, format: str = "nl2", spacing: float = 0.5) -> Path:
-    """Write ``track`` as a curve file, one point every ``spacing`` m (default 0.5 m).
+    """Write ``track`` as a curve file, a point every ``spacing`` m (default 0.5 m) and more where
+    the curvature changes (:func:`export_samples`; coordinates to 1e-9 m).
 
     ``format``: ``nl2`` (NoLimits 2 CSV with the track's frame, :func:`save_nl2`),
     ``points`` (CSV ``x,y,z,roll``: the bank against the up frame, degrees) or
     ``json`` (``points``, per-point ``roll``, ``closed``). Loading the file back
-    gives the same track (NL2: within 1 mm and 0.1°; points and JSON carry the
-    bank as roll on the ``up`` frame).
+    gives the same track: positions within 1 mm, radii within 1 % (NL2: and the
+    rider's up within 0.1°; points and JSON carry the bank as roll on the ``up``
+    frame), else a warning says by how much it differs.
     """
     if format not in EXPORT_FORMATS:
         raise InputError(f"unknown export format {format!r}; expected one of {', '.join(EXPORT_FORMATS)}",
                          where="format")
     if format == "nl2":
         return save_nl2(track, path, spacing=spacing)
-    f = _samples(track, spacing)
+    s, dev = export_samples(track, spacing)
+    f = track.frames(np.where(np.arange(len(s)) == len(s) - 1, 0.0, s) if track.closed else s)
     roll = np.degrees(np.unwrap(np.radians(f.roll)))  # continuous through ±180° (a roll through inverted)
     path = Path(os.fspath(path))
     if format == "points":
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write("x,y,z,roll\n")
             for p, r in zip(f.position, roll):
-                fh.write(f"{p[0]:.6f},{p[1]:.6f},{p[2]:.6f},{r:.6f}\n")
+                fh.write(f"{p[0]:.9f},{p[1]:.9f},{p[2]:.9f},{r:.6f}\n")
     else:
-        doc = {"points": [[round(float(v), 6) for v in p] for p in f.position],
+        doc = {"points": [[round(float(v), 9) for v in p] for p in f.position],
                "roll": [round(float(r), 6) for r in roll], "closed": bool(track.closed)}
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             json.dump(doc, fh, separators=(",", ":"))
             fh.write("\n")
+    _warn_deviation(dev, path)
     return path
 
 

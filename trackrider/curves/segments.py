@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import _kernels as K
+from . import transitions
 
 NODE_SPACING = 0.25  # m, longest interval between frame nodes
 MAX_TURN = 0.02  # rad, largest turn of the tangent between frame nodes
@@ -41,23 +42,32 @@ def straight(length: float) -> dict:
     return {"type": "straight", "length": float(length)}
 
 
-def arc(radius: float, angle: float, axis: str = "yaw") -> dict:
+def arc(radius: float, angle: float, axis: str = "yaw", transition: float | None = None) -> dict:
     """A circular arc of ``radius`` m through ``angle`` degrees.
 
     ``axis="yaw"``: turns about the vertical keeping the grade (radius measured
     horizontally; positive angle = left). ``axis="pitch"``: turns in the
-    vertical plane (positive angle = nose up).
+    vertical plane (positive angle = nose up). ``transition`` (m): clothoids
+    of that length ease the arc in from straight and out again (``angle``
+    includes them; :mod:`trackrider.curves.transitions`).
     """
-    return {"type": "arc", "radius": float(radius), "angle": float(angle), "axis": axis}
+    d = {"type": "arc", "radius": float(radius), "angle": float(angle), "axis": axis}
+    if transition is not None:
+        d["transition"] = float(transition)
+    return d
 
 
-def helix(radius: float, pitch: float, turns: float) -> dict:
+def helix(radius: float, pitch: float, turns: float, transition: float | None = None) -> dict:
     """A helix of ``radius`` m climbing ``pitch`` m per turn, ``turns`` turns (positive = left).
 
     Its axis is vertical when it is entered at its own grade ``atan(pitch / (2π radius))``;
-    otherwise the axis tilts so that the tangent stays continuous.
+    otherwise the axis tilts so that the tangent stays continuous. ``transition`` (m):
+    clothoids of that length ease it in and out (``turns`` includes them).
     """
-    return {"type": "helix", "radius": float(radius), "pitch": float(pitch), "turns": float(turns)}
+    d = {"type": "helix", "radius": float(radius), "pitch": float(pitch), "turns": float(turns)}
+    if transition is not None:
+        d["transition"] = float(transition)
+    return d
 
 
 def clothoid(length: float, end_radius: float | None = None, axis: str = "yaw",
@@ -74,16 +84,23 @@ def clothoid(length: float, end_radius: float | None = None, axis: str = "yaw",
     return d
 
 
-def loop(radius: float, offset: float | None = None, side: str = "left") -> dict:
+def loop(radius: float, offset: float | None = None, side: str = "left", transition: str | None = None,
+         entry_radius: float | None = None) -> dict:
     """A vertical loop of ``radius`` m that exits beside its entry.
 
     The loop is one turn of a helix about a horizontal axis: it exits with the
     entry's tangent, displaced ``offset`` m (default 0.3 × radius) to ``side``
-    (and slightly forward).
+    (and slightly forward). ``transition="clothoid"``: a clothoid loop, ``radius``
+    round at its top, its curvature ramping linearly from ``1/entry_radius``
+    (default: straight) at the entry and exit (:mod:`trackrider.curves.transitions`).
     """
     d = {"type": "loop", "radius": float(radius), "side": side}
     if offset is not None:
         d["offset"] = float(offset)
+    if transition is not None:
+        d["transition"] = transition
+    if entry_radius is not None:
+        d["entry_radius"] = float(entry_radius)
     return d
 
 
@@ -249,10 +266,10 @@ class SegmentCurve:
 _KEYS = {
     "start": {"position", "heading", "pitch"},
     "straight": {"length"},
-    "arc": {"radius", "angle", "axis"},
-    "helix": {"radius", "pitch", "turns"},
+    "arc": {"radius", "angle", "axis", "transition"},
+    "helix": {"radius", "pitch", "turns", "transition"},
     "clothoid": {"length", "end_radius", "start_radius", "axis"},
-    "loop": {"radius", "offset", "side"},
+    "loop": {"radius", "offset", "side", "transition", "entry_radius"},
 }
 
 
@@ -281,6 +298,14 @@ def _choice(seg, key, i, source, options, default):
     return v
 
 
+def _transition(seg, i, source) -> float:
+    """An arc's or helix's ``transition`` length, m (0: none)."""
+    ease = _num(seg, "transition", i, source, default=0.0)
+    if ease < 0:
+        raise InputError(f"must be >= 0 (m), got {ease:g}", path=source, where=f"segments[{i}].transition")
+    return ease
+
+
 def _check_radius(R, i, key, source):
     """A radius the frame nodes and the 0.1 m track table can resolve (docs/scenarios.md, "Limits")."""
     if abs(R) < MIN_RADIUS:
@@ -301,16 +326,24 @@ def _check_nodes(pieces, source):
                          "or turns too tightly for too long", path=source, where="segments")
 
 
+#: segment types that describe a heartline (force-vector design, ``force.py``), not the rail
+DESIGN_TYPES = ("force", "geometric")
+
+
+def is_design(segments) -> bool:
+    """Whether a segment list has ``force`` or ``geometric`` segments (then it describes a heartline)."""
+    return isinstance(segments, (list, tuple)) and any(
+        isinstance(s, dict) and s.get("type") in DESIGN_TYPES for s in segments)
+
+
 def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentCurve:
-    """Turn INTERFACE.md's ``segments`` (list of dicts) into a :class:`SegmentCurve`."""
+    """Turn a scenario's ``segments`` (docs/curves.md) (list of dicts) into a :class:`SegmentCurve`."""
     if not isinstance(segments, (list, tuple)) or len(segments) == 0:
         raise InputError("segments must be a non-empty list of tables", path=source, where="segments")
-    from .force import DESIGN_TYPES, is_design  # force-vector design: a heartline, built by force.py
-
     if is_design(segments):
         i = next(j for j, s in enumerate(segments) if isinstance(s, dict) and s.get("type") in DESIGN_TYPES)
         raise InputError("force and geometric segments describe a heartline: build the track with "
-                         "Track.from_segments or trackrider.curves.force.design_track", path=source,
+                         "Track.from_segments or trackrider.curves.track.design_track", path=source,
                          where=f"segments[{i}].type")
     if isinstance(segments[0], dict) and segments[0].get("type") == "start":
         extra = sorted({"speed", "heart"} & set(segments[0]))
@@ -321,6 +354,7 @@ def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentC
     t = np.array([1.0, 0.0, 0.0])
     left = np.array([0.0, 1.0, 0.0])
     pieces = []
+    piece_segment = []   # the segment each piece belongs to
     for i, seg in enumerate(segments):
         if not isinstance(seg, dict):
             raise InputError(f"must be a table, got {type(seg).__name__}", path=source, where=f"segments[{i}]")
@@ -376,7 +410,9 @@ def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentC
                 k, scale = Z, cos_grade
             if kind == "arc":
                 w = math.copysign(scale / R, ang)
-                piece = _Piece(P, t, k, w, w, abs(ang) / abs(w))
+                ease = _transition(seg, i, source)
+                piece = (transitions.eased(_Piece, P, t, k, w, ang, ease, i, source, "an arc")
+                         if ease else _Piece(P, t, k, w, w, abs(ang) / abs(w)))
             else:
                 piece = _Piece(P, t, k, scale / r0, scale / r1, L)
         elif kind == "helix":
@@ -387,30 +423,44 @@ def build_segment_curve(segments, closed: bool = False, source=None) -> SegmentC
             alpha = math.atan2(c, r)
             a = math.sin(alpha) * t + math.cos(alpha) * up
             w = math.copysign(math.cos(alpha) / r, turns)
-            piece = _Piece(P, t, a, w, w, 2 * math.pi * abs(turns) / abs(w))
+            ease = _transition(seg, i, source)
+            piece = (transitions.eased(_Piece, P, t, a, w, 2 * math.pi * turns, ease, i, source, "a helix")
+                     if ease else _Piece(P, t, a, w, w, 2 * math.pi * abs(turns) / abs(w)))
         else:  # loop
             R = _check_radius(_num(seg, "radius", i, source, positive=True), i, "radius", source)
             off = _num(seg, "offset", i, source, default=0.3 * R)
             if off < 0:
                 raise InputError(f"must be >= 0, got {off}", path=source, where=f"segments[{i}].offset")
             side = _choice(seg, "side", i, source, ("left", "right"), "left")
-            alpha = math.atan2(off / (2 * math.pi), R)
             sgn = 1.0 if side == "left" else -1.0
-            a = math.sin(alpha) * t + sgn * math.cos(alpha) * left
-            w = -sgn * math.cos(alpha) / R
-            piece = _Piece(P, t, a, w, w, 2 * math.pi / abs(w))
-        pieces.append(piece)
-        P, t_new, th = piece.end_state()
-        left = _rotate(left, piece.k, th)
-        if abs(t_new[2]) < 0.999:
-            left = np.cross(Z, t_new)
-        left = left - np.dot(left, t_new) * t_new
-        left /= np.linalg.norm(left)
-        t = t_new
+            if _choice(seg, "transition", i, source, transitions.LOOP_TRANSITIONS, "none") == "clothoid":
+                entry = _check_radius(_num(seg, "entry_radius", i, source, default=math.inf, positive=True), i,
+                                      "entry_radius", source)
+                piece = transitions.clothoid_loop(_Piece, P, t, left, R, entry, off, sgn, i, source)
+            else:
+                if "entry_radius" in seg:
+                    raise InputError('applies to a clothoid loop (transition = "clothoid")', path=source,
+                                     where=f"segments[{i}].entry_radius")
+                alpha = math.atan2(off / (2 * math.pi), R)
+                a = math.sin(alpha) * t + sgn * math.cos(alpha) * left
+                w = -sgn * math.cos(alpha) / R
+                piece = _Piece(P, t, a, w, w, 2 * math.pi / abs(w))
+        for piece in piece if isinstance(piece, list) else [piece]:   # a segment with transitions: several
+            pieces.append(piece)
+            piece_segment.append(i)
+            P, t_new, th = piece.end_state()
+            left = _rotate(left, piece.k, th)
+            if abs(t_new[2]) < 0.999:
+                left = np.cross(Z, t_new)
+            left = left - np.dot(left, t_new) * t_new
+            left /= np.linalg.norm(left)
+            t = t_new
     if not pieces:
         raise InputError("segments has no track pieces after start", path=source, where="segments")
     _check_nodes(pieces, source)
     curve = SegmentCurve(pieces, closed)
+    curve.piece_segment = piece_segment   # for naming joints (trackrider.check.design)
+    curve.segments = list(segments)
     if closed:
         P0, T0, _, _ = curve.eval(np.array([0.0]))
         gap = np.linalg.norm(P - P0[0])

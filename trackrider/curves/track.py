@@ -1,4 +1,4 @@
-"""Tracks: a curve parametrised by arc length with a rider's frame (PHYSICS.md §1).
+"""Tracks: a curve parametrised by arc length with a rider's frame (docs/physics.md §1).
 
 The frame at ``s`` is the rotation-minimising frame (RMF) turned about the
 tangent ``T`` by an angle ``θ(s) = θ_base(s) + φ_user(s)``:
@@ -365,14 +365,13 @@ class Track:
 
     @classmethod
     def from_segments(cls, segments, frame: str = "up", roll=None, closed: bool = False, *, source=None) -> "Track":
-        """A track from INTERFACE.md's ``segments`` (see :mod:`trackrider.curves.segments`).
+        """A track from a scenario's ``segments`` (docs/curves.md) (see :mod:`trackrider.curves.segments`).
 
         A list with ``force`` or ``geometric`` segments is a force-vector design
-        (:func:`trackrider.curves.force.design_track`, frictionless, g = 9.81 m/s²):
+        (:func:`design_track`, frictionless, g = 9.81 m/s²):
         its frame is the design's, so ``frame`` and ``roll`` must be left at their defaults.
         """
-        from .force import design_track, is_design
-        from .segments import build_segment_curve
+        from .segments import build_segment_curve, is_design
 
         if is_design(segments):
             if frame != "up" or roll is not None:
@@ -520,7 +519,7 @@ class Track:
                 target = 0.0
             else:
                 # the signs (upright or inverted) at the knots and on the far side are the ones nearer to
-                # the frame carried by the RMF (no twist), as PHYSICS.md §1 asks
+                # the frame carried by the RMF (no twist), as docs/physics.md §1 asks
                 i0 = prev[0]
                 xs, ys = [s[i0]], [psi[i0]]
                 last = psi[i0]
@@ -920,3 +919,37 @@ class Track:
     def __repr__(self):
         return (f"Track(length={self.length:.3f} m, closed={self.closed}, frame={self.frame_kind!r}, "
                 f"roll_knots={len(self.roll_knots)})")
+
+
+def design_track(segments, gravity: float = 9.81, rolling: float = 0.0, nl2_drag: float = 0.0,
+                 closed: bool = False, source=None, label: str = "segments"):
+    """The rail :class:`~trackrider.curves.Track` of a force-vector design (see :func:`design_heartline`).
+
+    The rail runs through ``position − heart · up`` at every sample with the
+    rider's up as its frame; the design is kept as ``track.design``.
+    """
+    from .force import MIN_RAIL_SPACING, design_heartline
+
+    if closed:
+        raise InputError("a force-designed track is open (closed = true is not supported)", path=source,
+                         where="closed")
+    design = design_heartline(segments, gravity=gravity, rolling=rolling, nl2_drag=nl2_drag, source=source,
+                              label=label)
+    rail = design.rail
+    idx = [0]  # the joint samples repeat a point, and very short segments crowd them
+    for j in range(1, len(rail)):
+        if np.linalg.norm(rail[j] - rail[idx[-1]]) >= MIN_RAIL_SPACING:
+            idx.append(j)
+    if idx[-1] != len(rail) - 1:
+        if len(idx) > 1:
+            idx[-1] = len(rail) - 1
+        else:
+            idx.append(len(rail) - 1)
+    idx = np.array(idx)
+    if len(idx) < 6:
+        raise InputError("the design is too short: fewer than 6 rail points (about 1.5 m)", path=source,
+                         where="segments")
+    track = Track.from_points(rail[idx], frame="file", up_vectors=design.up[idx], source=source)
+    track.design = design
+    track.design_index = idx
+    return track

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from trackrider.physics import channels as ch
+from trackrider.physics.sections import SECTIONS
 
 #: the lead car stops this far before a held block section's ``to`` (m, at most)
 HOLD_MARGIN = 1.0
@@ -42,7 +43,7 @@ def block_order(starts, kinds, closed: bool) -> list[int]:
     from the first station. The scenario loader, the block logic and the report share it."""
     order = sorted(range(len(starts)), key=lambda i: (starts[i], i))
     if closed:
-        first = next((k for k, i in enumerate(order) if kinds[i] == "station"), 0)
+        first = next((k for k, i in enumerate(order) if SECTIONS[kinds[i]].block == "station"), 0)
         order = order[first:] + order[:first]
     return order
 
@@ -105,7 +106,7 @@ class Operation:
         self.station_train = [-1] * n
         self.dwell_end = [math.nan] * n
         self.dispatches: dict[int, list[float]] = {i: [] for i in self.block_sections
-                                                   if self.sections[i]["kind"] == "station"}
+                                                   if SECTIONS[self.sections[i]["kind"]].block == "station"}
         self.dispatch_train: list[tuple[float, int]] = []
         # laps: the line is the start of block 0 of the train's track
         self.lap_line = {tk: self.sections[lst[0]]["from"] for tk, lst in self.track_blocks.items()}
@@ -187,7 +188,7 @@ class Operation:
             sec = self.sections[i]
             pts += [sec["from"], sec["to"]]
             ptr += [sec["track"], sec["track"]]
-            if sec["kind"] == "station":
+            if SECTIONS[sec["kind"]].block == "station":
                 pts.append(ops.hold_s[i] - STOP_MARK)
                 ptr.append(sec["track"])
         ops.points[:] = pts
@@ -199,7 +200,7 @@ class Operation:
 
     @staticmethod
     def points_count(world) -> int:
-        return sum(3 if s["kind"] == "station" else 2 for s in world._section_table() if s["block"])
+        return sum(3 if SECTIONS[s["kind"]].block == "station" else 2 for s in world._section_table() if s["block"])
 
     # ------------------------------------------------------------------ events
     def _event(self, t, train, kind, car=1, **extra):
@@ -241,11 +242,11 @@ class Operation:
             if train >= 0 and ops.mode[i] == MODE_HOLD:
                 self._overrun(i, t, train, tk, occ.get(nxt, set()) - {train}, s, on)
             self.overran = {(j, k) for j, k in self.overran if j != i or k == train}
-            if sec["kind"] == "station":
+            if SECTIONS[sec["kind"]].block == "station":
                 mode = self._station(i, t, train, clear, s, first)
             else:
                 mode = MODE_OWN if clear else MODE_HOLD
-                if clear and sec["kind"] in ("brake", "booster"):
+                if clear and SECTIONS[sec["kind"]].block == "drive":
                     mode = MODE_DRIVE   # drive tyres towards +s (a booster's own rule reads the sign of v)
                 lead_inside = train >= 0 and self.in_section(i, float(s[self.train_cars[train][0]]))
                 self._hold_log(i, t, train if (mode == MODE_HOLD and lead_inside) else -1)
@@ -399,6 +400,9 @@ class Operation:
         if firsts and len(firsts) == len(self.train_names) and t_end > max(firsts.values()):
             t0 = max(firsts.values())
             after = [k for tt, k in self.dispatch_train if tt > t0]
+        else:
+            after = []
+        if after:       # no dispatch after every train's first (one train on an open track): not measured
             throughput = 3600.0 * len(after) / (t_end - t0)
             riders_per_hour = 3600.0 * sum(int(riders[k]) for k in after) / (t_end - t0)
         return {"trains": trains, "stations": stations, "block_sections": blocks,

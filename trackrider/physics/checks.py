@@ -1,19 +1,17 @@
 """Constraint checks read from a built ``World`` and from recorded samples (no kernel state).
 
 * ``JointGeometry.from_world(world)`` fixes every user joint's anchors in its
-  bodies' axes, as ``World`` does (a car's track anchor ``(0, 0, −cg)``, a
-  body's centre, the world end where the other end starts; for hinge and
-  prismatic b's anchor where a's starts).
-* ``check_start(world)`` refuses a joint whose ends start apart (ball,
-  hinge: more than ``START_TOLERANCE`` m; a rigid distance joint: its length
-  off by that much, or outside its min/max range) — bad input, naming the
-  joint and the distance (``InputError``). The axis of a hinge or prismatic
-  joint is given once (in a's axes) and b's is taken from the start, so it
-  cannot start off.
-* ``JointGeometry.violation(samples)`` gives the largest violation of the
-  position constraints, m, at each recorded instant, from the recorded
+  bodies' axes by the rule ``World`` uses (``joints.common.default_anchors``).
+* ``check_start(world)`` refuses a joint whose position constraint (its kind's
+  ``position_error``: ball, hinge: the anchors apart; a rigid distance joint: its
+  length off, or outside its min/max range; a pulley: its rope) is broken by more
+  than ``START_TOLERANCE`` m at the start — bad input, naming the joint and the
+  distance (``InputError``). The axis of a hinge or prismatic joint is given once
+  (in a's axes) and b's is taken from the start, so it cannot start off.
+* ``JointGeometry.violation(samples)`` gives the violation of each joint's
+  position constraint, m, at each recorded instant, from the recorded
   positions and orientations (``trackrider.physics.channels``); the run's
-  divergence test (``trackrider.metrics.DivergenceCheck``) ends a run whose
+  divergence test (``trackrider.divergence.DivergenceCheck``) ends a run whose
   constraint is violated by more than ``DIVERGED_VIOLATION`` m.
 """
 from __future__ import annotations
@@ -22,6 +20,8 @@ import numpy as np
 
 from trackrider.errors import InputError
 from trackrider.physics import channels as ch
+from trackrider.physics.joints import kind as joint_kind
+from trackrider.physics.joints.common import default_anchors
 
 #: a joint whose ends start further apart than this is bad input, m
 START_TOLERANCE = 0.01
@@ -74,7 +74,7 @@ class JointGeometry:
         for t in world.trains:
             cg += [float(t.get("cg", 0.0))] * int(t["n"])
 
-        def default_local(e):
+        def track_anchor(e):
             return np.array([0.0, 0.0, -cg[e]]) if e < len(cg) else np.zeros(3)
 
         def world_point(e, local):
@@ -86,30 +86,15 @@ class JointGeometry:
                 continue
             kind = jd["kind"]
             a, b = entity_of(world, jd["a"]), entity_of(world, jd["b"])
-            la = jd["anchor_a"] if jd["anchor_a"] is not None else (default_local(a) if a >= 0 else None)
-            lb = jd["anchor_b"]
-            if lb is None and b >= 0:
-                if kind in ("hinge", "prismatic") and la is not None:
-                    pa0 = world_point(a, la) if a >= 0 else la
-                    lb = _rot(quat[b]).T @ (pa0 - pos[b])
-                else:
-                    lb = default_local(b)
-            if la is None:
-                la = world_point(b, lb)
-            if lb is None:
-                lb = world_point(a, la)
+            la, lb = default_anchors(joint_kind(kind).ANCHOR_B_AT_A, jd["anchor_a"], jd["anchor_b"], a, b,
+                                     track_anchor, world_point, lambda e, p: _rot(quat[e]).T @ (p - pos[e]))
             out.append(dict(index=j, kind=kind, a=a, b=b, la=np.asarray(la, float), lb=np.asarray(lb, float),
                             p=dict(jd.get("p", {}))))
         geo = cls(out)
-        # the rope length of each pulley, from the start
+        # the anchors at the start (a rope's length, a bar's default length)
         pa, pb = geo._ends(pos[None], quat[None])
         for k, jd in enumerate(geo.joints):
-            if jd["kind"] == "pulley":
-                p = jd["p"]
-                jd["rope"] = float(np.linalg.norm(pa[0, k] - p["ground_a"])
-                                   + p["ratio"] * np.linalg.norm(pb[0, k] - p["ground_b"]))
-            elif jd["kind"] == "distance" and jd["p"].get("length") is None:
-                jd["p"]["length"] = float(np.linalg.norm(pb[0, k] - pa[0, k]))
+            jd["pa0"], jd["pb0"] = pa[0, k], pb[0, k]
         return geo
 
     def _ends(self, pos, quat):
@@ -131,26 +116,9 @@ class JointGeometry:
         m, n = pa.shape[:2]
         v = np.zeros((m, n))
         for k, jd in enumerate(self.joints):
-            kind, p = jd["kind"], jd["p"]
-            d = np.linalg.norm(pb[:, k] - pa[:, k], axis=1)
-            if kind in ("ball", "hinge"):
-                v[:, k] = d
-            elif kind == "distance":
-                if p.get("stiffness"):            # a spring: no position constraint
-                    continue
-                lo, hi = p.get("min_length"), p.get("max_length")
-                if lo is not None or hi is not None:
-                    lo = 0.0 if lo is None else lo
-                    hi = np.inf if hi is None else hi
-                    v[:, k] = np.maximum(lo - d, 0.0) + np.maximum(d - hi, 0.0)
-                else:
-                    v[:, k] = np.abs(d - p["length"])
-            elif kind == "pulley":
-                rope = (np.linalg.norm(pa[:, k] - p["ground_a"], axis=1)
-                        + p["ratio"] * np.linalg.norm(pb[:, k] - p["ground_b"], axis=1))
-                excess = rope - jd["rope"]
-                v[:, k] = np.maximum(excess, 0.0) if p.get("slack") else np.abs(excess)
-            # prismatic: b slides along the axis; its position rows are checked by the energy test
+            error = joint_kind(jd["kind"]).position_error(pa[:, k], pb[:, k], jd["p"], jd["pa0"], jd["pb0"])
+            if error is not None:
+                v[:, k] = error
         return v
 
     def violation(self, samples):
@@ -175,8 +143,7 @@ def check_start(world) -> JointGeometry:
     v = geo._violations(*geo._ends(np.asarray(world.pos, float)[None], np.asarray(world.quat, float)[None]))[0]
     for k, jd in enumerate(geo.joints):
         if v[k] > START_TOLERANCE:
-            what = ("its ends start {:.4g} m apart" if jd["kind"] in ("ball", "hinge")
-                    else "its length is {:.4g} m off at the start").format(v[k])
+            what = joint_kind(jd["kind"]).START_WORDS.format(v[k])
             raise InputError(f"the {jd['kind']} joint is violated at the start: {what} (more than "
                              f"{START_TOLERANCE:g} m); move its anchors or the cars and bodies it joins",
                              where=f"joint[{jd['index']}]")

@@ -1,4 +1,4 @@
-"""A train's couplers solved exactly: the chain solve (PHYSICS.md §3–4).
+"""A train's couplers solved exactly: the chain solve (docs/physics.md §3–4).
 
 Chain (one train): couplers j0 … j0+n−1 (one row each: distance or track ball, ``joints/``),
 coupler k joins bodies (a_k, b_k) with b_k = a_{k+1}. With rows 1–5 of every car eliminated
@@ -19,15 +19,16 @@ is the generalised impulse c_i q_i μ_i, so with s_i = c_i q_i / √M the row ve
 Δv_i = s_i Y, Y = Σ_j s_j Δμ_j. Every bounded row r of car i (softness γ_r) has the impulse
 clamp((t_r − v_i − s_i Y)/γ_r, lo_r, hi_r): the whole train's rows are one scalar equation in Y,
 Y = Σ_i s_i (μ_i(Y) − μ_i⁰), continuous, piecewise linear and increasing (slope ≥ 1), solved
-exactly by Newton's method inside a bracket (exact once in the root's piece). The impulses are
-then applied and the couplers re-solved (``solve_chain``), which gives the same velocities.
+exactly by Newton's method inside a bracket (exact once in the root's piece). Rows that are one
+set point share one target and softness (``group_rows``: equal cars, equal forces). The impulses
+are then applied and the couplers re-solved (``solve_chain``), which gives the same velocities.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.rows import ABSENT
+from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_GROUPS, ROW_SOFTNESS, SAME_TARGET
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -175,7 +176,10 @@ def train_rows_residual(t, y, chains, joints, crow, single, apply):
             if crow.present[b, r] == ABSENT:
                 continue
             g = crow.gamma[b, r]
-            x = (crow.target[b, r] - v) / g
+            if crow.group[b, r] >= 0:
+                x = s * (crow.ystar[b, r] - y) / g  # one row of a set point (group_rows)
+            else:
+                x = (crow.target[b, r] - v) / g
             lo, hi = crow.lo[b, r], crow.hi[b, r]
             if x <= lo:
                 x = lo
@@ -203,6 +207,7 @@ def train_rows_scalar(t, chains, joints, crow, single, row_t, bodies):
         for k in range(3):
             s += row_t[b, k] * bodies.vel[b, k] + row_t[b, 3 + k] * bodies.omg[b, k]
         crow.v[b] = s
+    group_rows(t, chains, joints, crow, single)
     y = 0.0
     lo = -np.inf
     hi = np.inf
@@ -223,3 +228,60 @@ def train_rows_scalar(t, chains, joints, crow, single, row_t, bodies):
                 break
         y = y1
     train_rows_residual(t, y, chains, joints, crow, single, True)
+
+
+# ----------------------------------------------------------------------------- redundant rows
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def group_rows(t, chains, joints, crow, single):
+    """Rows of train ``t`` that are one set point act as one row (docs/physics.md, "Rows that share
+    a load").
+
+    A rigid train has one free motion Y; a row of car b changes its velocity by s_b Y. Rows of
+    one class (section rows; ratchet and friction rows) whose targets differ by at most
+    ``SAME_TARGET`` — every car's row of a booster, a lift or a held block section, the friction
+    rows of a train at rest — are redundant: solved one by one, the tiny differences between the
+    cars' row velocities (drift correction, the chain's geometry) would decide their split, and
+    stiff rows turn those into full force one way on some cars and the other way on others.
+    Instead the rows of a group get the least-squares consistent target of the train's motion,
+    Y* = Σ s_b (t_b − v_b) / Σ s_b², and one softness, γ = γ₀ Σ s_b² / n (γ₀ the class's, n rows:
+    each row as soft as alone), so that row b's impulse is s_b (Y* − Y) / γ clamped to its bounds:
+    the group holds the train's motion as its rows did, and splits its load by least squares
+    (equal cars, equal forces: the limit of small, equal softness).
+    Rows alone in their group keep their own target (``crow.group`` −1)."""
+    n = 1 if single >= 0 else chains.count[t] + 1
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        for r in range(3):
+            crow.group[b, r] = -1
+    ng = 0
+    for i in range(n):
+        b = train_car(t, i, chains, joints, single)
+        for r in range(3):
+            if crow.present[b, r] == ABSENT or crow.group[b, r] >= 0 or ng >= MAX_GROUPS:
+                continue
+            tr = crow.target[b, r]
+            count = 0
+            s2 = 0.0
+            sv = 0.0
+            for i2 in range(i, n):
+                b2 = train_car(t, i2, chains, joints, single)
+                s = crow.s[b2]
+                for r2 in range(3):
+                    if (crow.present[b2, r2] != ABSENT and crow.group[b2, r2] < 0 and (r2 == 0) == (r == 0)
+                            and abs(crow.target[b2, r2] - tr) <= SAME_TARGET):
+                        crow.group[b2, r2] = ng
+                        count += 1
+                        s2 += s * s
+                        sv += s * (crow.target[b2, r2] - crow.v[b2])
+            if count < 2:
+                crow.group[b, r] = -1  # alone: its own row
+                continue
+            g = (ROW_SOFTNESS if r == 0 else HOLD_SOFTNESS) * s2 / count
+            ystar = sv / s2
+            for i2 in range(i, n):
+                b2 = train_car(t, i2, chains, joints, single)
+                for r2 in range(3):
+                    if crow.group[b2, r2] == ng:
+                        crow.ystar[b2, r2] = ystar
+                        crow.gamma[b2, r2] = g
+            ng += 1

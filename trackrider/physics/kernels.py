@@ -27,14 +27,20 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
 from trackrider.jit import njit
 from trackrider.physics import channels as ch
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
-from trackrider.physics.joints import prepare_joint
+from trackrider.physics.joints.dispatch import prepare_joint
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import rotation_error  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
                                           prepare_contacts, solve_contacts, watch)
 from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_PASSES, PRESENT, ROW_SOFTNESS
 from trackrider.physics.rows import friction_bound, joint_apply, solve_joint_pgs
+from trackrider.physics.sections import SECTIONS
 from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
+
+# section type codes (``sections.SECTIONS``) and which types have the anti-rollback ratchet, by code
+S_LIFT, S_LAUNCH, S_BRAKE = SECTIONS["lift"].code, SECTIONS["launch"].code, SECTIONS["brake"].code
+S_TRIM, S_BOOSTER, S_STATION = SECTIONS["trim"].code, SECTIONS["booster"].code, SECTIONS["station"].code
+HAS_RATCHET = np.array([t.ratchet for t in sorted(SECTIONS.values(), key=lambda t: t.code)])
 
 
 # ----------------------------------------------------------------------------- stages
@@ -227,18 +233,21 @@ def section_row(kind, speed, fmax, h, v):
     ``v`` is the car's speed along T at the start of the step. A lift works towards +s only
     (it is a chain: a car rolling back is held by its ratchet); launch, trim and booster act
     in the car's direction of travel (towards −s when v < 0: target −speed, bounds mirrored);
-    a brake holds either way.
+    a brake holds either way. One branch per type of ``sections.SECTIONS``; a code without one is
+    an error, never another type's rule.
     """
     F = fmax * h
-    if kind == ch.LIFT:
+    if kind == S_LIFT:
         return speed, 0.0, F
-    if kind == ch.BRAKE:
+    if kind == S_BRAKE:
         return 0.0, -F, F
-    if kind == ch.LAUNCH:
+    if kind == S_LAUNCH:
         return (speed, 0.0, F) if v >= 0.0 else (-speed, -F, 0.0)
-    if kind == ch.TRIM:
+    if kind == S_TRIM:
         return (speed, -F, 0.0) if v >= 0.0 else (-speed, 0.0, F)
-    return (speed, -F, F) if v >= 0.0 else (-speed, -F, F)  # booster
+    if kind == S_BOOSTER or kind == S_STATION:   # a station dispatches as a booster (else blocks hold it)
+        return (speed, -F, F) if v >= 0.0 else (-speed, -F, F)
+    raise ValueError("a section type without its branch in kernels.section_row")
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -260,7 +269,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
     jlam = joints.lam
     for j in range(joints.kind.shape[0]):
         if joints.chain[j] == 0:
-            if free_joints is None:
+            if not free_joints:
                 continue
             for r in range(rows.m[j]):
                 jlam[j, r] = min(max(jlam[j, r] * warm, rows.lo[j, r]), rows.hi[j, r])
@@ -297,7 +306,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
         else:
             tv, lo, hi = car_section_row(sections, sec, b, cars, h, ops)
             cars.lam_motor[b] = min(max(cars.lam_motor[b], lo), hi)
-            if sections.kind[sec] != ch.LIFT:
+            if not HAS_RATCHET[sections.kind[sec]]:
                 cars.lam_ratchet[b] = 0.0
             else:
                 cars.lam_ratchet[b] = max(cars.lam_ratchet[b], 0.0)
@@ -343,7 +352,7 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
             tv, lo, hi = car_section_row(sections, sec, b, cars, cfg.h, ops)
             crow.target[b, 0], crow.lo[b, 0], crow.hi[b, 0] = tv, lo, hi
             crow.present[b, 0] = PRESENT
-            if sections.kind[sec] == ch.LIFT:
+            if HAS_RATCHET[sections.kind[sec]]:
                 crow.target[b, 1], crow.lo[b, 1], crow.hi[b, 1] = 0.0, 0.0, np.inf
                 crow.present[b, 1] = PRESENT
         if friction:
@@ -424,15 +433,16 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
 def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops):
     """The step's rows after the track blocks: with no bounded row, one exact chain solve. Else the
     cars' bounded rows with the chains (``solve_car_rows``: exact for rigid trains); joints outside
-    the chains (``free_joints`` not None) and contacts between trains (``ops``, when one is active)
+    the chains (``free_joints`` True) and contacts between trains (``ops``, when one is active)
     alternate with it in PGS sweeps (``cfg.iterations``, each joint's rows as one block), and a
     last solve of the cars' rows and chains ends the step (equality rows exact, bounded rows within
-    their bounds by construction). ``car_rows`` None: the world has no section and no friction
-    (``car_rows_flag``; that code is not compiled); ``ops`` None: no contacts, no block sections."""
+    their bounds by construction). ``car_rows`` False: the world has no section and no friction
+    (``car_rows_flag``; that code is skipped); ``ops`` None: no contacts, no block sections (not
+    compiled; ``run_chunk`` passes an idle record instead, which has none)."""
     if not any_bounded:
         solve_chains(bodies, cars, joints, tmp)
         return
-    sweeps = free_joints is not None
+    sweeps = free_joints
     if ops is not None:
         sweeps = sweeps or contacts_active(ops)
     # converged when no bounded impulse changed by more than 1e-9 m g h (heaviest body)
@@ -440,11 +450,11 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     for b in range(bodies.mass.shape[0]):
         tol = max(tol, 1e-9 * bodies.mass[b] * cfg.gmag * cfg.h)
     rows_now = False
-    if car_rows is not None:
+    if car_rows:
         rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops)
     it = 0
     while True:
-        if car_rows is not None:
+        if car_rows:
             if rows_now:
                 solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol)
             else:
@@ -454,7 +464,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         if not sweeps or it >= cfg.iterations:
             break
         dmax = 0.0
-        if free_joints is not None:
+        if free_joints:
             for j in range(joints.kind.shape[0]):
                 if joints.chain[j] == 0:
                     dmax = max(dmax, solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk))
@@ -463,7 +473,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         it += 1
         if dmax <= tol:
             it = cfg.iterations  # converged: finish with the exact solve
-    if car_rows is not None:
+    if car_rows:
         lam, present = tmp.crow.lam, tmp.crow.present
         for b in range(cars.n):
             cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
@@ -504,7 +514,7 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
 
     s is predicted as s + h (T·v_A), then corrected by a Newton step of the closest-point
-    condition f(s) = (A.P − P(s))·T(s) = 0 with f'(s) = −1 + (A.P − P)·P''(s) (PHYSICS.md §2).
+    condition f(s) = (A.P − P(s))·T(s) = 0 with f'(s) = −1 + (A.P − P)·P''(s) (docs/physics.md §2).
     Leaving an open track's end sets RAN_OFF and frees the car.
     """
     h, pos, quat, vel, omg = cfg.h, bodies.pos, bodies.quat, bodies.vel, bodies.omg
@@ -726,15 +736,17 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     ``out`` (m, nb, N_CHANNELS) and its time into ``out_t``.
 
     ``world`` is the ``WorldState`` record (tracks, bodies, cars, sections, res, joints), ``tmp``
-    the ``Temps`` (``state.make_temps``); ``free_joints`` None when every joint is a train's
-    chained coupler (``free_joints_flag``), else True; ``car_rows`` None when the world has no
-    section and no friction (``car_rows_flag``), else True; ``ops`` (``operation.Ops``) None when
-    the world has no contacts between trains and no block sections.
+    the ``Temps`` (``state.make_temps``); ``free_joints`` False when every joint is a train's
+    chained coupler (``free_joints_flag``); ``car_rows`` False when the world has no section and no
+    friction (``car_rows_flag``); ``ops`` the ``operation.Ops``, idle (``operation.idle_ops``)
+    when the world has no contacts between trains and no block sections. These are data, not
+    types: one compiled kernel serves every world (its first run loads it, docs/cli.md).
     Returns (steps done, records written, status 0 ok / 1 diverged / 2 the block logic must run
     (``operation.watch``), entity of divergence).
     """
     tracks, bodies, cars, sections, res, joints = world
     update_rotations(bodies)
+    operated = ops.until.shape[0] > 0
     nrec = 0
     for n in range(n_steps):
         step = step0 + n + 1
@@ -743,7 +755,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         stage_frames(cars, sections)
         keep_velocities(bodies, tmp.scratch)
         any_bounded = has_bounded_rows(cars, joints, res)
-        if ops is not None:
+        if operated:
             keep_positions(cars, ops)
         if recorded:
             keep_start_velocities(cars, tmp.scratch)
@@ -755,13 +767,13 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
-            if ops is not None:
+            if operated:
                 contact = prepare_contacts(cfg, bodies, cars, joints, ops, tmp)
             stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded or contact, free_joints, car_rows,
                         ops)
             if not stage_supports(cfg, bodies, cars, tmp.trk):
                 break
-        if ops is not None:
+        if operated:
             finish_contacts(step, ops)
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
         bad = diverged_body(bodies)
@@ -771,7 +783,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             out_t[nrec] = step * cfg.h
             record_sample(cfg, bodies, cars, sections, tmp.scratch, out[nrec])
             nrec += 1
-        if ops is not None:
+        if operated:
             if watch(step, cars, tracks, ops):
                 return n + 1, nrec, 2, -1
     return n_steps, nrec, 0, -1
@@ -806,26 +818,27 @@ def py_prepare_track_block(b, bodies, cars, erp_h, trk, wk):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def py_section_row(kind, speed, fmax, h, v):
+    return section_row(kind, speed, fmax, h, v)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def py_prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
     update_rotations(bodies)
     prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints)
 
 
-def car_rows_flag(world):
-    """``car_rows`` for run_chunk: None when no car can have a bounded row along T (no section, no
-    rolling friction, no Davis A term: the kernel is compiled without that code), else True."""
+def car_rows_flag(world) -> bool:
+    """``car_rows`` for run_chunk: False when no car can have a bounded row along T (no section, no
+    rolling friction, no Davis A term: that code is skipped), else True."""
     cars, sections, res = world.cars, world.sections, world.res
-    if sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0)):
-        return None
-    return True
+    return not (sections.kind.shape[0] == 0 and res.rolling == 0.0 and not bool(np.any(cars.davis[:cars.n, 0] > 0.0)))
 
 
-def free_joints_flag(joints):
-    """``free_joints`` for run_chunk: None when every joint is a train's chained coupler (the
-    usual coaster or train: the kernel is compiled without the other joints' code), else True."""
-    if joints.chain.shape[0] == 0 or bool(np.all(joints.chain == 1)):
-        return None
-    return True
+def free_joints_flag(joints) -> bool:
+    """``free_joints`` for run_chunk: False when every joint is a train's chained coupler (the usual
+    coaster or train: the other joints' code is skipped), else True."""
+    return not (joints.chain.shape[0] == 0 or bool(np.all(joints.chain == 1)))
 
 
 def joint_rows(ji, jf, pos, quat, h, erp_h):

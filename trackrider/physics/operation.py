@@ -1,5 +1,5 @@
 """Kernels of a ride's operation: trains that meet, held block sections, and the watch that hands
-control back to Python at block boundaries (docs/physics.md, "Trains that meet"; PHYSICS.md §8).
+control back to Python at block boundaries (docs/physics.md, "Trains that meet"; docs/physics.md §8).
 
 Trains that meet. Consecutive trains on one track (ordered along +s; on a closed track the last
 is followed by the first) are joined by a one-sided *contact row* between the front car of the
@@ -84,6 +84,14 @@ def make_ops(n_sections: int, n_cars: int, n_contacts: int, n_points: int, resti
                z(nc), z(nc), z(nc), z((nc, 6)), z((nc, 6)), z(nc), zi(nc), zi(nc),
                z((MAX_HITS, 3)), zi(1), z(npt)[:n_points], zi(npt)[:n_points], np.full(1, -1, np.int64),
                float(restitution))
+
+
+def idle_ops(n_sections: int, n_cars: int) -> Ops:
+    """The ``Ops`` of a world with no contacts between trains and no block sections: no contact, no
+    watch point, and no ``until`` entry (``run_chunk`` runs none of the operation's kernels then;
+    passing a record rather than None keeps one compiled kernel for every world)."""
+    ops = make_ops(n_sections, n_cars, 0, 0, 0.0)
+    return ops._replace(until=ops.until[:0])
 
 
 # ----------------------------------------------------------------------------- held sections

@@ -1,4 +1,4 @@
-"""Bounded rows: the generic projected Gauss–Seidel update of joint row blocks (PHYSICS.md §4; a
+"""Bounded rows: the generic projected Gauss–Seidel update of joint row blocks (docs/physics.md §4; a
 joint's rows come from its kind, ``joints/``, nothing here depends on the kind), and the cars'
 bounded rows along T (targets, bounds, softness), which are solved with the chain
 (``couplings.train_rows_scalar``, ``kernels.solve_car_rows``)."""
@@ -90,22 +90,21 @@ def solve_joint_pgs(j, joints, rows, trk, cars, bodies, wk):
 #   section: target v_set, bounds [F_min h, F_max h] by section kind; ratchet target 0, [0, ∞);
 #   friction target 0, bounds ±(μ·|wheel force| + Davis A) h  or ±m μ g h ("nl2").
 # They are solved exactly with the chain (``couplings.train_rows_scalar``, ``kernels.solve_car_rows``).
-# Each row has a small softness γ (a free row holds J·u = target − γ λ): where rows are redundant
-# or nearly so —
-# a train held by several brake cars through rigid couplers, boosters under a rigid train whose
-# cars' speeds along their own tangents differ by the chain's geometry, a brake and the friction
-# of one car both holding at 0 m/s — the cars then share the load smoothly (equal shares for equal
-# rows) instead of fighting at their bounds (the rigid limit: some cars at +F, others at −F).
-# γ = ROW_SOFTNESS · S for section rows, HOLD_SOFTNESS · S for the ratchet and friction rows, S the
-# row's mobility in its train (``couplings.train_mode``: s²; a car's own f W̃ fᵀ when a train is
-# not rigid, whose rows then alternate with the chain solve): a free section row holds its speed to within 3e-5 of the velocity change its impulse
-# makes in the step (a launch at full thrust 6e-7 m/s below its speed, a train held on a 5° grade
-# by a brake creeps at 3e-8 m/s), a ratchet or friction row to within 1e-8.
+# Each row has a small softness γ (a free row holds J·u = target − γ λ): ROW_SOFTNESS · S for section
+# rows, HOLD_SOFTNESS · S for the ratchet and friction rows, S the row's mobility in its train
+# (``couplings.train_mode``: s²; a car's own f W̃ fᵀ when a train is not rigid, whose rows then
+# alternate with the chain solve): a free section row holds its speed to within 3e-5 of the velocity
+# change its impulse makes in the step (a launch at full thrust 6e-7 m/s below its speed, a train
+# held on a 5° grade by a brake creeps at 3e-8 m/s), a ratchet or friction row to within 1e-8. Rows
+# of one rigid train that are one set point (targets within SAME_TARGET) share one target and one
+# softness and split their load by least squares (``couplings.group_rows``, docs/physics.md).
 ABSENT = 0   # CarRows.present: the car has no such row this step
 PRESENT = 1
 ROW_SOFTNESS = 3e-5
 HOLD_SOFTNESS = 1e-8     # ratchet and friction rows: they hold a car at rest
 MAX_PASSES = 50          # rigid trains: passes while the friction bounds move (3-6 in practice)
+SAME_TARGET = 1e-3       # m/s: rows of one train whose targets differ by less are one set point
+MAX_GROUPS = 16          # groups of redundant rows per train (couplings.group_rows)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -1,8 +1,11 @@
 """The named records the kernels take (numba compiles named tuples of arrays as such).
 
 A record is a ``namedtuple`` of arrays (and a few scalars): a kernel reads ``cars.s[b]`` or
-``bodies.vel[b, 0]``, never a column number. ``World`` builds the records once (``_build``);
-``make_temps`` allocates the work arrays of a step. Units SI.
+``bodies.vel[b, 0]``, never a column number. Each record is declared once, below: a table of
+``Field(name, shape, dtype, unit, meaning)``, from which its class is made (``record``) and its
+arrays are allocated by name (``allocate``: zeros of each field's shape, sizes by name, or the
+arrays given by name). ``World`` builds the records once (``_build``); ``make_temps`` allocates
+the work arrays of a step. Units SI. A new field: its line in its record's table, and its use.
 
 State (changes as the world runs, owned by ``World``)
     Bodies      every body: the cars first, then free bodies, then suspended cars' hanging bodies
@@ -24,6 +27,7 @@ Work (``Temps``: overwritten each step; ``WorldState`` groups the records above 
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,127 +35,195 @@ from trackrider.curves.compact import NCOL
 
 NJR = 5   # rows per joint at most
 
-Bodies = namedtuple("Bodies", [
-    "pos",        # (nb, 3) m, centre of mass
-    "quat",       # (nb, 4) w, x, y, z body → world
-    "vel",        # (nb, 3) m/s
-    "omg",        # (nb, 3) rad/s, world axes
-    "inv_mass",   # (nb,) 1/kg
-    "inv_ib",     # (nb, 3) inverse inertia, body axes (forward, left, up)
-    "ib",         # (nb, 3) kg·m², body axes
-    "mass",       # (nb,) kg
-    "rot",        # (nb, 3, 3) rotation matrix of quat (kept with it: update_rotations, stage_integrate)
-])
+F, I, B = np.float64, np.int64, np.bool_
 
-Cars = namedtuple("Cars", [
-    "n",           # number of cars (bodies 0 … n−1)
-    "track",       # (n,) int: track index
-    "one_sided",   # (n,) int: 1 railway (support row one-sided)
-    "on_track",    # (n,) int: 1 held by its track joint
-    "support",     # (n,) int: 1 support row active this step
-    "section",     # (n,) int: active section, -1 none
-    "has_prev",    # (n,) int: 1 prev_frame holds a frame
-    "ran_off",     # (n,) int: 1 ran off an open track's end
-    "hang",        # (n,) int: suspended car's hanging body, -1 none
-    "held",        # (n,) int: on_track at the start of this step (work)
-    "s",           # (n,) m, arc length of the anchor
-    "cg",          # (n,) m, centre of mass above the curve
-    "rider",       # (n,) m, rider point above the curve
-    "gauge",       # (n,) m
-    "speed0",      # (n,) m/s, anchor speed along T at the start of the step (accel channel)
-    "lam_track",   # (n, 5) N·s, track rows 1–5 impulses of the last step
-    "lam_motor",   # (n,) N·s, section row (row 6)
-    "lam_ratchet", # (n,) N·s, anti-rollback ratchet
-    "lam_friction",# (n,) N·s, rolling-friction row
-    "transport",   # (n, 3) N·s / N·m·s: transport impulse along N, B and torque about T
-    "f_explicit",  # (n,) N, explicit resistance along T last step
-    "prev_frame",  # (n, 9) T, N, B of the last step's frame
-    "davis",       # (n, 3) Davis A, B, C
-    "hang_rider",  # (n,) m, suspended car: rider point above the hanging body's cg
-    "frame",       # (n, NCOL) the track frame at s
-])
 
-Joints = namedtuple("Joints", [
-    "kind",    # (nj,) int: joints.KINDS code
-    "a",       # (nj,) int: body index, -1 the world
-    "b",       # (nj,) int
-    "slack",   # (nj,) int: 1 one-sided (rope, slack range, limit)
-    "chain",   # (nj,) int: 1 solved exactly by its train's chain solve
-    "param",   # (nj, NJF) float: parameters, columns in joints/common.py
-    "lam",     # (nj, NJR) N·s (N·m·s): accumulated impulses
-])
+class Field(NamedTuple):
+    name: str
+    shape: tuple | None   # sizes by name or number; None: a scalar, given when the record is made
+    dtype: type | None    # of the array (None: any, given)
+    unit: str
+    meaning: str
 
-Tracks = namedtuple("Tracks", ["data", "row0", "nrows", "ds", "length", "closed"])
 
-Sections = namedtuple("Sections", ["kind", "track", "s_from", "s_to", "speed", "fmax"])
+def record(name: str, fields: tuple):
+    """The record class of a table of ``Field`` (a namedtuple; ``FIELDS`` keeps the table)."""
+    cls = namedtuple(name, [f.name for f in fields])
+    cls.FIELDS = fields
+    return cls
 
-Resistance = namedtuple("Resistance", [
-    "rolling",      # μ (physical) or friction deceleration / g (nl2)
-    "drag_area",    # m²
-    "air_density",  # kg/m³
-    "nl2",          # True: NoLimits-style resistance
-    "nl2_drag",     # 1/m
-])
 
-Step = namedtuple("Step", [
-    "h", "gx", "gy", "gz", "gmag",  # s, m/s²
-    "erp_h",          # erp / h, 1/s
-    "iterations",     # solver iterations with bounded rows
-    "warm",           # warm-start factor
-    "record_every",   # record every n-th step
-])
+def allocate(cls, sizes: dict, **given):
+    """A record of class ``cls`` by name: the arrays ``given``, zeros for the others (each field's
+    shape, its sizes looked up in ``sizes``). A given array must have its field's dtype and rank."""
+    values = []
+    for f in cls.FIELDS:
+        if f.name in given:
+            v = given.pop(f.name)
+            if f.shape is not None and f.dtype is not None:
+                a = np.asarray(v)
+                if a.dtype != f.dtype or a.ndim != len(f.shape):
+                    raise TypeError(f"{cls.__name__}.{f.name}: expected {len(f.shape)}-d {np.dtype(f.dtype)}, "
+                                    f"got {a.ndim}-d {a.dtype}")
+            values.append(v)
+        elif f.shape is None:
+            raise TypeError(f"{cls.__name__}.{f.name}: a scalar, to be given")
+        else:
+            values.append(np.zeros(tuple(sizes[d] if isinstance(d, str) else d for d in f.shape), f.dtype))
+    if given:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(given)}")
+    return cls(*values)
 
-TrackRows = namedtuple("TrackRows", [
-    "J",          # (nb, 5, 6) rows 1–5 of each car's track joint
-    "target",     # (nb, 5) m/s, rad/s
-    "lam",        # (nb, 5) N·s, this step's impulses
-    "mobility",   # (nb, 6, 6) W̃: a car's mobility with its track rows enforced; a free body's W
-    "to_track",   # (nb, 5, 6) P = A⁻¹ G W: generalised impulse → track-row impulses (−P f)
-])
 
-Rows = namedtuple("Rows", [
-    "J",        # (nj, NJR, 12) [lin a, ang a, lin b, ang b]
-    "target",   # (nj, NJR)
-    "lo",       # (nj, NJR) impulse bounds
-    "hi",
-    "gamma",    # (nj,) softness
-    "m",        # (nj,) int: rows in use
-])
+# ----------------------------------------------------------------------------- state
+Bodies = record("Bodies", (
+    Field("pos", ("nb", 3), F, "m", "centre of mass"),
+    Field("quat", ("nb", 4), F, "", "w, x, y, z body → world"),
+    Field("vel", ("nb", 3), F, "m/s", "velocity of the centre of mass"),
+    Field("omg", ("nb", 3), F, "rad/s", "angular velocity, world axes"),
+    Field("inv_mass", ("nb",), F, "1/kg", "inverse mass"),
+    Field("inv_ib", ("nb", 3), F, "1/(kg·m²)", "inverse inertia, body axes (forward, left, up)"),
+    Field("ib", ("nb", 3), F, "kg·m²", "inertia, body axes"),
+    Field("mass", ("nb",), F, "kg", "mass"),
+    Field("rot", ("nb", 3, 3), F, "", "rotation matrix of quat (kept with it: update_rotations, stage_integrate)"),
+))
 
-Chains = namedtuple("Chains", [
-    "first",   # (ntrains,) int: first joint of each train's chain
-    "count",   # (ntrains,) int: chained couplers
-    "w",       # (nj, 12) W̃ Hᵀ of both ends
-    "p",       # (nj, 10) P Hᵀ of both ends
-    "d",       # (nj,) LDLᵀ pivots
-    "f",       # (nj,) off-diagonal
-    "y",       # (nj,) solution
-])
+Cars = record("Cars", (
+    Field("n", None, None, "", "number of cars (bodies 0 … n−1)"),
+    Field("track", ("n",), I, "", "track index"),
+    Field("one_sided", ("n",), I, "", "1 railway (support row one-sided)"),
+    Field("on_track", ("n",), I, "", "1 held by its track joint"),
+    Field("support", ("n",), I, "", "1 support row active this step"),
+    Field("section", ("n",), I, "", "active section, -1 none"),
+    Field("has_prev", ("n",), I, "", "1 prev_frame holds a frame"),
+    Field("ran_off", ("n",), I, "", "1 ran off an open track's end"),
+    Field("hang", ("n",), I, "", "suspended car's hanging body, -1 none"),
+    Field("held", ("n",), I, "", "on_track at the start of this step (work)"),
+    Field("s", ("n",), F, "m", "arc length of the anchor"),
+    Field("cg", ("n",), F, "m", "centre of mass above the curve"),
+    Field("rider", ("n",), F, "m", "rider point above the curve"),
+    Field("gauge", ("n",), F, "m", "gauge of its track"),
+    Field("speed0", ("n",), F, "m/s", "anchor speed along T at the start of the step (accel channel)"),
+    Field("lam_track", ("n", 5), F, "N·s", "track rows 1–5 impulses of the last step"),
+    Field("lam_motor", ("n",), F, "N·s", "section row (row 6)"),
+    Field("lam_ratchet", ("n",), F, "N·s", "anti-rollback ratchet"),
+    Field("lam_friction", ("n",), F, "N·s", "rolling-friction row"),
+    Field("transport", ("n", 3), F, "N·s, N·m·s", "transport impulse along N, B and torque about T"),
+    Field("f_explicit", ("n",), F, "N", "explicit resistance along T last step"),
+    Field("prev_frame", ("n", 9), F, "", "T, N, B of the last step's frame"),
+    Field("davis", ("n", 3), F, "N, N·s/m, N·s²/m²", "Davis A, B, C"),
+    Field("hang_rider", ("n",), F, "m", "suspended car: rider point above the hanging body's cg"),
+    Field("frame", ("n", NCOL), F, "", "the track frame at s (curves/compact.py columns)"),
+))
 
-Scratch = namedtuple("Scratch", [
-    "vel0",   # (nb, 3) velocities at the start of the step
-    "omg0",   # (nb, 3)
-    "v0t",    # (nb, 6) start velocities after this step's transport (recorded steps)
-    "row_t",  # (nb, 6) each car's row along T, J = [T, r_m × T]
-])
+Joints = record("Joints", (
+    Field("kind", ("nj",), I, "", "joints.KINDS code"),
+    Field("a", ("nj",), I, "", "body index, -1 the world"),
+    Field("b", ("nj",), I, "", "body index, -1 the world"),
+    Field("slack", ("nj",), I, "", "1 one-sided (rope, slack range, limit)"),
+    Field("chain", ("nj",), I, "", "1 solved exactly by its train's chain solve"),
+    Field("param", ("nj", "NJF"), F, "", "parameters: anchors (joints/common.py), then the kind's own columns"),
+    Field("lam", ("nj", NJR), F, "N·s, N·m·s", "accumulated impulses"),
+))
 
-CarRows = namedtuple("CarRows", [
-    "target",   # (nb, 3) m/s: section row, ratchet, friction row (all J = f = [T, r_m × T])
-    "lo",       # (nb, 3) N·s impulse bounds
-    "hi",       # (nb, 3)
-    "present",  # (nb, 3) int: rows.PRESENT or ABSENT this step
-    "lam",      # (nb, 3) N·s impulses during the solve
-    "w",        # (nb, 6) W̃ fᵀ
-    "c",        # (nb,) f W̃ fᵀ
-    "gamma",    # (nb, 3) softness of each row (rows.ROW_SOFTNESS, HOLD_SOFTNESS × its mobility s²)
-    "chained",  # (nb,) int: 1 the car is in a train's chain solved as a rigid train
-    "mu",       # (nb,) N·s change of the car's rows' impulse in a pass
-    "s",        # (nb,) row velocity change per unit of the train's free motion (couplings.train_mode)
-    "v",        # (nb,) row velocity J·u at the start of the scalar solve
-    "passes",   # (2,) int: passes of the last solve, most in one solve since the world was built
-])
+# ----------------------------------------------------------------------------- inputs
+Tracks = record("Tracks", (
+    Field("data", ("rows", NCOL), F, "", "the packed track tables (curves/compact.py)"),
+    Field("row0", ("ntracks",), I, "", "first row of each track"),
+    Field("nrows", ("ntracks",), I, "", "rows of each track"),
+    Field("ds", ("ntracks",), F, "m", "row spacing"),
+    Field("length", ("ntracks",), F, "m", "track length"),
+    Field("closed", ("ntracks",), B, "", "a closed circuit"),
+))
 
-Work = namedtuple("Work", ["R", "W", "A", "Ainv", "M", "K", "Kinv", "qf", "theta", "fr2", "rr"])
+Sections = record("Sections", (
+    Field("kind", ("ns",), I, "", "section type code (physics/sections.py)"),
+    Field("track", ("ns",), I, "", "track index"),
+    Field("s_from", ("ns",), F, "m", "start"),
+    Field("s_to", ("ns",), F, "m", "end"),
+    Field("speed", ("ns",), F, "m/s", "target speed"),
+    Field("fmax", ("ns",), F, "N", "force per car"),
+))
+
+Resistance = record("Resistance", (
+    Field("rolling", None, None, "", "μ (physical) or friction deceleration / g (nl2)"),
+    Field("drag_area", None, None, "m²", "drag area"),
+    Field("air_density", None, None, "kg/m³", "air density"),
+    Field("nl2", None, None, "", "True: NoLimits-style resistance"),
+    Field("nl2_drag", None, None, "1/m", "NoLimits-style drag"),
+))
+
+Step = record("Step", (
+    Field("h", None, None, "s", "time step"),
+    Field("gx", None, None, "m/s²", "gravity"),
+    Field("gy", None, None, "m/s²", "gravity"),
+    Field("gz", None, None, "m/s²", "gravity"),
+    Field("gmag", None, None, "m/s²", "|gravity|"),
+    Field("erp_h", None, None, "1/s", "erp / h"),
+    Field("iterations", None, None, "", "solver iterations with bounded rows"),
+    Field("warm", None, None, "", "warm-start factor"),
+    Field("record_every", None, None, "", "record every n-th step"),
+))
+
+# ----------------------------------------------------------------------------- work
+TrackRows = record("TrackRows", (
+    Field("J", ("nb", 5, 6), F, "", "rows 1–5 of each car's track joint"),
+    Field("target", ("nb", 5), F, "m/s, rad/s", "targets"),
+    Field("lam", ("nb", 5), F, "N·s", "this step's impulses"),
+    Field("mobility", ("nb", 6, 6), F, "", "W̃: a car's mobility with its track rows enforced; a free body's W"),
+    Field("to_track", ("nb", 5, 6), F, "", "P = A⁻¹ G W: generalised impulse → track-row impulses (−P f)"),
+))
+
+Rows = record("Rows", (
+    Field("J", ("nj", NJR, 12), F, "", "[lin a, ang a, lin b, ang b]"),
+    Field("target", ("nj", NJR), F, "", "targets"),
+    Field("lo", ("nj", NJR), F, "N·s", "impulse bounds"),
+    Field("hi", ("nj", NJR), F, "N·s", "impulse bounds"),
+    Field("gamma", ("nj",), F, "", "softness"),
+    Field("m", ("nj",), I, "", "rows in use"),
+))
+
+Chains = record("Chains", (
+    Field("first", ("ntrains",), I, "", "first joint of each train's chain"),
+    Field("count", ("ntrains",), I, "", "chained couplers"),
+    Field("w", ("nj", 12), F, "", "W̃ Hᵀ of both ends"),
+    Field("p", ("nj", 10), F, "", "P Hᵀ of both ends"),
+    Field("d", ("nj",), F, "", "LDLᵀ pivots"),
+    Field("f", ("nj",), F, "", "off-diagonal"),
+    Field("y", ("nj",), F, "", "solution"),
+))
+
+Scratch = record("Scratch", (
+    Field("vel0", ("nb", 3), F, "m/s", "velocities at the start of the step"),
+    Field("omg0", ("nb", 3), F, "rad/s", "angular velocities at the start of the step"),
+    Field("v0t", ("nb", 6), F, "", "start velocities after this step's transport (recorded steps)"),
+    Field("row_t", ("nb", 6), F, "", "each car's row along T, J = [T, r_m × T]"),
+))
+
+CarRows = record("CarRows", (
+    Field("target", ("nb", 3), F, "m/s", "section row, ratchet, friction row (all J = f = [T, r_m × T])"),
+    Field("lo", ("nb", 3), F, "N·s", "impulse bounds"),
+    Field("hi", ("nb", 3), F, "N·s", "impulse bounds"),
+    Field("present", ("nb", 3), I, "", "rows.PRESENT or ABSENT this step"),
+    Field("lam", ("nb", 3), F, "N·s", "impulses during the solve"),
+    Field("w", ("nb", 6), F, "", "W̃ fᵀ"),
+    Field("c", ("nb",), F, "", "f W̃ fᵀ"),
+    Field("gamma", ("nb", 3), F, "", "softness of each row (rows.ROW_SOFTNESS, HOLD_SOFTNESS × its mobility s²)"),
+    Field("chained", ("nb",), I, "", "1: the car is in a train's chain solved as a rigid train"),
+    Field("mu", ("nb",), F, "N·s", "change of the car's rows' impulse in a pass"),
+    Field("s", ("nb",), F, "", "row velocity change per unit of the train's free motion (couplings.train_mode)"),
+    Field("v", ("nb",), F, "m/s", "row velocity J·u at the start of the scalar solve"),
+    Field("passes", (2,), I, "", "passes of the last solve, most in one solve since the world was built"),
+    Field("group", ("nb", 3), I, "", "the row's group of one set point (couplings.group_rows), −1 alone"),
+    Field("ystar", ("nb", 3), F, "", "the group's target of the train's free motion Y"),
+))
+
+Work = record("Work", (
+    Field("R", (3, 3), F, "", ""), Field("W", (6, 6), F, "", ""), Field("A", (5, 5), F, "", ""),
+    Field("Ainv", (5, 5), F, "", ""), Field("M", (8, 8), F, "", ""), Field("K", (NJR, NJR), F, "", ""),
+    Field("Kinv", (NJR, NJR), F, "", ""), Field("qf", (4,), F, "", ""), Field("theta", (3,), F, "", ""),
+    Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
+))
 
 Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow"])
 
@@ -160,24 +232,12 @@ WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "
 
 def make_temps(nb: int, nj: int, first, count) -> Temps:
     """Work arrays of ``run_chunk`` for ``nb`` bodies and ``nj`` joints (allocated once)."""
-    njx, nbx = max(nj, 1), max(nb, 1)
-    z = np.zeros
-    trk = TrackRows(z((nbx, 5, 6)), z((nbx, 5)), z((nbx, 5)), z((nbx, 6, 6)), z((nbx, 5, 6)))
-    rows = Rows(z((njx, NJR, 12)), z((njx, NJR)), z((njx, NJR)), z((njx, NJR)), z(njx), z(njx, np.int64))
-    chains = Chains(np.asarray(first, np.int64), np.asarray(count, np.int64), z((njx, 12)), z((njx, 10)),
-                    z(njx), z(njx), z(njx))
-    scratch = Scratch(z((nbx, 3)), z((nbx, 3)), z((nbx, 6)), z((nbx, 6)))
-    work = Work(z((3, 3)), z((6, 6)), z((5, 5)), z((5, 5)), z((8, 8)), z((NJR, NJR)), z((NJR, NJR)), z(4), z(3),
-                z(NCOL), z(16))
-    crow = CarRows(z((nbx, 3)), z((nbx, 3)), z((nbx, 3)), np.zeros((nbx, 3), np.int64), z((nbx, 3)), z((nbx, 6)),
-                   z(nbx), z((nbx, 3)), np.zeros(nbx, np.int64), z(nbx), z(nbx), z(nbx), np.zeros(2, np.int64))
-    return Temps(trk, rows, chains, scratch, work, crow)
+    sizes = dict(nb=max(nb, 1), nj=max(nj, 1))
+    chains = allocate(Chains, sizes, first=np.asarray(first, np.int64), count=np.asarray(count, np.int64))
+    return Temps(allocate(TrackRows, sizes), allocate(Rows, sizes), chains, allocate(Scratch, sizes),
+                 allocate(Work, sizes), allocate(CarRows, sizes))
 
 
 def make_cars(n: int) -> Cars:
-    nx = max(n, 1)
-    zi = lambda *s: np.zeros(s, np.int64)  # noqa: E731
-    z = np.zeros
-    return Cars(n, zi(nx), zi(nx), zi(nx), zi(nx), zi(nx), zi(nx), zi(nx), zi(nx), zi(nx),
-                z(nx), z(nx), z(nx), z(nx), z(nx), z((nx, 5)), z(nx), z(nx), z(nx), z((nx, 3)), z(nx), z((nx, 9)),
-                z((nx, 3)), z(nx), z((nx, NCOL)))
+    """The ``Cars`` record of ``n`` cars, zeros (at least one row)."""
+    return allocate(Cars, dict(n=max(n, 1)), n=n)

@@ -1,4 +1,4 @@
-"""The track joint: five rows holding a car's anchor on its curve, with its frame (PHYSICS.md §2).
+"""The track joint: five rows holding a car's anchor on its curve, with its frame (docs/physics.md §2).
 
 The sixth row along the tangent is free (the car rolls); the section, ratchet and friction rows
 along T are in ``kernels.py`` (``stage_warm_start`` / ``stage_solve``). Each step the 5×5 block of
@@ -14,7 +14,7 @@ from trackrider.jit import njit
 from trackrider.physics.maths import cross, body_mobility, mat_to_quat, rotation_error, row_velocity
 
 
-# Track joint (PHYSICS.md §2; seed 001), track fixed in the world (Jt = Rt = 0).
+# Track joint (docs/physics.md §2; seed 001), track fixed in the world (Jt = Rt = 0).
 # Anchor A.P = x + r_m on the curve, r_m = −cg·u (u: car up axis); frame (T, N_w, B_w, Ω) at s.
 #   row 1  C = (A.P − P)·N_w      J = [N_w, r_m × N_w]      target erp/h (P − A.P)·N_w   ±∞
 #   row 2  C = (A.P − P)·B_w      J = [B_w, r_m × B_w]      target erp/h (P − A.P)·B_w   [0,∞) railway

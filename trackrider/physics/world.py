@@ -16,11 +16,12 @@ from trackrider.errors import InputError
 from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
-from trackrider.physics.joints import KINDS, USER_KINDS
+from trackrider.physics import joints as jk
+from trackrider.physics.joints import ball_track, distance
 from trackrider.physics.joints import common as jc
+from trackrider.physics.sections import SECTIONS
 from trackrider.settings import (
     ANCHOR,
-    JOINTS,
     BodyConfig,
     CarSpec,
     CouplingSpec,
@@ -229,7 +230,7 @@ class World:
             raise InputError(f"no track with index {track!r}", where="track")
         sec = build(SectionConfig, dict(type=kind, s_from=s_from, s_to=s_to, speed=speed, max_force=max_force,
                                         block=block, dwell=dwell, name=name))
-        self._sections.append((ch.SECTION_KINDS[sec.type], track, sec.s_from, sec.s_to, sec.speed, sec.max_force))
+        self._sections.append((SECTIONS[sec.type].code, track, sec.s_from, sec.s_to, sec.speed, sec.max_force))
         self._section_ops.append(dict(kind=sec.type, block=sec.block, dwell=sec.dwell or 0.0, name=sec.name))
         return len(self._sections) - 1
 
@@ -287,29 +288,32 @@ class World:
     def add_joint(self, kind: str, a, b, anchor_a=None, anchor_b=None, **params) -> int:
         """Add a joint between ``a`` and ``b``: ``("car", train, car_0_based)``, ``("body", i)`` or ``"world"``.
 
-        Kinds and their ``params`` (``trackrider.settings.JOINTS``: default, unit and bounds of
-        each): ``pulley`` (``ground_a``, ``ground_b`` m, ``ratio`` default 1, ``slack`` default
-        True: a rope that only pulls), ``distance`` (``length`` m default: the current
-        distance, ``stiffness``, ``damping``, ``min_length``/``max_length`` for a slack
-        range), ``ball``, ``hinge`` (``axis`` in a's axes — world axes if a is the world —
-        required; ``min_angle``/``max_angle`` rad, the angle of b relative to a about
-        the axis from its start (0); ``motor_speed`` rad/s with ``max_torque`` N·m (default
-        unbounded); ``damping`` N·m·s/rad), ``prismatic`` (``axis`` as for hinge; b slides
-        along it and may not turn relative to a; ``min_travel``/``max_travel`` m from the start;
-        a spring ``stiffness`` N/m, ``damping`` N·s/m, at rest at travel ``rest`` m, default 0).
+        Kinds and their ``params`` (each kind's ``Settings`` in its module of ``trackrider.physics.joints``:
+        default, unit and bounds of each): ``pulley`` (``ground_a``, ``ground_b`` m, ``ratio`` default 1,
+        ``slack`` default True: a rope that only pulls), ``distance`` (``length`` m default: the current
+        distance, ``stiffness``, ``damping``, ``min_length``/``max_length`` for a slack range), ``ball``,
+        ``hinge`` (``axis`` in a's axes — world axes if a is the world — required;
+        ``min_angle``/``max_angle`` rad, the angle of b relative to a about the axis from its start (0);
+        ``motor_speed`` rad/s with ``max_torque`` N·m (default unbounded); ``damping`` N·m·s/rad),
+        ``prismatic`` (``axis`` as for hinge; b slides along it and may not turn relative to a;
+        ``min_travel``/``max_travel`` m from the start; a spring ``stiffness`` N/m, ``damping`` N·s/m, at
+        rest at travel ``rest`` m, default 0).
         Anchors are in body axes (m); default a car's track anchor or a body's centre; for the
         world an anchor is a world point (default: where the other end's anchor starts); for
         hinge and prismatic the default anchor of b is where a's anchor starts. Returns the
         joint index.
         """
         self._check_open()
-        if kind not in JOINTS:
-            raise InputError(f"must be one of {', '.join(JOINTS)}, got {kind!r}", where="type")
+        if kind not in jk.USER_KINDS:
+            raise InputError(f"must be one of {', '.join(jk.USER_KINDS)}, got {kind!r}", where="type")
+        module = jk.kind(kind)
         for end, key in ((a, "a"), (b, "b")):
             self._check_end(end, key)
+            if end == "world" and module.NO_WORLD_END:
+                raise InputError(module.NO_WORLD_END, where=key)
         if a == "world" and b == "world":
             raise InputError("a joint needs at least one body or car", where="a")
-        p = joint_params(build(JOINTS[kind], params))
+        p = joint_params(build(module.Settings, params))
         if "axis" in p:   # hinge, prismatic: a unit axis
             p["axis"] = np.array(p["axis"]) / float(np.linalg.norm(p["axis"]))
         anchors = [None if v is None else np.array(check_value(ANCHOR, v, key))
@@ -333,8 +337,19 @@ class World:
 
     # ------------------------------------------------------------------ arrays
     def _build(self):
+        """The kernels' records, once, before the first run: the bodies, the joints' rows, the
+        records, the operation (each a step below)."""
         if self._built:
             return
+        self._build_bodies()
+        tr_j0, tr_nj = self._build_joints()
+        self._build_records(tr_j0, tr_nj)
+        self._built = True
+        self._build_operation(tr_nj)
+
+    def _build_bodies(self):
+        """Every body's arrays: the cars on their tracks (train order), the free bodies, the suspended
+        cars' hanging bodies; the entities' labels and trains."""
         ncars = sum(t["n"] for t in self._trains)
         nhang = sum(t["n"] for t in self._trains if t["suspended"])
         nb = ncars + len(self._bodies) + nhang
@@ -350,9 +365,23 @@ class World:
         mass = np.zeros(nb)
         ib = np.ones((nb, 3))
         cars = st.make_cars(ncars)
-        car_frame = cars.frame
         labels, etrain = [], []
         self._car0 = []
+        self.pos, self.quat, self.vel, self.omg = pos, quat, vel, omg
+        self.mass, self.inv_mass, self.ib = mass, inv_mass, ib
+        self.cars = cars
+        b = self._place_cars(labels, etrain)
+        b = self._place_free_bodies(b, labels, etrain)
+        self._hang_bodies(b, labels, etrain)
+        self.inv_ib = 1.0 / ib
+        self._entity_labels = labels
+        self._entity_train = np.array(etrain, dtype=np.int64)
+
+    def _place_cars(self, labels, etrain) -> int:
+        """Each car at its place on its track, in the scheme's steady state; returns the next body."""
+        pos, quat, vel, omg = self.pos, self.quat, self.vel, self.omg
+        mass, inv_mass, ib, cars = self.mass, self.inv_mass, self.ib, self.cars
+        car_frame = cars.frame
         davis = None if self._res.davis is None else np.array(self._res.davis)
         b = 0
         for ti, t in enumerate(self._trains):
@@ -399,6 +428,12 @@ class World:
                 labels.append((t["name"], c + 1))
                 etrain.append(ti)
                 b += 1
+        return b
+
+    def _place_free_bodies(self, b, labels, etrain) -> int:
+        """The free bodies after the cars; returns the next body."""
+        pos, quat, vel, omg = self.pos, self.quat, self.vel, self.omg
+        mass, inv_mass, ib = self.mass, self.inv_mass, self.ib
         self._body0 = b
         for bd in self._bodies:
             pos[b] = bd["pos"]
@@ -411,6 +446,13 @@ class World:
             labels.append((bd["name"], 1))
             etrain.append(-1)
             b += 1
+        return b
+
+    def _hang_bodies(self, b, labels, etrain):
+        """Each suspended car's hanging body, below its trolley (after the free bodies)."""
+        pos, quat, vel, omg = self.pos, self.quat, self.vel, self.omg
+        mass, inv_mass, ib, cars = self.mass, self.inv_mass, self.ib, self.cars
+        car_frame = cars.frame
         # suspended cars: the hanging bodies, after the free bodies; hinge joints made below
         self._hangs = []
         for ti, t in enumerate(self._trains):
@@ -434,63 +476,11 @@ class World:
                 etrain.append(-1)
                 self._hangs.append((cb, b, t["hang"], t["swing_damping"]))
                 b += 1
-        self.pos, self.quat, self.vel, self.omg = pos, quat, vel, omg
-        self.mass, self.inv_mass, self.ib = mass, inv_mass, ib
-        self.inv_ib = 1.0 / ib
-        self.cars = cars
-        self._entity_labels = labels
-        self._entity_train = np.array(etrain, dtype=np.int64)
-        # joints: train chains first (consecutive), then the user's joints
-        ji_rows, jf_rows, tr_j0, tr_nj = [], [], [], []
-        for ti, t in enumerate(self._trains):
-            b0 = self._car0[ti]
-            tr_j0.append(len(ji_rows))
-            nch = 0
-            half = t["length"] / 2.0
-            for c in range(t["n"] - 1):
-                a_, b_ = b0 + c, b0 + c + 1
-                f = np.zeros(jc.NJF)
-                i = np.zeros(jc.NJI, np.int64)
-                i[jc.JI_A], i[jc.JI_B] = a_, b_
-                if t["ctype"] == "ball" and t["slack"] is None:
-                    i[jc.JI_KIND] = KINDS["ball_track"]
-                    if t["stiffness"] is not None or t["damping"] is not None:
-                        f[jc.JF_K] = t["stiffness"] or 0.0
-                        f[jc.JF_C] = t["damping"] or 0.0
-                    f[jc.JF_LA:jc.JF_LA + 3] = (-(half + t["gap"] / 2.0), 0.0, -t["cg"])
-                    f[jc.JF_LB:jc.JF_LB + 3] = (half + t["gap"] / 2.0, 0.0, -t["cg"])
-                else:
-                    i[jc.JI_KIND] = KINDS["distance"]
-                    gap = t["gap"]
-                    ea, eb = half, half
-                    if gap <= 0.0:  # ball-type with slack: a bar through the gap's middle
-                        ea, eb, gap = half * 0.5, half * 0.5, half
-                    f[jc.JF_LA:jc.JF_LA + 3] = (-ea, 0.0, -t["cg"])
-                    f[jc.JF_LB:jc.JF_LB + 3] = (eb, 0.0, -t["cg"])
-                    f[jc.JF_LEN] = gap
-                    if t["stiffness"] is not None or t["damping"] is not None:
-                        f[jc.JF_K] = t["stiffness"] or 0.0
-                        f[jc.JF_C] = t["damping"] or 0.0
-                    if t["slack"] is not None:
-                        i[jc.JI_SLACK] = 1
-                        f[jc.JF_MIN] = max(gap - t["slack"] / 2.0, 0.0)
-                        f[jc.JF_MAX] = gap + t["slack"] / 2.0
-                i[jc.JI_CHAIN] = 0 if t["slack"] is not None else 1
-                if i[jc.JI_CHAIN]:
-                    nch += 1
-                ji_rows.append(i)
-                jf_rows.append(f)
-            tr_nj.append(nch)
-            # slack couplers are not chained: move them after (keep chains contiguous)
-        # reorder: chained joints of each train contiguous, unchained after
-        chained = [(r, f) for r, f in zip(ji_rows, jf_rows) if r[jc.JI_CHAIN]]
-        other = [(r, f) for r, f in zip(ji_rows, jf_rows) if not r[jc.JI_CHAIN]]
-        j0 = 0
-        for ti in range(len(self._trains)):
-            tr_j0[ti] = j0
-            j0 += tr_nj[ti]
-        ji_rows = [r for r, _ in chained] + [r for r, _ in other]
-        jf_rows = [f for _, f in chained] + [f for _, f in other]
+
+    def _build_joints(self):
+        """The joints' table rows: each train's couplers (chained ones contiguous), the user's joints,
+        the suspended cars' swing hinges. Returns each train's first chained joint and count."""
+        ji_rows, jf_rows, tr_j0, tr_nj = self._coupler_rows()
         for jd in self._joints:
             ji_rows.extend(self._joint_rows(jd, jf_rows))
         susp = []
@@ -508,22 +498,86 @@ class World:
         self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, jc.NJI) if nj else np.zeros((0, jc.NJI), np.int64)
         self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, jc.NJF) if nj else np.zeros((0, jc.NJF))
         self.jlam = np.zeros((max(nj, 1), st.NJR))
+        return tr_j0, tr_nj
+
+
+    def _coupler_rows(self):
+        """Every train's couplers: table rows, parameter rows, each train's first chained joint and count
+        (chained couplers first, train by train; slack couplers after them)."""
+        # joints: train chains first (consecutive), then the user's joints
+        ji_rows, jf_rows, tr_j0, tr_nj = [], [], [], []
+        for ti, t in enumerate(self._trains):
+            b0 = self._car0[ti]
+            tr_j0.append(len(ji_rows))
+            nch = 0
+            half = t["length"] / 2.0
+            for c in range(t["n"] - 1):
+                a_, b_ = b0 + c, b0 + c + 1
+                f = np.zeros(jc.NJF)
+                i = np.zeros(jc.NJI, np.int64)
+                i[jc.JI_A], i[jc.JI_B] = a_, b_
+                if t["ctype"] == "ball" and t["slack"] is None:
+                    i[jc.JI_KIND] = jk.CODES["ball_track"]
+                    if t["stiffness"] is not None or t["damping"] is not None:
+                        f[ball_track.STIFFNESS] = t["stiffness"] or 0.0
+                        f[ball_track.DAMPING] = t["damping"] or 0.0
+                    f[jc.LA:jc.LA + 3] = (-(half + t["gap"] / 2.0), 0.0, -t["cg"])
+                    f[jc.LB:jc.LB + 3] = (half + t["gap"] / 2.0, 0.0, -t["cg"])
+                else:
+                    i[jc.JI_KIND] = jk.CODES["distance"]
+                    gap = t["gap"]
+                    ea, eb = half, half
+                    if gap <= 0.0:  # ball-type with slack: a bar through the gap's middle
+                        ea, eb, gap = half * 0.5, half * 0.5, half
+                    f[jc.LA:jc.LA + 3] = (-ea, 0.0, -t["cg"])
+                    f[jc.LB:jc.LB + 3] = (eb, 0.0, -t["cg"])
+                    f[distance.LENGTH] = gap
+                    if t["stiffness"] is not None or t["damping"] is not None:
+                        f[distance.STIFFNESS] = t["stiffness"] or 0.0
+                        f[distance.DAMPING] = t["damping"] or 0.0
+                    if t["slack"] is not None:
+                        i[jc.JI_SLACK] = 1
+                        f[distance.MIN_LENGTH] = max(gap - t["slack"] / 2.0, 0.0)
+                        f[distance.MAX_LENGTH] = gap + t["slack"] / 2.0
+                i[jc.JI_CHAIN] = 0 if t["slack"] is not None else 1
+                if i[jc.JI_CHAIN]:
+                    nch += 1
+                ji_rows.append(i)
+                jf_rows.append(f)
+            tr_nj.append(nch)
+            # slack couplers are not chained: move them after (keep chains contiguous)
+        # reorder: chained joints of each train contiguous, unchained after
+        chained = [(r, f) for r, f in zip(ji_rows, jf_rows) if r[jc.JI_CHAIN]]
+        other = [(r, f) for r, f in zip(ji_rows, jf_rows) if not r[jc.JI_CHAIN]]
+        j0 = 0
+        for ti in range(len(self._trains)):
+            tr_j0[ti] = j0
+            j0 += tr_nj[ti]
+        ji_rows = [r for r, _ in chained] + [r for r, _ in other]
+        jf_rows = [f for _, f in chained] + [f for _, f in other]
+        return ji_rows, jf_rows, tr_j0, tr_nj
+
+    def _build_records(self, tr_j0, tr_nj):
+        """The kernels' records (``state.py``), allocated by name, and the work arrays."""
+        nb, nj, packed, cars = self.pos.shape[0], self.ji.shape[0], self._packed, self.cars
         ns = len(self._sections)
         sec = np.array(self._sections, dtype=np.float64).reshape(ns, 6)
-        self.sections = st.Sections(sec[:, 0].astype(np.int64), sec[:, 1].astype(np.int64), sec[:, 2].copy(),
-                                    sec[:, 3].copy(), sec[:, 4].copy(), sec[:, 5].copy())
+        self.sections = st.allocate(st.Sections, {}, kind=sec[:, 0].astype(np.int64), track=sec[:, 1].astype(np.int64),
+                                    s_from=sec[:, 2].copy(), s_to=sec[:, 3].copy(), speed=sec[:, 4].copy(),
+                                    fmax=sec[:, 5].copy())
         r = self._res
-        res = st.Resistance(r.rolling, r.drag_area, r.air_density, r.mode == "nl2", r.nl2_drag)
+        res = st.allocate(st.Resistance, {}, rolling=r.rolling, drag_area=r.drag_area, air_density=r.air_density,
+                          nl2=r.mode == "nl2", nl2_drag=r.nl2_drag)
         ji = self.ji
-        self.joint_state = st.Joints(ji[:, jc.JI_KIND].copy(), ji[:, jc.JI_A].copy(), ji[:, jc.JI_B].copy(),
-                                     ji[:, jc.JI_SLACK].copy(), ji[:, jc.JI_CHAIN].copy(), self.jf, self.jlam)
-        tracks = st.Tracks(packed.data, packed.row0, packed.nrows, packed.ds, packed.length, packed.closed)
-        self.bodies = st.Bodies(self.pos, self.quat, self.vel, self.omg, self.inv_mass, self.inv_ib, self.ib, self.mass,
-                                np.zeros((nb, 3, 3)))
+        self.joint_state = st.allocate(st.Joints, {}, kind=ji[:, jc.JI_KIND].copy(), a=ji[:, jc.JI_A].copy(),
+                                       b=ji[:, jc.JI_B].copy(), slack=ji[:, jc.JI_SLACK].copy(),
+                                       chain=ji[:, jc.JI_CHAIN].copy(), param=self.jf, lam=self.jlam)
+        tracks = st.allocate(st.Tracks, {}, data=packed.data, row0=packed.row0, nrows=packed.nrows, ds=packed.ds,
+                             length=packed.length, closed=packed.closed)
+        self.bodies = st.allocate(st.Bodies, dict(nb=nb), pos=self.pos, quat=self.quat, vel=self.vel, omg=self.omg,
+                                  inv_mass=self.inv_mass, inv_ib=self.inv_ib, ib=self.ib, mass=self.mass)
         self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state)
         self._temps = st.make_temps(nb, nj, tr_j0, tr_nj)
-        self._built = True
-        self._build_operation(tr_nj)
 
     def _build_operation(self, chain_count):
         """Contacts between consecutive trains on each track and the block logic (``operation.py``,
@@ -589,34 +643,25 @@ class World:
         a, b = self._body_index(jd["a"]), self._body_index(jd["b"])
         kind = jd["kind"]
         i[jc.JI_A], i[jc.JI_B] = a, b
-        i[jc.JI_KIND] = KINDS[kind]
+        i[jc.JI_KIND] = jk.CODES[kind]
+        module = jk.kind(kind)
 
-        def default_local(bi):
+        def track_anchor(bi):
             if bi < self.ncars:
                 return np.array([0.0, 0.0, -self.cars.cg[bi]])
             return np.zeros(3)
 
-        la = jd["anchor_a"] if jd["anchor_a"] is not None else (default_local(a) if a >= 0 else None)
-        lb = jd["anchor_b"]
-        if lb is None and b >= 0:
-            if kind in ("hinge", "prismatic") and la is not None:   # b's anchor where a's starts
-                pa0 = self._anchor_world(a, la) if a >= 0 else la
-                lb = _rot(self.quat[b]).T @ (pa0 - self.pos[b])
-            else:
-                lb = default_local(b)
-        if la is None:
-            la = self._anchor_world(b, lb) if kind != "pulley" else np.zeros(3)
-        if lb is None:
-            lb = self._anchor_world(a, la) if kind != "pulley" else np.zeros(3)
-        f[jc.JF_LA:jc.JF_LA + 3] = la
-        f[jc.JF_LB:jc.JF_LB + 3] = lb
+        la, lb = jc.default_anchors(module.ANCHOR_B_AT_A, jd["anchor_a"], jd["anchor_b"], a, b, track_anchor,
+                                    self._anchor_world, lambda e, p: _rot(self.quat[e]).T @ (p - self.pos[e]))
+        f[jc.LA:jc.LA + 3] = la
+        f[jc.LB:jc.LB + 3] = lb
         pa = self._anchor_world(a, la) if a >= 0 else la
         pb = self._anchor_world(b, lb) if b >= 0 else lb
         qa = self.quat[a] if a >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
         qb = self.quat[b] if b >= 0 else np.array([1.0, 0.0, 0.0, 0.0])
         created = jc.Created(i, f, jd["p"], pa, pb, _rot(qa) if a >= 0 else np.eye(3),
                              _rot(qb) if b >= 0 else np.eye(3), qa, qb)
-        extra = [(KINDS[k], slack, g) for k, slack, g in USER_KINDS[kind].columns(created)]
+        extra = [(jk.CODES[k], slack, g) for k, slack, g in module.columns(created)]
         jf_rows.append(f)
         rows = [i]
         for k, slack, g in extra:
@@ -693,10 +738,14 @@ class World:
         steps_per_chunk = chunk_records * record_every
         g = self.gravity
         # gmag as the kernel once computed it, sqrt(gx² + gy² + gz²)
-        cfg = st.Step(self.dt, 0.0, 0.0, -g, math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g)), self.erp / self.dt,
-                      self.iterations, self.warm_start, record_every)
+        gmag = math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g))
+        cfg = st.allocate(st.Step, {}, h=self.dt, gx=0.0, gy=0.0, gz=-g, gmag=gmag, erp_h=self.erp / self.dt,
+                          iterations=self.iterations, warm=self.warm_start, record_every=record_every)
+        from trackrider.physics.operation import idle_ops
+
         free = kn.free_joints_flag(self.joint_state)
         car_rows = kn.car_rows_flag(self.records)
+        ops = self.ops if self.ops is not None else idle_ops(len(self._sections), self.ncars)
         oper = self.operation
         if oper is not None and self.step_count == 0 and not getattr(self, "_op_started", False):
             oper.start()
@@ -709,7 +758,7 @@ class World:
             out = np.empty((max(m, 0), ne, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free, car_rows, self.ops)
+                                                      free, car_rows, ops)
             self.step_count += steps
             done += steps
             if sink is not None and nrec > 0:

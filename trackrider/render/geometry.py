@@ -2,7 +2,7 @@
 ground plane, merged into one set of quads with a colour per quad (so the
 renderer draws all of it with a single actor). No VTK here.
 
-Track frame (INTERFACE.md): ``tangent`` T, ``normal`` N_w (the rider's left),
+Track frame (docs/curves.md): ``tangent`` T, ``normal`` N_w (the rider's left),
 ``binormal`` B_w (up). The two rails run at ``±gauge/2`` along N_w and sit under
 the track curve by ``rail_depth`` along −B_w, so that a car's box (centred on its
 centre of mass, ``cg_height`` above the curve) rests on them.

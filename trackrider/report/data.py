@@ -21,7 +21,7 @@ G0 = 9.81
 
 @dataclass
 class Section:
-    """A section of a track: ``label`` (its name, else ``section[i]``), ``type``, [s_from, s_to] m."""
+    """A section of a track: ``label`` (``section_labels``), ``type``, [s_from, s_to] m."""
 
     label: str
     type: str
@@ -52,6 +52,12 @@ class TrainData:
     car_mass: float | None = None
     gravity: float = G0
     colour: str = "#1e5adc"
+    #: the scenario's track (``trackrider.curves.Track``), its gauge (m) and the train's length (m)
+    track: object = None
+    gauge: float | None = None
+    train_length: float | None = None
+    #: a force-designed track's design along the rail: ``{"s", "normal_g", "lateral_g"}`` arrays
+    design: dict | None = None
 
     def car_index(self, car: int) -> int:
         return self.cars.index(car)
@@ -75,6 +81,12 @@ class RunData:
     description: str
     scenario_note: str = ""
     block_lanes: dict = field(default_factory=dict)
+    #: ``summary.json`` names an unnamed section ``section[i]``; the page calls it this
+    section_names: dict = field(default_factory=dict)
+
+    def section(self, name) -> str | None:
+        """What the page calls the section ``summary.json`` names ``name`` (None stays None)."""
+        return None if name is None else self.section_names.get(name, name)
 
     @property
     def operation(self) -> dict | None:
@@ -96,7 +108,7 @@ class RunData:
 #: columns a report draws from
 SERIES = ("s", "x", "y", "z", "speed", "accel", "g_vertical_filtered", "g_lateral_filtered",
           "g_longitudinal_filtered", "wheel_load", "wheel_load_inner", "l_over_v", "lateral_load",
-          "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "flags", "block")
+          "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "flags", "block")
 
 
 def load_scenario_of(summary: dict, results_dir):
@@ -158,9 +170,12 @@ def load_run(results_dir) -> RunData:
         trains.append(tr)
     title = summary.get("title") or (scenario.title if scenario is not None else "") or d.name
     description = scenario.description if scenario is not None else ""
+    names = {f"section[{i}]": label for i, label in enumerate(section_labels(scenario))
+             if scenario is not None and not getattr(scenario.sections[i], "name", "")}
     return RunData(path=d, summary=summary, t=t, trains=trains, title=str(title),
                    description=str(description or ""), scenario_note=note,
-                   block_lanes=block_lanes(scenario) if isinstance(summary.get("operation"), dict) else {})
+                   block_lanes=block_lanes(scenario) if isinstance(summary.get("operation"), dict) else {},
+                   section_names=names)
 
 
 def track_profile(scenario, train_name: str):
@@ -177,10 +192,27 @@ def track_profile(scenario, train_name: str):
     n = int(min(20000, max(200, math.ceil(length / 0.5)))) + 1
     s = np.linspace(0.0, length, n)
     xyz = np.asarray(tc.track.frames(s).position, dtype=float)
-    sections = [Section(label=getattr(sec, "name", "") or f"section[{i}]", type=sec.type, track=sec.track,
+    labels = section_labels(scenario)
+    sections = [Section(label=labels[i], type=sec.type, track=sec.track,
                         s_from=float(sec.s_from), s_to=float(sec.s_to), block=bool(getattr(sec, "block", False)))
                 for i, sec in enumerate(scenario.sections) if sec.track_index == config.track_index]
     return config, tc.name, s, xyz, sections
+
+
+def section_labels(scenario) -> list[str]:
+    """What the page calls each section of ``scenario``: its ``name``; an unnamed one its type,
+    numbered in file order when the type occurs more than once ("lift", "brake 2")."""
+    secs = list(getattr(scenario, "sections", None) or [])
+    counts: dict = {}
+    for sec in secs:
+        counts[sec.type] = counts.get(sec.type, 0) + 1
+    seen: dict = {}
+    out = []
+    for sec in secs:
+        seen[sec.type] = seen.get(sec.type, 0) + 1
+        name = getattr(sec, "name", "") or ""
+        out.append(name or (sec.type if counts[sec.type] == 1 else f"{sec.type} {seen[sec.type]}"))
+    return out
 
 
 def _attach_track(tr: TrainData, scenario) -> None:
@@ -199,6 +231,23 @@ def _attach_track(tr: TrainData, scenario) -> None:
     config, tr.track_name, tr.track_s, tr.track_xyz, tr.sections = found
     tr.car_mass = float(config.car.mass)
     tr.gravity = float(getattr(scenario.simulation, "gravity", G0))
+    tc = scenario.tracks[config.track_index]
+    tr.track, tr.gauge = tc.track, float(tc.gauge)
+    tr.train_length = config.cars * config.car.length + (config.cars - 1) * config.coupling.gap
+    tr.design = design_along_rail(tc.track)
+
+
+def design_along_rail(track) -> dict | None:
+    """A force-designed track's design G at the rail's points: ``{"s": rail s (m), "normal_g",
+    "lateral_g"}`` (what the design asked for at the heartline, docs/curves.md), else None."""
+    design = getattr(track, "design", None)
+    idx = getattr(track, "design_index", None)
+    if design is None or idx is None or track.point_s is None:
+        return None
+    n = min(len(idx), len(track.point_s))
+    return {"s": np.asarray(track.point_s[:n], dtype=float),
+            "normal_g": np.asarray(design.normal_g, dtype=float)[idx[:n]],
+            "lateral_g": np.asarray(design.lateral_g, dtype=float)[idx[:n]]}
 
 
 def coupler_forces(tr: TrainData) -> np.ndarray | None:
@@ -277,6 +326,7 @@ def block_lanes(scenario) -> dict:
         return {}
     from trackrider.physics.blocks import block_order
 
+    labels = section_labels(scenario)
     lanes = {}
     for tk, tc in enumerate(scenario.tracks):
         secs = [(float(sec.s_from), i, sec) for i, sec in enumerate(scenario.sections)
@@ -286,8 +336,7 @@ def block_lanes(scenario) -> dict:
         closed = bool(getattr(tc.track, "closed", False) if tc.track is not None else tc.closed)
         secs = [secs[j] for j in block_order([x[0] for x in secs], [x[2].type for x in secs], closed)]
         for k, (s_from, i, sec) in enumerate(secs):
-            lanes[(tc.name, k)] = BlockLane(track=tc.name, k=k, label=getattr(sec, "name", "") or f"section[{i}]",
-                                            type=sec.type, s_from=s_from)
+            lanes[(tc.name, k)] = BlockLane(track=tc.name, k=k, label=labels[i], type=sec.type, s_from=s_from)
     return lanes
 
 

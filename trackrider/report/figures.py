@@ -8,27 +8,27 @@ coloured segments would make the page heavy.
 """
 from __future__ import annotations
 
+import html
 import io
+import json
+import math
 import re
 
 import numpy as np
 
-from trackrider.report.data import RunData, TrainData, coupler_forces
+from trackrider.physics.sections import colour as section_colour
+from trackrider.report.data import RunData, TrainData, coupler_forces, intervals
 from trackrider.report.units import Units
 
-#: fill colour of each section type on the height profile and the G plots
-SECTION_COLOURS = {"lift": "#4c72b0", "launch": "#dd8452", "brake": "#c44e52", "trim": "#da8bc3",
-                   "booster": "#55a868", "station": "#8c8c8c"}
 #: line colours of the front, middle and rear car
 CAR_COLOURS = ("#1f77b4", "#2ca02c", "#d62728")
+#: a section label's colour when its type is not in ``sections.SECTIONS`` (a hand-edited file)
+LABEL_GREY = "#555555"
 #: line style of the report's run and of the one it is compared with
 RUN_STYLES = ("-", "--")
 
 G_ROWS = (("g_vertical_filtered", "vertical G"), ("g_lateral_filtered", "lateral G"),
           ("g_longitudinal_filtered", "longitudinal G"))
-
-_svg_count = [0]
-
 
 def _figure(width, height):
     from matplotlib.figure import Figure
@@ -72,18 +72,99 @@ def _breaks(s, *ys):
     return out
 
 
+def _trains(runs, name):
+    return [(k, run.train(name)) for k, run in enumerate(runs) if run.train(name) is not None]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", str(text)) or "x"
+
+
+# --------------------------------------------------------------------------- zoom
+
+def zoomable(fig, prefix: str, axes: list, label: str) -> str:
+    """The figure as SVG in a ``<div class="zoom">`` the page's script zooms along x (``script.py``).
+
+    ``axes`` share the x axis (``label`` names it). In each, the script stretches the lines without
+    markers, the patches and the filled collections, moves the markers and texts (an annotation with
+    the point it labels: its SVG x is in the spec), and replaces the x axis by ticks of its own; every
+    such artist is named (its gid, else ``z<k>-<i>``) in the ``data-zoom`` spec with each panel's box
+    in SVG units and the data range drawn."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.text import Annotation
+
+    panels = []
+    for k, ax in enumerate(axes):
+        ax.xaxis.set_gid(ax.xaxis.get_gid() or f"x{k}")
+        stretch, move = [], []
+        artists = list(ax.get_lines()) + list(ax.patches) + list(ax.collections) + list(ax.texts)
+        for i, art in enumerate(artists):
+            if art.get_gid() is None:
+                art.set_gid(f"z{k}-{i}")
+            marked = getattr(art, "get_marker", lambda: "None")() not in (None, "None", "", " ")
+            if marked or isinstance(art, PathCollection) or art in ax.texts:
+                # an annotation moves with the point it labels (its data x), a text with its own x
+                move.append([f"{prefix}-{art.get_gid()}", float(art.xy[0]) if isinstance(art, Annotation) else None])
+            else:
+                stretch.append(f"{prefix}-{art.get_gid()}")
+        panels.append((ax, stretch, move))
+    svg = to_svg(fig, prefix)
+    w_pt, h_pt = (float(v) * 72.0 for v in fig.get_size_inches())
+    lim = [float(v) for v in axes[0].get_xlim()]
+    spec = {"axes": [], "lim": lim, "label": label}
+    for ax, stretch, move in panels:
+        pos = ax.get_position()
+        x0, x1 = pos.x0 * w_pt, pos.x1 * w_pt
+        for m in move:        # the labelled point's x in SVG units
+            if m[1] is not None:
+                m[1] = round(x0 + (m[1] - lim[0]) / (lim[1] - lim[0]) * (x1 - x0), 3)
+        spec["axes"].append({"box": [round(x0, 3), round((1.0 - pos.y1) * h_pt, 3), round(x1, 3),
+                                     round((1.0 - pos.y0) * h_pt, 3)],
+                             "axis": f"{prefix}-{ax.xaxis.get_gid()}", "stretch": stretch, "move": move})
+    text = html.escape(json.dumps(spec, separators=(",", ":")), quote=True)
+    return f'<div class="zoom" data-zoom="{text}">{svg}</div>'
+
+
+# --------------------------------------------------------------------------- sections
+
+
 def _shade_sections(ax, tr: TrainData, units: Units, labels=True):
     for sec in tr.sections:
         lo, hi = units.length(sec.s_from), units.length(sec.s_to)
-        ax.axvspan(lo, hi, color=SECTION_COLOURS.get(sec.type, "#999999"), alpha=0.13, lw=0)
+        ax.axvspan(lo, hi, color=section_colour(sec.type), alpha=0.13, lw=0)
         if labels:
-            ax.text(0.5 * (lo + hi), 1.0, f"{sec.label}\n({sec.type})", transform=ax.get_xaxis_transform(),
-                    ha="center", va="bottom", fontsize=7, color=SECTION_COLOURS.get(sec.type, "#555555"),
+            ax.text(0.5 * (lo + hi), 1.0, sec.label if sec.label == sec.type else f"{sec.label}\n({sec.type})",
+                    transform=ax.get_xaxis_transform(),
+                    ha="center", va="bottom", fontsize=7, color=section_colour(sec.type, LABEL_GREY),
                     clip_on=False)
 
 
-def _trains(runs, name):
-    return [(k, run.train(name)) for k, run in enumerate(runs) if run.train(name) is not None]
+def section_times(run: RunData, tr: TrainData) -> list[tuple[float, float, object]]:
+    """When the lead car is on each section: ``[(t from, t to, Section), ...]`` in time order."""
+    s = tr.series["s"][:, 0]
+    out = []
+    for sec in tr.sections:
+        with np.errstate(invalid="ignore"):
+            on = (s >= sec.s_from) & (s <= sec.s_to)
+        for i0, i1 in intervals(on):
+            out.append((float(run.t[i0]), float(run.t[i1]), sec))
+    return sorted(out, key=lambda x: x[0])
+
+
+def _shade_times(ax, run: RunData, tr: TrainData, labels=True):
+    """Shade the stretches of time the lead car spends on each section; name each section once."""
+    named = set()
+    span = float(run.t[-1] - run.t[0]) if len(run.t) > 1 else 1.0
+    for t0, t1, sec in section_times(run, tr):
+        colour = section_colour(sec.type, "#999999")
+        ax.axvspan(t0, t1, color=colour, alpha=0.13, lw=0)
+        if labels and sec.label not in named and (t1 - t0) > 0.004 * span:
+            named.add(sec.label)
+            ax.text(0.5 * (t0 + t1), 1.0, sec.label, transform=ax.get_xaxis_transform(), ha="center",
+                    va="bottom", fontsize=7, color=colour, clip_on=False)
+
+
+# --------------------------------------------------------------------------- height profile
 
 
 def height_profile(runs: list[RunData], name: str, units: Units) -> str:
@@ -111,14 +192,13 @@ def height_profile(runs: list[RunData], name: str, units: Units) -> str:
     ax.set_ylabel(f"height z ({units.length_unit})")
     ax2.set_ylabel(f"speed ({units.speed_unit})", color="#a0522d")
     lo, hi = ax2.get_ylim()
-    ax2.set_ylim(min(lo, 0.0), max(hi, 0.0))   # from standstill: small wobbles stay small
+    ax2.set_ylim(min(lo, 0.0), max(hi, 0.0) * 1.1)   # from standstill: small wobbles stay small
     ax.grid(True, alpha=0.3)
     ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=0.85)
     return to_svg(fig, f"height-{_slug(name)}")
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", str(text)) or "x"
+# --------------------------------------------------------------------------- the ride's charts
 
 
 def _value_at(tr: TrainData, run: RunData, col: str, at: dict | None):
@@ -129,34 +209,74 @@ def _value_at(tr: TrainData, run: RunData, col: str, at: dict | None):
     return float(tr.series[col][i, tr.car_index(at["car"])])
 
 
-def g_against_s(runs: list[RunData], name: str, units: Units) -> str:
-    """Filtered vertical, lateral and longitudinal G against s for the front, middle and rear car."""
-    fig = _figure(11, 8.2)
-    axes = fig.subplots(3, 1, sharex=True)
+def roll_rate(tr: TrainData) -> np.ndarray | None:
+    """Each car's rate of roll about its own forward axis, °/s, ``(m, n)``: the angular velocity
+    (``wx, wy, wz``, world axes) along the car's forward axis ``R(q) e_x``."""
+    se = tr.series
+    if not all(c in se for c in ("wx", "wy", "wz", "qw", "qx", "qy", "qz")):
+        return None
+    qw, qx, qy, qz = se["qw"], se["qx"], se["qy"], se["qz"]
+    fx = 1.0 - 2.0 * (qy * qy + qz * qz)
+    fy = 2.0 * (qx * qy + qw * qz)
+    fz = 2.0 * (qx * qz - qw * qy)
+    return np.degrees(se["wx"] * fx + se["wy"] * fy + se["wz"] * fz)
+
+
+def jerk(run: RunData, tr: TrainData, col: str, j: int) -> np.ndarray | None:
+    """Rate of change of car ``j``'s filtered G ``col``, g/s (central differences in time)."""
+    if col not in tr.series or len(run.t) < 3:
+        return None
+    return np.gradient(tr.series[col][:, j], run.t)
+
+
+#: the jerk panel: (column, label, colour)
+JERK_ROWS = (("g_vertical_filtered", "vertical", "#333333"), ("g_lateral_filtered", "lateral", "#9467bd"),
+             ("g_longitudinal_filtered", "longitudinal", "#8c564b"))
+
+
+def ride_charts(runs: list[RunData], name: str, units: Units, against: str = "t") -> str:
+    """Filtered vertical, lateral and longitudinal G of the front, middle and rear car, their roll
+    rate and the front car's jerk, against time (``against="t"``) or track position (``"s"``),
+    one panel each, sections shaded; the table's extremes marked; a force-designed track's design G
+    dashed over the ride's. Zoomable (``zoomable``)."""
+    fig = _figure(11, 10.6)
+    axes = fig.subplots(5, 1, sharex=True)
     main = runs[0].train(name)
+    by_time = against == "t"
     marks = {"g_vertical_filtered": (("max_g_vertical", "^"), ("min_g_vertical", "v")),
              "g_lateral_filtered": (("max_abs_g_lateral", "D"),),
              "g_longitudinal_filtered": (("max_abs_g_longitudinal", "D"),)}
+
+    def xs(run, tr, j):
+        return run.t if by_time else units.length(tr.series["s"][:, j])
+
+    def ys(tr, j, y):
+        return y if by_time else _breaks(tr.series["s"][:, j], y)[0]
+
     for r, (col, label) in enumerate(G_ROWS):
         ax = axes[r]
-        _shade_sections(ax, main, units, labels=(r == 0))
+        if by_time:
+            _shade_times(ax, runs[0], main, labels=(r == 0))
+        else:
+            _shade_sections(ax, main, units, labels=(r == 0))
         for k, tr in _trains(runs, name):
             if col not in tr.series:
                 continue
             for c, car in enumerate(tr.front_middle_rear()):
                 j = tr.car_index(car)
-                s = tr.series["s"][:, j]
-                g, = _breaks(s, tr.series[col][:, j])
                 tag = f", {runs[k].name}" if len(runs) > 1 else ""
-                ax.plot(units.length(s), g, lw=1.0, color=CAR_COLOURS[c], ls=RUN_STYLES[k],
-                        label=f"car {car}{tag}")
+                ax.plot(xs(runs[k], tr, j), ys(tr, j, tr.series[col][:, j]), lw=1.0, color=CAR_COLOURS[c],
+                        ls=RUN_STYLES[k], label=f"car {car}{tag}")
+            if k == 0 and tr.design is not None and col in ("g_vertical_filtered", "g_lateral_filtered"):
+                _design_line(ax, runs[0], tr, col, units, by_time)
             at = tr.summary.get("at") or {}
             for key, marker in marks[col]:
                 a = at.get(key)
                 value = _value_at(tr, runs[k], col, a)
-                if value is None or a.get("s") is None:
+                where = a.get("t" if by_time else "s") if a else None
+                if value is None or where is None:
                     continue
-                x = units.length(float(a["s"]))
+                x = float(where) if by_time else units.length(float(where))
                 ax.plot([x], [value], marker=marker, ms=8, color="k", mfc="#ffd700" if k == 0 else "white",
                         ls="none", zorder=5)
                 ax.annotate(f"{value:+.2f} g (car {a['car']})", (x, value), textcoords="offset points",
@@ -167,101 +287,297 @@ def g_against_s(runs: list[RunData], name: str, units: Units) -> str:
         else:
             ax.axhline(0.0, color="0.6", lw=0.6, ls="--")
         ax.set_ylabel(f"{label} (g)")
+    ax = axes[3]
+    for k, tr in _trains(runs, name):
+        rate = roll_rate(tr)
+        if rate is None:
+            continue
+        for c, car in enumerate(tr.front_middle_rear()):
+            j = tr.car_index(car)
+            ax.plot(xs(runs[k], tr, j), ys(tr, j, rate[:, j]), lw=1.0, color=CAR_COLOURS[c], ls=RUN_STYLES[k])
+    ax.axhline(0.0, color="0.6", lw=0.6, ls="--")
+    ax.set_ylabel("roll rate (°/s)")
+    ax = axes[4]
+    for k, tr in _trains(runs, name):
+        j = tr.car_index(tr.cars[0])
+        for col, label, colour in JERK_ROWS:
+            dg = jerk(runs[k], tr, col, j)
+            if dg is not None:
+                ax.plot(xs(runs[k], tr, j), ys(tr, j, dg), lw=0.9, color=colour, ls=RUN_STYLES[k],
+                        label=f"{label}" + (f", {runs[k].name}" if len(runs) > 1 else ""))
+    ax.axhline(0.0, color="0.6", lw=0.6, ls="--")
+    ax.set_ylabel(f"jerk, car {main.cars[0]} (g/s)")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower left", fontsize=8, ncol=3 * len(runs), framealpha=0.85)
+    for ax in axes:
         ax.grid(True, alpha=0.3)
-        if r == 0:
-            ax.legend(loc="lower left", fontsize=8, ncol=3 * len(runs), framealpha=0.85)
-    axes[-1].set_xlabel(f"track position s ({units.length_unit})")
+    if axes[0].get_legend_handles_labels()[0]:
+        axes[0].legend(loc="lower left", fontsize=8, ncol=4 * len(runs), framealpha=0.85)
+    xlabel = "time (s)" if by_time else f"track position s ({units.length_unit})"
+    axes[-1].set_xlabel(xlabel)
     fig.supxlabel("filtered G at the rider, car axes: vertical + into the seat (1 g at rest, < 0 airtime); "
-                  "lateral + to the rider's left; longitudinal + forwards (speeding up)", fontsize=8, color="0.35")
-    return to_svg(fig, f"g-{_slug(name)}")
+                  "lateral + to the rider's left; longitudinal + forwards (speeding up)\nroll rate: about the "
+                  "car's forward axis, + rolling right; jerk: the change of G a second", fontsize=8, color="0.35")
+    return zoomable(fig, f"ride-{against}-{_slug(name)}", list(axes), xlabel)
+
+
+def _design_line(ax, run: RunData, tr: TrainData, col: str, units: Units, by_time: bool) -> None:
+    """The design's normal (vertical) or lateral G along the rail, dashed black; against time, placed
+    where the front car passed each point."""
+    d = tr.design
+    g = d["normal_g"] if col == "g_vertical_filtered" else d["lateral_g"]
+    if not by_time:
+        ax.plot(units.length(d["s"]), g, color="k", lw=1.1, ls=(0, (4, 2)), label="design", zorder=4)
+        return
+    s = tr.series["s"][:, 0]
+    ok = np.isfinite(s)
+    if ok.sum() < 2 or not np.all(np.diff(s[ok]) >= 0):
+        return          # the car did not run forwards throughout: no single time for each point
+    inside = (d["s"] >= s[ok][0]) & (d["s"] <= s[ok][-1])
+    ax.plot(np.interp(d["s"][inside], s[ok], run.t[ok]), g[inside], color="k", lw=1.1, ls=(0, (4, 2)),
+            label="design", zorder=4)
 
 
 def gg_diagram(runs: list[RunData], name: str, units: Units) -> str:
-    """Vertical against lateral filtered G of the front, middle and rear car."""
-    fig = _figure(5.6, 5.0)
+    """Vertical against lateral filtered G of the front, middle and rear car, on fixed symmetric axes:
+    lateral ±2 g, vertical 1 ± 3 g (each widened in whole g when the ride goes beyond)."""
+    fig = _figure(7.0, 5.6)
     ax = fig.add_subplot()
+    lat_lim, vert_lim = 2.0, 3.0
     for k, tr in _trains(runs, name):
         if "g_vertical_filtered" not in tr.series:
             continue
         for c, car in enumerate(tr.front_middle_rear()):
             j = tr.car_index(car)
             tag = f", {runs[k].name}" if len(runs) > 1 else ""
-            ax.plot(tr.series["g_lateral_filtered"][:, j], tr.series["g_vertical_filtered"][:, j], lw=0.8,
-                    color=CAR_COLOURS[c], ls=RUN_STYLES[k], alpha=0.85, label=f"car {car}{tag}")
+            gl, gv = tr.series["g_lateral_filtered"][:, j], tr.series["g_vertical_filtered"][:, j]
+            ax.plot(gl, gv, lw=0.8, color=CAR_COLOURS[c], ls=RUN_STYLES[k], alpha=0.85, label=f"car {car}{tag}")
+            with np.errstate(invalid="ignore"):
+                if np.isfinite(gl).any():
+                    lat_lim = max(lat_lim, math.ceil(float(np.nanmax(np.abs(gl))) + 0.05))
+                if np.isfinite(gv).any():
+                    vert_lim = max(vert_lim, math.ceil(float(np.nanmax(np.abs(gv - 1.0))) + 0.05))
     ax.axhline(0.0, color="#c44e52", lw=0.8, ls=":")
     ax.axhline(1.0, color="0.6", lw=0.6, ls="--")
     ax.axvline(0.0, color="0.6", lw=0.6, ls="--")
+    ax.set_xlim(-lat_lim, lat_lim)
+    ax.set_ylim(1.0 - vert_lim, 1.0 + vert_lim)
     ax.set_xlabel("lateral G (g), + to the rider's left")
     ax.set_ylabel("vertical G (g), + into the seat")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="best", framealpha=0.85)
+    ax.legend(fontsize=8, loc="upper right", framealpha=0.85)
     return to_svg(fig, f"gg-{_slug(name)}")
 
 
-def top_view(runs: list[RunData], name: str, units: Units) -> str:
-    """The layout from above, coloured by the front car's vertical G, airtime stretches marked."""
-    from matplotlib.collections import LineCollection
+# --------------------------------------------------------------------------- layout
+
+
+def _principal_direction(xy: np.ndarray) -> np.ndarray:
+    """The horizontal direction along which the layout spreads most (unit, (2,)), pointing from its
+    start onwards."""
+    ok = np.all(np.isfinite(xy), axis=1)
+    p = xy[ok] - xy[ok].mean(axis=0)
+    if len(p) < 2 or not np.any(p):
+        return np.array([1.0, 0.0])
+    _, _, vt = np.linalg.svd(p, full_matrices=False)
+    e = vt[0] / np.linalg.norm(vt[0])
+    if np.dot(xy[ok][-1] - xy[ok][0], e) < 0 and np.dot(xy[ok][len(p) // 2] - xy[ok][0], e) < 0:
+        e = -e
+    return e
+
+
+def _layout_rows(xyz: np.ndarray, views: tuple[str, ...]) -> list[float]:
+    """Heights (in) of the side elevation and top view rows, in proportion to what they show (equal
+    axes on an 11 in wide figure), 1.6 to 5 in each."""
+    e = _principal_direction(xyz[:, :2])
+    h = xyz[:, :2] @ e
+    out = []
+    for view in views:
+        if view == "side":
+            w, v = np.ptp(h), np.ptp(xyz[:, 2])
+        else:
+            w, v = np.ptp(xyz[:, 0]), np.ptp(xyz[:, 1])
+        out.append(float(np.clip(9.6 * (v + 0.08 * max(w, v)) / max(w * 1.08, 1e-9), 1.6, 5.0)))
+    return out
+
+
+def draw_layout(fig, xyz: np.ndarray, units: Units, sections=(), track_s=None, views=("side", "top"),
+                colour=None):
+    """Side elevation (height against distance along the layout's longest horizontal direction) and
+    top view of the points ``xyz`` (m), equal axes, sections named; ``colour`` (optional): a
+    callable ``colour(ax_top)`` drawing over the top view. Returns the axes by view."""
+    e = _principal_direction(xyz[:, :2])
+    heading = math.degrees(math.atan2(e[1], e[0])) % 360.0
+    axes = fig.subplots(len(views), 1, squeeze=False, gridspec_kw={"height_ratios": _layout_rows(xyz, views)})[:, 0]
+    out = {}
+    h0 = float(np.nanmin(xyz[:, :2] @ e))
+    for ax, view in zip(axes, views):
+        if view == "side":
+            x, y = units.length(xyz[:, :2] @ e - h0), units.length(xyz[:, 2])
+            ax.set_xlabel(f"distance along {heading:.0f}° from +x ({units.length_unit})")
+            ax.set_ylabel(f"height z ({units.length_unit})")
+            ax.set_title("side elevation", fontsize=9, loc="left")
+        else:
+            x, y = units.length(xyz[:, 0]), units.length(xyz[:, 1])
+            ax.set_xlabel(f"x ({units.length_unit})")
+            ax.set_ylabel(f"y ({units.length_unit})")
+            ax.set_title("top view", fontsize=9, loc="left")
+        ax.plot(x, y, color="0.35" if colour is None or view != "top" else "0.82",
+                lw=1.4 if colour is None or view != "top" else 4, solid_capstyle="round", zorder=1)
+        ax.plot([x[0]], [y[0]], marker="s", color="k", ms=5, zorder=4)
+        ax.annotate("start", (x[0], y[0]), textcoords="offset points", xytext=(5, 5), fontsize=8)
+        if track_s is not None:
+            for sec in sections:
+                m = (track_s >= sec.s_from) & (track_s <= sec.s_to)
+                if not m.any():
+                    continue
+                c = section_colour(sec.type, LABEL_GREY)
+                ax.plot(x[m], y[m], color=c, lw=3.0, alpha=0.55, zorder=2, solid_capstyle="butt")
+                i = int(np.flatnonzero(m)[m.sum() // 2])
+                ax.annotate(sec.label, (x[i], y[i]), textcoords="offset points", xytext=(6, -11), fontsize=8,
+                            color=c)
+        if view == "top" and colour is not None:
+            colour(ax)
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.grid(True, alpha=0.3)
+        out[view] = ax
+    return out
+
+
+def layout_views(runs: list[RunData], name: str, units: Units, views=("side", "top")) -> str | None:
+    """The train's track seen from the side and from above, equal axes; the top view coloured by the
+    front car's vertical G (centred on 1 g), circles where a car had airtime."""
     from matplotlib.colors import TwoSlopeNorm
 
-    pairs = _trains(runs, name)
-    fig = _figure(5.6 * len(pairs) + 1.0, 5.4)
-    axes = fig.subplots(1, len(pairs), squeeze=False)[0]
-    gv_all = [tr.series["g_vertical_filtered"] for _, tr in pairs if "g_vertical_filtered" in tr.series]
-    finite = np.concatenate([g[np.isfinite(g)] for g in gv_all]) if gv_all else np.array([])
-    lo = float(min(finite.min(), 0.0)) if finite.size else -1.0
-    hi = float(max(finite.max(), 2.0)) if finite.size else 3.0
-    norm = TwoSlopeNorm(vcenter=1.0, vmin=min(lo, 0.0), vmax=max(hi, 1.5))
-    line = None
-    for ax, (k, tr) in zip(axes, pairs):
-        if tr.track_xyz is not None:
-            ax.plot(units.length(tr.track_xyz[:, 0]), units.length(tr.track_xyz[:, 1]), color="0.8", lw=4,
-                    solid_capstyle="round", zorder=1)
-        if "g_vertical_filtered" in tr.series:
-            j = tr.car_index(tr.cars[0])
-            x, y = units.length(tr.series["x"][:, j]), units.length(tr.series["y"][:, j])
-            g = tr.series["g_vertical_filtered"][:, j]
-            pts = np.stack([x, y], axis=1)
-            segs = np.stack([pts[:-1], pts[1:]], axis=1)
-            gm = 0.5 * (g[:-1] + g[1:])
-            ok = np.all(np.isfinite(segs), axis=(1, 2)) & np.isfinite(gm)
-            line = LineCollection(segs[ok], cmap="turbo", norm=norm, linewidths=3.0, zorder=2,
-                                  rasterized=True)
-            line.set_array(gm[ok])
-            ax.add_collection(line)
-            # airtime: any car below 0 g, drawn where that car was
-            air_x, air_y = [], []
-            for jj in range(len(tr.cars)):
-                a = tr.series["g_vertical_filtered"][:, jj] < 0.0
-                air_x.append(units.length(tr.series["x"][a, jj]))
-                air_y.append(units.length(tr.series["y"][a, jj]))
-            ax_ = np.concatenate(air_x)
-            if ax_.size:
-                ax.plot(ax_, np.concatenate(air_y), ls="none", marker="o", ms=5, mfc="none", mec="k",
-                        mew=0.8, zorder=3, label="airtime (a car below 0 g)")
-                ax.legend(loc="best", fontsize=8, framealpha=0.85)
-            ax.plot([x[0]], [y[0]], marker="s", color="k", ms=6, zorder=4)
-            ax.annotate("start", (x[0], y[0]), textcoords="offset points", xytext=(5, 5), fontsize=8)
-        for sec in tr.sections:
-            if tr.track_s is None:
-                continue
-            i = int(np.argmin(np.abs(tr.track_s - 0.5 * (sec.s_from + sec.s_to))))
-            px, py = units.length(tr.track_xyz[i, 0]), units.length(tr.track_xyz[i, 1])
-            ax.annotate(sec.label, (px, py), textcoords="offset points", xytext=(8, -10), fontsize=8,
-                        color=SECTION_COLOURS.get(sec.type, "#555555"))
-        ax.set_aspect("equal", adjustable="datalim")
-        ax.autoscale_view()
-        ax.set_xlabel(f"x ({units.length_unit})")
-        ax.set_ylabel(f"y ({units.length_unit})")
-        ax.grid(True, alpha=0.3)
-        if len(pairs) > 1:
-            ax.set_title(runs[k].name, fontsize=9)
-    if line is not None:
-        fig.colorbar(line, ax=list(axes), label="vertical G of the front car (g)", shrink=0.85)
-    return to_svg(fig, f"top-{_slug(name)}")
+    tr = runs[0].train(name)
+    if tr is None or tr.track_xyz is None:
+        return None
+    xyz = tr.track_xyz
+    rows = _layout_rows(xyz, views)
+    fig = _figure(11, sum(rows) + 0.9 * len(views))
+    drawn = {}
+
+    def colour(ax):
+        if "g_vertical_filtered" not in tr.series:
+            return
+        g = tr.series["g_vertical_filtered"][:, 0]
+        finite = g[np.isfinite(g)]
+        lo = float(min(finite.min(), 0.0)) if finite.size else -1.0
+        hi = float(max(finite.max(), 2.0)) if finite.size else 3.0
+        norm = TwoSlopeNorm(vcenter=1.0, vmin=min(lo, 0.0), vmax=max(hi, 1.5))
+        drawn["line"] = _coloured_path(ax, units.length(tr.series["x"][:, 0]), units.length(tr.series["y"][:, 0]),
+                                       g, norm)
+        air_x, air_y = [], []
+        for jj in range(len(tr.cars)):
+            a = tr.series["g_vertical_filtered"][:, jj] < 0.0
+            air_x.append(units.length(tr.series["x"][a, jj]))
+            air_y.append(units.length(tr.series["y"][a, jj]))
+        ax_ = np.concatenate(air_x)
+        if ax_.size:
+            ax.plot(ax_, np.concatenate(air_y), ls="none", marker="o", ms=5, mfc="none", mec="k", mew=0.8,
+                    zorder=3, label="airtime (a car below 0 g)")
+            ax.legend(loc="best", fontsize=8, framealpha=0.85)
+
+    axes = draw_layout(fig, xyz, units, tr.sections, tr.track_s, views,
+                       colour=None if tr.wheels == "railway" else colour)
+    if drawn.get("line") is not None:
+        fig.colorbar(drawn["line"], ax=axes["top"], label="vertical G, front car (g)", shrink=0.9, aspect=12)
+    return to_svg(fig, f"layout-{_slug(name)}")
+
+
+def _coloured_path(ax, x, y, values, norm):
+    """The path (x, y) coloured by ``values``, rasterised (thousands of segments would make the SVG heavy)."""
+    from matplotlib.collections import LineCollection
+
+    pts = np.stack([x, y], axis=1)
+    segs = np.stack([pts[:-1], pts[1:]], axis=1)
+    vm = 0.5 * (values[:-1] + values[1:])
+    ok = np.all(np.isfinite(segs), axis=(1, 2)) & np.isfinite(vm)
+    line = LineCollection(segs[ok], cmap="turbo", norm=norm, linewidths=3.0, zorder=2, rasterized=True)
+    line.set_array(vm[ok])
+    ax.add_collection(line)
+    return line
+
+
+def plot_layout(track, out_png, title: str = "", units: str = "metric"):
+    """``trackrider curve … --plot FILE.png``: a track's side elevation and top view (equal axes),
+    with its height range, length and biggest drop in the title."""
+    from trackrider.curves.stats import layout_figures
+
+    u = Units(units)
+    figs = layout_figures(track)
+    s = np.linspace(0.0, track.length, int(min(20000, max(200, math.ceil(track.length / 0.5)))) + 1)
+    xyz = np.asarray(track.frames(s).position, dtype=float)
+    rows = _layout_rows(xyz, ("side", "top"))
+    fig = _figure(11, sum(rows) + 2.0)
+    draw_layout(fig, xyz, u)
+    drop = figs["biggest_drop"]
+    fig.suptitle(f"{title}\nlength {figs['length']:.1f} m, height {figs['z_min']:.1f} … {figs['z_max']:.1f} m"
+                 + (f", biggest drop {drop['height']:.1f} m at up to {drop['steepest_deg']:.0f}°" if drop else "")
+                 + f", {len(figs['inversions'])} inversion{'s' if len(figs['inversions']) != 1 else ''}",
+                 fontsize=10)
+    fig.savefig(out_png, format="png", dpi=100)
+    return out_png
+
+
+# --------------------------------------------------------------------------- railway
+
+
+def coupler_charts(runs: list[RunData], name: str, units: Units) -> str | None:
+    """Railway trains: the force in the front, middle and rear coupler and the train's largest pull
+    and push at each instant, against time (zoomable); None for a single car."""
+    pairs = [(k, tr, coupler_forces(tr)) for k, tr in _trains(runs, name)]
+    pairs = [(k, tr, f) for k, tr, f in pairs if f is not None]
+    if not pairs:
+        return None
+    fig = _figure(11, 4.2)
+    ax = fig.add_subplot()
+    for k, tr, forces in pairs:
+        n = forces.shape[1]
+        tag = f", {runs[k].name}" if len(runs) > 1 else ""
+        with np.errstate(all="ignore"):
+            ax.fill_between(runs[k].t, np.nanmin(forces, axis=1) / 1e3, np.nanmax(forces, axis=1) / 1e3,
+                            color="0.5", alpha=0.18 if k == 0 else 0.08, lw=0,
+                            label=f"range along the train{tag}")
+        for c, i in enumerate(dict.fromkeys([0, (n - 1) // 2, n - 1])):
+            ax.plot(runs[k].t, forces[:, i] / 1e3, lw=1.0, color=CAR_COLOURS[c], ls=RUN_STYLES[k],
+                    label=f"coupler {i + 1}–{i + 2}{tag}")
+    ax.axhline(0.0, color="0.6", lw=0.6, ls="--")
+    ax.set_ylabel("coupler force (kN), + pull")
+    ax.set_xlabel("time (s)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize=8, ncol=4, framealpha=0.85)
+    return zoomable(fig, f"couplers-{_slug(name)}", [ax], "time (s)")
+
+
+def coupler_map(run: RunData, name: str, units: Units) -> str | None:
+    """Railway trains: coupler force along the train (one row per coupler) against time, a heat map
+    (red pull, blue push, centred on 0); None for a single car."""
+    from matplotlib.colors import TwoSlopeNorm
+
+    tr = run.train(name)
+    forces = coupler_forces(tr) if tr is not None else None
+    if forces is None or len(run.t) < 2:
+        return None
+    kn = forces / 1e3
+    finite = kn[np.isfinite(kn)]
+    lim = float(max(np.max(np.abs(finite)) if finite.size else 1.0, 1e-3))
+    fig = _figure(11, 3.6)
+    ax = fig.add_subplot()
+    img = ax.imshow(kn.T, aspect="auto", origin="lower", cmap="RdBu_r", interpolation="nearest",
+                    norm=TwoSlopeNorm(vcenter=0.0, vmin=-lim, vmax=lim),
+                    extent=(float(run.t[0]), float(run.t[-1]), 0.5, kn.shape[1] + 0.5))
+    img.set_rasterized(True)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("coupler (1: behind the lead car)")
+    fig.colorbar(img, ax=ax, label="coupler force (kN), + pull", shrink=0.9)
+    return to_svg(fig, f"coupler-map-{_slug(name)}")
 
 
 def along_the_train(runs: list[RunData], name: str, units: Units) -> str | None:
-    """Railway trains: wheel loads and L/V per car, coupler forces per coupler (extremes over the run)."""
+    """Railway trains: per car the largest and smallest wheel load, the smallest inner-rail load, the
+    largest L/V and |lateral load|; per coupler the largest pull and push (extremes over the run).
+    Panels without data (a single car has no coupler, L/V undefined throughout) are left out."""
     import warnings
 
     with warnings.catch_warnings():
@@ -273,46 +589,128 @@ def _along_the_train(runs, name, units):
     pairs = _trains(runs, name)
     if not pairs:
         return None
-    fig = _figure(11, 7.6)
-    ax_w, ax_lv, ax_c = fig.subplots(3, 1)
+    has = {"lv": any("l_over_v" in tr.series and np.isfinite(tr.series["l_over_v"]).any() for _, tr in pairs),
+           "lat": any("lateral_load" in tr.series for _, tr in pairs),
+           "coupler": any(coupler_forces(tr) is not None for _, tr in pairs)}
+    panels = ["wheel"] + [p for p in ("lv", "lat", "coupler") if has[p]]
+    fig = _figure(11, 2.4 * len(panels) + 0.6)
+    axes = dict(zip(panels, fig.subplots(len(panels), 1, squeeze=False)[:, 0]))
     for k, tr in pairs:
         cars = np.asarray(tr.cars)
         tag = f" ({runs[k].name})" if len(runs) > 1 else ""
         se = tr.series
         mfc = None if k == 0 else "white"
+        style = {"ls": RUN_STYLES[k], "mfc": mfc, "ms": 4, "lw": 0.8}
         with np.errstate(all="ignore"):
+            ax = axes["wheel"]
             if "wheel_load" in se:
-                ax_w.plot(cars, np.nanmax(se["wheel_load"], axis=0) / 1e3, marker="^", ls=RUN_STYLES[k],
-                          color="#1f77b4", mfc=mfc, ms=4, lw=0.8, label=f"largest wheel load{tag}")
-                ax_w.plot(cars, np.nanmin(se["wheel_load"], axis=0) / 1e3, marker="v", ls=RUN_STYLES[k],
-                          color="#2ca02c", mfc=mfc, ms=4, lw=0.8, label=f"smallest wheel load{tag}")
+                ax.plot(cars, np.nanmax(se["wheel_load"], axis=0) / 1e3, marker="^", color="#1f77b4",
+                        label=f"largest wheel load{tag}", **style)
+                ax.plot(cars, np.nanmin(se["wheel_load"], axis=0) / 1e3, marker="v", color="#2ca02c",
+                        label=f"smallest wheel load{tag}", **style)
             if "wheel_load_inner" in se:
-                ax_w.plot(cars, np.nanmin(se["wheel_load_inner"], axis=0) / 1e3, marker="o", ls=RUN_STYLES[k],
-                          color="#d62728", mfc=mfc, ms=4, lw=0.8, label=f"smallest inner-rail load{tag}")
-            if "l_over_v" in se:
-                ax_lv.plot(cars, np.nanmax(se["l_over_v"], axis=0), marker="o", ls=RUN_STYLES[k],
-                           color="#9467bd", mfc=mfc, ms=4, lw=0.8, label=f"largest L/V{tag}")
+                ax.plot(cars, np.nanmin(se["wheel_load_inner"], axis=0) / 1e3, marker="o", color="#d62728",
+                        label=f"smallest inner-rail load{tag}", **style)
+            if "lv" in axes and "l_over_v" in se:
+                axes["lv"].plot(cars, np.nanmax(se["l_over_v"], axis=0), marker="o", color="#9467bd",
+                                label=f"largest L/V{tag}", **style)
+            if "lat" in axes and "lateral_load" in se:
+                axes["lat"].plot(cars, np.nanmax(np.abs(se["lateral_load"]), axis=0) / 1e3, marker="o",
+                                 color="#8c564b", label=f"largest |lateral load|{tag}", **style)
         forces = coupler_forces(tr)
-        if forces is not None:
-            idx = np.arange(1, len(tr.cars))
-            ax_c.plot(idx + 0.5, np.nanmax(forces, axis=0) / 1e3, marker="^", ls=RUN_STYLES[k], color="#1f77b4",
-                      mfc=mfc, ms=4, lw=0.8, label=f"largest pull (tension){tag}")
-            ax_c.plot(idx + 0.5, np.nanmin(forces, axis=0) / 1e3, marker="v", ls=RUN_STYLES[k], color="#d62728",
-                      mfc=mfc, ms=4, lw=0.8, label=f"largest push (compression, < 0){tag}")
-    ax_w.axhline(0.0, color="#c44e52", lw=0.8, ls=":")
-    ax_w.set_ylabel("kN")
-    ax_w.set_title("wheel loads per car (support force; inner rail: the less loaded one)", fontsize=9)
-    ax_lv.set_ylabel("L/V")
-    ax_lv.set_title("L/V: sideways (flange) force over wheel load, per car", fontsize=9)
-    ax_c.axhline(0.0, color="0.6", lw=0.6, ls="--")
-    ax_c.set_ylabel("kN")
-    ax_c.set_title("coupler force between car n and n + 1, from the cars' motion along the track", fontsize=9)
-    ax_c.set_xlabel("car number (couplers between them), 1 = lead car")
-    for ax in (ax_w, ax_lv, ax_c):
+        if forces is not None and "coupler" in axes:
+            idx = np.arange(1, len(tr.cars)) + 0.5
+            axes["coupler"].plot(idx, np.nanmax(forces, axis=0) / 1e3, marker="^", color="#1f77b4",
+                                 label=f"largest pull (tension){tag}", **style)
+            axes["coupler"].plot(idx, np.nanmin(forces, axis=0) / 1e3, marker="v", color="#d62728",
+                                 label=f"largest push (compression, < 0){tag}", **style)
+    titles = {"wheel": ("kN", "wheel loads per car (support force; inner rail: the less loaded one)"),
+              "lv": ("L/V", "L/V: sideways (flange) force over wheel load, per car"),
+              "lat": ("kN", "largest sideways (flange) force per car"),
+              "coupler": ("kN", "coupler force between car n and n + 1 (from the cars' motion along the track)")}
+    for key, ax in axes.items():
+        ylabel, title = titles[key]
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=9)
+        ax.axhline(0.0, color="#c44e52" if key == "wheel" else "0.6", lw=0.7, ls=":" if key == "wheel" else "--")
         ax.grid(True, alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, loc="best", framealpha=0.85)
+    list(axes.values())[-1].set_xlabel("car number (couplers between them), 1 = lead car")
     return to_svg(fig, f"train-{_slug(name)}")
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+def outcome_map(rows: list[dict], axes: list[str], scales: dict) -> tuple[str | None, str]:
+    """A sweep's outcome over each pair of its numeric axes: at each pair of values, the share of the
+    runs (over the other axes) that valleyed, stalled or failed — a green dot none, a red cross all,
+    an orange disc some, with the count — and the boundary where it is one half (a contour of the
+    share, linear between the points; log axes in log10). Returns the SVG (None with fewer than two
+    numeric axes) and a sentence of what it found."""
+    from trackrider.report.page import sweep_outcome
+
+    numeric = [a for a in axes if all(isinstance(r.get(a), (int, float)) and not isinstance(r.get(a), bool)
+                                      for r in rows)]
+    pairs = [(a, b) for i, a in enumerate(numeric) for b in numeric[i + 1:]]
+    if not pairs or not rows:
+        return None, ""
+    bad = np.array([sweep_outcome(r) != "completed" for r in rows], dtype=float)
+    fig = _figure(min(4.6 * len(pairs), 13.8), 4.4 * math.ceil(len(pairs) / 3))
+    grid = fig.subplots(math.ceil(len(pairs) / 3), min(len(pairs), 3), squeeze=False)
+    drawn = 0
+    for n, (a, b) in enumerate(pairs):
+        ax = grid[n // 3][n % 3]
+
+        def coord(key):
+            v = np.array([float(r[key]) for r in rows])
+            return (np.log10(v), f"log10 {key}") if scales.get(key) == "log" and np.all(v > 0) else (v, key)
+
+        (x, xl), (y, yl) = coord(a), coord(b)
+        cells: dict = {}
+        for xi, yi, fail in zip(x, y, bad):
+            cells.setdefault((xi, yi), []).append(fail)
+        cx = np.array([k[0] for k in cells])
+        cy = np.array([k[1] for k in cells])
+        share = np.array([np.mean(v) for v in cells.values()])
+        count = [len(v) for v in cells.values()]
+        ok, all_bad = share == 0.0, share == 1.0
+        some = ~ok & ~all_bad
+        ax.scatter(cx[ok], cy[ok], s=36, color="#2e7d32", label="every run passed", zorder=3)
+        ax.scatter(cx[all_bad], cy[all_bad], s=60, color="#c62828", marker="x", label="every run valleyed or failed",
+                   zorder=3)
+        if some.any():
+            ax.scatter(cx[some], cy[some], s=60, color="#ef6c00", label="some did", zorder=3)
+        for xi, yi, f, c in zip(cx, cy, share, count):
+            if c > 1:
+                ax.annotate(f"{int(round(f * c))}/{c}", (xi, yi), textcoords="offset points", xytext=(5, 4),
+                            fontsize=7, color="0.3")
+        if 0.0 < share.min() < 1.0 or (share.min() == 0.0 and share.max() > 0.0):
+            try:
+                from matplotlib.tri import Triangulation
+
+                span_x, span_y = np.ptp(cx) or 1.0, np.ptp(cy) or 1.0
+                tri = Triangulation(cx / span_x, cy / span_y)      # triangles in comparable units
+                cs = ax.tricontour(Triangulation(cx, cy, tri.triangles), share, levels=[0.5], colors="k",
+                                   linewidths=1.4, linestyles="--")
+                drawn += bool(cs.allsegs and any(len(s) for s in cs.allsegs[0]))
+            except (ValueError, RuntimeError):       # collinear values: no area to contour
+                pass
+        ax.set_xlabel(xl, fontsize=8)
+        ax.set_ylabel(yl, fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+        if n == 0:
+            ax.legend(fontsize=7, loc="best", framealpha=0.85)
+    for m in range(len(pairs), grid.size):
+        grid[m // 3][m % 3].set_visible(False)
+    n_bad = int(bad.sum())
+    facts = (f"{n_bad} of {len(rows)} runs valleyed or failed"
+             + ("; the dashed line is the boundary" if drawn else
+                ("; every run passed: no boundary" if n_bad == 0 else
+                 "; every run failed: no boundary" if n_bad == len(rows) else "")) + ".")
+    return to_svg(fig, "outcome"), facts
 
 
 # --------------------------------------------------------------------------- operation
@@ -395,7 +793,7 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
         tr = run.train(str(train))
         track = tr.track_name if tr is not None else None
         for key, lane in run.block_lanes.items():
-            if lane.label == section and (track is None or key[0] == track):
+            if lane.label == run.section(section) and (track is None or key[0] == track):
                 return row.get(key)
         b = _block_at(run, train, car, t_ev)
         return row.get((track, b)) if b is not None else None
@@ -478,4 +876,4 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
                   fontsize=8, frameon=False, borderaxespad=0.2)
     facts = {"bars": bars, "holds": drawn_holds, "dispatches": len(disp_x), "collisions": len(col_x),
              "overruns": len(over_x), "shared": shared, "lanes": len(keys)}
-    return to_svg(fig, "blocks"), facts
+    return zoomable(fig, "blocks", [ax], "time (s)"), facts

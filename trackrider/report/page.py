@@ -1,9 +1,11 @@
 """The report's HTML: one self-contained page of a run (optionally compared with another) or a sweep.
 
 Self-contained means: styles inline in the page, figures inline SVG (a
-rasterised layer is a ``data:`` URI inside its SVG), no script, and no ``src``,
-``href``, ``url()`` or ``@import`` that leaves the file (links only to ``#ids``
-in the page, or to the runs' own reports by relative path in a sweep page).
+rasterised layer is a ``data:`` URI inside its SVG), one inline script (``script.py``:
+zoom on the long charts, the time / track-position toggle; the page reads whole
+without it), and no ``src``, ``href``, ``url()`` or ``@import`` that leaves the
+file (links only to ``#ids`` in the page, or to the runs' own reports by relative
+path in a sweep page).
 """
 from __future__ import annotations
 
@@ -13,35 +15,18 @@ import math
 from pathlib import Path
 
 from trackrider.errors import InputError
+from trackrider.events import EVENTS, STATUSES
 from trackrider.outputs import REPORT_GENERATOR, atomic_file, check_out_file, head_contains
 from trackrider.report.units import SYSTEMS, Units
 
 #: the generator tag every report carries; ``--overwrite`` replaces only files that have it
 GENERATOR = REPORT_GENERATOR
 
-STATUS_WORDS = {
-    "completed": "Completed: the ride ran to its end.",
-    "derailed": "Derailed: a car's wheels lifted or it lost its support (see the events).",
-    "ran_off_track": "Ran off the track: a car left the end of an open track.",
-    "stalled": "Stalled: a train came to rest outside every section.",
-    "diverged": "Diverged: the simulation failed; what was recorded up to then is shown.",
-}
-EVENT_WORDS = {
-    "wheel_lift": "lifted its inner wheels (inner rail load below zero)",
-    "support_lost": "lost its support: the wheels let go of the rails",
-    "ran_off_track": "ran off the end of the track",
-    "stalled": "came to rest and stalled",
-    "rolled_back": "rolled back",
-    "diverged": "made the simulation diverge",
-    "dispatch": "was dispatched from the station",
-    "block_hold": "was held at a block",
-    "block_release": "was released from a block",
-    "collision": "collided with another train",
-    "block_overrun": "ran through a block section that was holding it",
-    "lap": "completed a lap",
-}
-#: events listed one by one at most (the rest are counted)
-MAX_LISTED_EVENTS = 60
+#: what the page says of each status and event type (``trackrider.events``)
+STATUS_WORDS = STATUSES
+EVENT_WORDS = {name: e.words for name, e in EVENTS.items()}
+#: events listed one by one (folded away below their counts) at most; the rest are counted
+MAX_LISTED_EVENTS = 500
 
 CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:0;color:#222;
@@ -60,6 +45,13 @@ svg{max-width:100%;height:auto}.note{color:#7a4b00;background:#fff4e0;padding:4p
 .pair figure{flex:1 1 420px;min-width:0}
 .swatch{display:inline-block;width:.9em;height:.9em;border:1px solid #333;border-radius:2px;margin-right:.4em;
 vertical-align:-.1em}
+.valleyed{background:#e65100}
+details{margin:.4em 0}summary{cursor:pointer;color:#1f4e99}
+table.stats td:nth-child(2){font-weight:600}
+.zbar,.altbar{font-size:.85em;color:#555;margin:.2em 0}
+.zbar button,.altbar button{font:inherit;padding:1px 8px;margin:0 1px;border:1px solid #bbb;border-radius:3px;
+background:#f4f4f4;cursor:pointer}.altbar button.on{background:#1f4e99;color:#fff;border-color:#1f4e99}
+.zoom svg{cursor:crosshair}.zin path{vector-effect:non-scaling-stroke}
 """
 
 
@@ -82,29 +74,44 @@ def _speed(v: float, units: Units) -> str:
 
 
 def _rows(units: Units, railway: bool):
-    """(summary key, at key, label, value → text) of the extremes table."""
-    rows = [
-        ("max_g_vertical", "max_g_vertical", "highest vertical G", lambda v: f"{v:+.2f} g"),
-        ("min_g_vertical", "min_g_vertical", "lowest vertical G", lambda v: f"{v:+.2f} g"),
-        ("max_abs_g_lateral", "max_abs_g_lateral", "largest |lateral G|", lambda v: f"{v:.2f} g"),
-        ("max_abs_g_longitudinal", "max_abs_g_longitudinal", "largest |longitudinal G|", lambda v: f"{v:.2f} g"),
+    """(summary key, at key, label, value → text) of the extremes table: a coaster's G, speeds,
+    airtime, crest speed and wheel loads; a railway train's speeds, wheel and rail loads, L/V and
+    flange force (no G, airtime or crests)."""
+    speed = [
         ("max_speed", "max_speed", "highest speed", lambda v: _speed(v, units)),
         ("min_speed", "min_speed", "lowest speed (< 0: backwards)", lambda v: _speed(v, units)),
-        ("airtime_s", "airtime_s", "airtime (any car below 0 g); where: its longest stretch",
-         lambda v: f"{v:.2f} s"),
-        ("min_crest_speed", "min_crest_speed", "lowest speed over a crest", lambda v: _speed(v, units)),
+    ]
+    loads = [
         ("max_wheel_load", "max_wheel_load", "largest wheel load", lambda v: f"{v / 1e3:.1f} kN"),
         ("max_l_over_v", "max_l_over_v", "largest L/V", lambda v: f"{v:.3f}"),
     ]
     if railway:
-        rows.append(("min_inner_wheel_load", "min_inner_wheel_load", "smallest inner-rail load (< 0: wheel lift)",
-                     lambda v: f"{v / 1e3:.1f} kN"))
-    return rows
+        return speed + loads + [
+            ("min_inner_wheel_load", "min_inner_wheel_load", "smallest inner-rail load (< 0: wheel lift)",
+             lambda v: f"{v / 1e3:.1f} kN"),
+            ("max_abs_lateral_load", "max_abs_lateral_load", "largest |lateral (flange) force|",
+             lambda v: f"{v / 1e3:.1f} kN"),
+        ]
+    return [
+        ("max_g_vertical", "max_g_vertical", "highest vertical G", lambda v: f"{v:+.2f} g"),
+        ("min_g_vertical", "min_g_vertical", "lowest vertical G", lambda v: f"{v:+.2f} g"),
+        ("max_abs_g_lateral", "max_abs_g_lateral", "largest |lateral G|", lambda v: f"{v:.2f} g"),
+        ("max_abs_g_longitudinal", "max_abs_g_longitudinal", "largest |longitudinal G|", lambda v: f"{v:.2f} g"),
+    ] + speed + [
+        ("airtime_s", "airtime_s", "airtime (any car below 0 g); where: its longest stretch",
+         lambda v: f"{v:.2f} s"),
+        ("min_crest_speed", "min_crest_speed", "lowest speed over a crest (off the sections)", lambda v: _speed(v, units)),
+    ] + loads
 
 
 def extremes_table(train: dict, units: Units, railway: bool, other: dict | None = None,
-                   other_name: str = "") -> str:
-    """The table of a train's extremes, each with its time, car, track position and section."""
+                   other_name: str = "", rename=None, extra=()) -> str:
+    """The table of a train's extremes, each with its time, car, track position and section.
+
+    ``rename`` turns a section name of ``summary.json`` into the page's (``RunData.section``);
+    ``extra`` rows ``(label, value text, t, who, s, section)`` follow (a railway train's couplers).
+    """
+    rename = rename or (lambda name: name)
     at = train.get("at") or {}
     head = ["quantity", "value"]
     if other is not None:
@@ -132,10 +139,19 @@ def extremes_table(train: dict, units: Units, railway: bool, other: dict | None 
             cells[0] = f'<td class="l">{_e(label)} ({where["duration_s"]:.2f} s)</td>'
         cells += [f"<td>{_num(where.get('t'))}</td>", f"<td>{_e(where.get('car', '—'))}</td>",
                   f"<td>{_num(units.length(where.get('s')), '{:.1f}')}</td>",
-                  f'<td class="l">{_e(where.get("section") or "—")}</td>']
+                  f'<td class="l">{_e(rename(where.get("section")) or "—")}</td>']
         if other is not None:
             ow = (other.get("at") or {}).get(at_key) or {}
             cells.append(f"<td>{_num(units.length(ow.get('s')), '{:.1f}')}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    for label, text, t_at, who, s_at, section in extra:
+        cells = [f'<td class="l">{_e(label)}</td>', f"<td>{_e(text)}</td>"]
+        if other is not None:
+            cells += ["<td>—</td>", "<td>—</td>"]
+        cells += [f"<td>{_num(t_at)}</td>", f"<td>{_e(who)}</td>", f"<td>{_num(units.length(s_at), '{:.1f}')}</td>",
+                  f'<td class="l">{_e(section or "—")}</td>']
+        if other is not None:
+            cells.append("<td>—</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</table></div>")
     return "\n".join(out)
@@ -149,13 +165,20 @@ def _finite(v) -> bool:
 
 
 def events_in_words(run, units: Units) -> str:
-    """The run's events as sentences, with the car's track position where it is known."""
+    """The run's events counted by kind, then (folded away) each as a sentence with the car's track
+    position where it is known."""
     import numpy as np
 
     events = run.summary.get("events") or []
     dropped = int(run.summary.get("events_dropped") or 0)
     if not events:
         return "<p>No events: no wheel lifted, nothing stalled, rolled back or ran off.</p>"
+    counts: dict = {}
+    for ev in events:
+        counts[str(ev.get("kind", "?"))] = counts.get(str(ev.get("kind", "?")), 0) + 1
+    head = (f"<p>{len(events)} event{'s' if len(events) != 1 else ''}: "
+            + ", ".join(f"{_e(k)} × {n}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+            + (f"; {dropped} more not recorded" if dropped else "") + ".</p>")
     items = []
     for ev in events[:MAX_LISTED_EVENTS]:
         kind = str(ev.get("kind", "?"))
@@ -172,30 +195,24 @@ def events_in_words(run, units: Units) -> str:
                 where = f" at s = {units.length(s):.1f} {units.length_unit}" + (f", in {sec}" if sec else "")
         words = EVENT_WORDS.get(kind, f"had the event '{kind}'")
         after = ""
-        said = _operation_event(ev, units)
+        said = _operation_event(ev, units, run)
         if said is not None:
             who, words, after = said
             if kind != "collision":
                 where = ""          # the event names its section
         items.append(f"<li>At {_num(ev.get('t'))} s, {_e(who)} {_e(words)}{_e(where)}{_e(after)}.</li>")
     more = len(events) - MAX_LISTED_EVENTS
-    tail = ""
-    if more > 0 or dropped:
-        counts: dict = {}
-        for ev in events[MAX_LISTED_EVENTS:]:
-            counts[ev.get("kind")] = counts.get(ev.get("kind"), 0) + 1
-        text = ", ".join(f"{n} × {k}" for k, n in sorted(counts.items()))
-        tail = f"<p>… and {max(more, 0) + dropped} more events ({_e(text)}" + (
-            f"; {dropped} not recorded" if dropped else "") + ").</p>"
-    return "<ul>" + "\n".join(items) + "</ul>" + tail
+    tail = f"<p>… and {more} more (counted above).</p>" if more > 0 else ""
+    return (head + f"<details><summary>each event in words ({min(len(events), MAX_LISTED_EVENTS)})</summary>"
+            + "<ul>" + "\n".join(items) + "</ul>" + tail + "</details>")
 
 
-def _operation_event(ev: dict, units: Units):
-    """(who, words, words after the place) of an event of the block logic, with its own keys; None for
-    the other kinds."""
+def _operation_event(ev: dict, units: Units, run=None):
+    """(who, words, words after the place) of an event of the block logic, with its own keys (its section
+    as ``run`` names it, when given); None for the other kinds."""
     kind = ev.get("kind")
     train = ev.get("train")
-    section = ev.get("section")
+    section = run.section(ev.get("section")) if run is not None else ev.get("section")
     if kind == "dispatch":
         return f"train {train}", f"was dispatched from {section}", ""
     if kind == "block_hold":
@@ -233,8 +250,9 @@ def operation_table(run) -> str:
                f"{_num(op.get('riders_per_hour'), '{:.0f}')} riders an hour (the dispatches after every train's "
                "first dispatch, over the time from then to the end of the run).</p>"]
     else:
-        out = ["<p><b>Throughput</b>: not known — it counts the dispatches after every train's first dispatch, "
-               "and not every train was dispatched before the run ended.</p>"]
+        out = ["<p><b>Throughput</b>: not measured — it counts the dispatches after every train's first "
+               "dispatch, and no train was dispatched again before the run ended (or not every train was "
+               "dispatched at all).</p>"]
     trains = op.get("trains") or {}
     if trains:
         out.append('<table><tr><th class="l">train</th><th>riders</th><th>laps</th><th>mean lap time (s)</th>'
@@ -250,7 +268,7 @@ def operation_table(run) -> str:
         out.append('<table><tr><th class="l">station</th><th>dispatches</th><th>mean dispatch interval (s)</th>'
                    "</tr>")
         for name, st in stations.items():
-            out.append(f'<tr><td class="l">{_e(name)}</td><td>{_e(st.get("dispatches", "—"))}</td>'
+            out.append(f'<tr><td class="l">{_e(run.section(name))}</td><td>{_e(st.get("dispatches", "—"))}</td>'
                        f'<td>{_num(st.get("mean_dispatch_interval"), "{:.1f}")}</td></tr>')
         out.append("</table>")
     blocks = op.get("block_sections") or {}
@@ -265,8 +283,8 @@ def operation_table(run) -> str:
                    "<th>time held (s)</th><th>holds</th><th>longest hold (s)</th></tr>")
         for name, bs in blocks.items():
             hs = holds.get(name, [])
-            key = starts.get(name)
-            out.append(f'<tr><td class="l">{_e(name)}</td><td class="l">{_e(bs.get("type", "—"))}</td>'
+            key = starts.get(run.section(name))
+            out.append(f'<tr><td class="l">{_e(run.section(name))}</td><td class="l">{_e(bs.get("type", "—"))}</td>'
                        f'<td>{_e(key[1]) if key is not None else "—"}</td><td>{_num(bs.get("held_s"), "{:.1f}")}</td>'
                        f'<td>{len(hs)}</td><td>{_num(max(hs) if hs else None, "{:.1f}")}</td></tr>')
         out.append("</table>")
@@ -302,18 +320,28 @@ def operation_html(run) -> str:
 # --------------------------------------------------------------------------- pages
 
 
-def _page(title: str, body: list[str]) -> str:
+def _page(title: str, body: list[str], script: bool = False) -> str:
+    from trackrider.report.script import SCRIPT
+
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"generator\" content=\"{GENERATOR}\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{_e(title)}</title><style>{CSS}</style></head>\n<body><main>\n"
-            + "\n".join(body) + "\n</main></body></html>\n")
+            + "\n".join(body) + "\n</main>" + (f"<script>{SCRIPT}</script>" if script else "")
+            + "</body></html>\n")
 
 
-def _figure_html(svg: str | None, caption: str) -> str:
+def _figure_html(svg: str | None, caption: str, view: str | None = None) -> str:
     if not svg:
         return ""
-    return f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
+    attr = f' data-view="{_e(view)}"' if view else ""
+    return f"<figure{attr}>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
+
+
+def _alternatives(figures: list[str]) -> str:
+    """Figures of one thing drawn two ways, one shown at a time by the page's script (both without it)."""
+    figures = [f for f in figures if f]
+    return f'<div class="alt">{"".join(figures)}</div>' if len(figures) > 1 else "".join(figures)
 
 
 def _status_words(summary: dict, status: str) -> str:
@@ -322,6 +350,115 @@ def _status_words(summary: dict, status: str) -> str:
         return ("Stalled: a block section held a train longer than max_hold; the blocks are deadlocked "
                 "(see the events).")
     return STATUS_WORDS.get(status, "")
+
+
+def statistics_table(rows) -> str:
+    """The statistics rows ``(quantity, value, where or how)`` as a table."""
+    out = ['<table class="stats"><tr><th class="l">statistic</th><th>value</th><th class="l">where / how</th></tr>']
+    for label, value, where in rows:
+        out.append(f'<tr><td class="l">{_e(label)}</td><td>{_e(value)}</td><td class="l">{_e(where or "—")}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _coupler_rows(run, tr) -> list:
+    """Extremes table rows of a railway train's couplers: the largest pull and push, when, which
+    coupler, where its front car was."""
+    import numpy as np
+
+    from trackrider.report.data import coupler_forces, sections_of
+
+    forces = coupler_forces(tr)
+    if forces is None or not np.isfinite(forces).any():
+        return []
+    rows = []
+    for label, pick in (("largest coupler pull", np.nanargmax), ("largest coupler push", np.nanargmin)):
+        i, c = np.unravel_index(int(pick(forces)), forces.shape)
+        f = float(forces[i, c])
+        if (f > 0) != (label.endswith("pull")):
+            continue
+        s = float(tr.series["s"][i, c])
+        rows.append((label, f"{abs(f) / 1e3:.1f} kN", float(run.t[i]), f"coupler {c + 1}–{c + 2}", s,
+                     sections_of(tr, s)))
+    return rows
+
+
+def _tables(runs, tr, units: Units, railway: bool) -> list[str]:
+    """A train's statistics and extremes tables (the extremes with the compared run's beside them)."""
+    from trackrider.report.stats import coaster_statistics, railway_statistics
+
+    run, other = runs[0], (runs[1] if len(runs) > 1 else None)
+    otr = other.train(tr.name) if other is not None else None
+    stats = (railway_statistics if railway else coaster_statistics)(run, tr, units)
+    return ["<h3>Statistics</h3>", statistics_table(stats), "<h3>Extremes</h3>",
+            extremes_table(tr.summary, units, railway, otr.summary if otr is not None else None,
+                           other.path.name if other is not None else "", rename=run.section,
+                           extra=_coupler_rows(run, tr) if railway else ())]
+
+
+def _coaster_train(runs, tr, units: Units) -> list[str]:
+    from trackrider.report import figures
+
+    both = [r for r in runs if r.train(tr.name) is not None]
+    body = _tables(runs, tr, units, False) + [
+            "<h3>Height profile and speed</h3>",
+            _figure_html(figures.height_profile(both, tr.name, units),
+                         "Height of the track along it, sections shaded and named; the lead car's speed."),
+            "<h3>The layout</h3>",
+            _figure_html(figures.layout_views(both, tr.name, units),
+                         "Side elevation (looking across the layout's longest direction) and top view, equal "
+                         "axes; the top view coloured by the front car's vertical G, circles where a car had "
+                         "airtime; sections in their colours."),
+            "<h3>The ride: G, roll rate and jerk</h3>"]
+    design = " The force design's G is dashed black." if tr.design is not None else ""
+    body.append(_alternatives([
+        _figure_html(figures.ride_charts(both, tr.name, units, "t"),
+                     "Filtered G of the front, middle and rear car, their roll rate and the front car's jerk "
+                     "against time; the extremes of the table marked; the time on each section shaded." + design,
+                     view="against time"),
+        _figure_html(figures.ride_charts(both, tr.name, units, "s"),
+                     "The same against track position, sections shaded." + design,
+                     view="against track position")]))
+    body.append("<h3>G–G diagram</h3>")
+    body.append(_figure_html(figures.gg_diagram(both, tr.name, units),
+                             "Vertical against lateral G of the front, middle and rear car, on fixed symmetric "
+                             "axes: lateral ±2 g, vertical 1 ± 3 g, wider only when the ride goes beyond."))
+    return body
+
+
+#: the railway page's figures after the tables, in order: (heading, figure function, caption). A later
+#: figure (a locomotive's notch against distance) is one more entry.
+RAILWAY_FIGURES = (
+    ("Height profile and speed", "height_profile",
+     "Speed of the lead car against distance along the line, and the line's height, sections shaded."),
+    ("Coupler forces against time", "coupler_charts",
+     "The force in the front, middle and rear coupler, and its range along the train at each instant "
+     "(shaded); + pulls. Slack running in and out shows as swings between pull and push."),
+    ("Coupler forces along the train", "coupler_map",
+     "Every coupler's force over time: red pulls, blue pushes."),
+    ("Along the train", "along_the_train",
+     "Extremes over the run, car by car: wheel loads, L/V, flange force and coupler forces."),
+    ("The line from above", "top_view",
+     "The line seen from above, equal axes, sections in their colours."),
+)
+
+
+def _railway_train(runs, tr, units: Units) -> list[str]:
+    from trackrider.report import figures
+
+    run = runs[0]
+    both = [r for r in runs if r.train(tr.name) is not None]
+    body = _tables(runs, tr, units, True)
+    draw = {"height_profile": lambda: figures.height_profile(both, tr.name, units),
+            "coupler_charts": lambda: figures.coupler_charts(both, tr.name, units),
+            "coupler_map": lambda: figures.coupler_map(run, tr.name, units),
+            "along_the_train": lambda: figures.along_the_train(both, tr.name, units),
+            "top_view": lambda: figures.layout_views(both, tr.name, units, views=("top",))}
+    for heading, name, caption in RAILWAY_FIGURES:
+        svg = draw[name]()
+        if svg:
+            body += [f"<h3>{_e(heading)}</h3>", _figure_html(svg, caption)]
+    return body
 
 
 def run_page(runs, units: Units) -> str:
@@ -348,45 +485,27 @@ def run_page(runs, units: Units) -> str:
     if run.scenario_note:
         body.append(f'<p class="note">{_e(run.scenario_note)}</p>')
     filt = s.get("filter") or {}
-    body.append("<p class=\"meta\">G values are the specific force at the rider point in car axes, "
-                f"{'low-pass filtered at ' + _num(filt.get('cutoff_hz'), '{:g}') + ' Hz (4-pole Butterworth, zero phase)' if filt.get('applied') else 'unfiltered (the filter could not act at this recording rate)'}"
-                "; vertical + presses into the seat (1 g at rest, below 0 g is airtime), lateral + towards "
-                "the rider's left, longitudinal + forwards (speeding up).</p>")
-    body.append("<h2>Events</h2>")
-    body.append(events_in_words(run, units))
+    if any(tr.wheels != "railway" for tr in run.trains):
+        body.append("<p class=\"meta\">G values are the specific force at the rider point in car axes, "
+                    f"{'low-pass filtered at ' + _num(filt.get('cutoff_hz'), '{:g}') + ' Hz (4-pole Butterworth, zero phase)' if filt.get('applied') else 'unfiltered (the filter could not act at this recording rate)'}"
+                    "; vertical + presses into the seat (1 g at rest, below 0 g is airtime), lateral + towards "
+                    "the rider's left, longitudinal + forwards (speeding up). Drag across a long chart to zoom "
+                    "in; double-click to zoom out.</p>")
     if run.operation is not None:
         body.append(operation_html(run))
+    body.append('<h2 id="events">Events</h2>')
+    body.append(events_in_words(run, units))
     if not run.trains:
         body.append("<p>No trains in this run: only free bodies (below).</p>")
     for tr in run.trains:
-        otr = other.train(tr.name) if other is not None else None
         railway = tr.wheels == "railway"
         swatch = _swatch(tr.colour) if run.operation is not None else ""
         body.append(f'<h2 id="train-{_e(figures._slug(tr.name))}">{swatch}Train {_e(tr.name)}: {len(tr.cars)} car'
                     f'{"s" if len(tr.cars) != 1 else ""}, {_e(tr.wheels)} wheels</h2>')
-        body.append("<h3>Extremes</h3>")
-        body.append(extremes_table(tr.summary, units, railway, otr.summary if otr is not None else None,
-                                   other.path.name if other is not None else ""))
-        both = [r for r in runs if r.train(tr.name) is not None]
-        body.append("<h3>Height profile and speed</h3>")
-        body.append(_figure_html(figures.height_profile(both, tr.name, units),
-                                 "Height of the track along it, sections shaded and named; the lead car's speed."))
-        body.append("<h3>G-forces along the track</h3>")
-        body.append(_figure_html(figures.g_against_s(both, tr.name, units),
-                                 "Filtered G of the front, middle and rear car against track position; the "
-                                 "extremes of the table are marked."))
-        body.append("<h3>G–G diagram and layout</h3>")
-        body.append('<div class="pair">')
-        body.append(_figure_html(figures.gg_diagram(both, tr.name, units),
-                                 "Vertical against lateral G of the front, middle and rear car."))
-        body.append(_figure_html(figures.top_view(both, tr.name, units),
-                                 "The layout from above, coloured by the front car's vertical G; circles: "
-                                 "where a car had airtime."))
-        body.append("</div>")
-        if railway:
-            body.append("<h3>Along the train</h3>")
-            body.append(_figure_html(figures.along_the_train(both, tr.name, units),
-                                     "Extremes over the run, car by car: wheel loads, L/V and coupler forces."))
+        body += (_railway_train if railway else _coaster_train)(runs, tr, units)
+    from trackrider.report.checks import checks_html
+
+    body.append(checks_html(run))       # design warnings, the envelope check, a measured ride (docs/checking.md)
     bodies = s.get("bodies") or {}
     if bodies:
         body.append("<h2>Free bodies</h2><table><tr><th class=\"l\">body</th>"
@@ -399,7 +518,7 @@ def run_page(runs, units: Units) -> str:
         body.append("</table>")
     body.append(f'<p class="meta">Written by trackrider {_e(s.get("trackrider_version", ""))} from '
                 f"{_e(run.path.name)}/summary.json and timeseries.csv.</p>")
-    return _page(run.title, body)
+    return _page(run.title, body, script=True)
 
 
 # --------------------------------------------------------------------------- sweep page
@@ -416,17 +535,29 @@ def sweep_page(sweep_dir: Path, units: Units) -> str:
         raise InputError(f"cannot read plan.json ({exc})", path=sweep_dir / "plan.json") from None
     axes = list(plan.get("axes") or [])
     title = f"Sweep {sweep_dir.name}: {len(rows)} runs"
-    statuses: dict = {}
+    outcomes: dict = {}
     for r in rows:
-        statuses[r.get("status")] = statuses.get(r.get("status"), 0) + 1
+        outcomes[sweep_outcome(r)] = outcomes.get(sweep_outcome(r), 0) + 1
     body = [f"<h1>{_e(title)}</h1>",
             f'<p class="meta">method {_e(plan.get("method", "?"))} · axes: {_e(", ".join(axes) or "none")} · '
             f"units: {_e(units.system)}</p>",
             "<p>" + ", ".join(f'<span class="status {_e(k)}">{_e(k)}</span> × {n}'
-                              for k, n in sorted(statuses.items(), key=lambda kv: str(kv[0]))) + "</p>"]
+                              for k, n in sorted(outcomes.items(), key=lambda kv: str(kv[0]))) + "</p>",
+            "<p class=\"meta\">valleyed: the run completed, but a train rolled back or stalled "
+            "(it failed a hill).</p>"]
+    from trackrider.report.figures import outcome_map
+
+    svg, facts = outcome_map(rows, axes, plan.get("scales") or {})
+    if svg:
+        body.append("<h2>Where the runs fail</h2>")
+        body.append(_figure_html(svg, "The outcome over each pair of swept axes: a green dot where every run "
+                                 "with those two values passed, a red cross where every one valleyed, stalled "
+                                 "or failed, in between the share that did (the count beside it) over the other "
+                                 "axes; the line is the boundary where half of them do. " + facts))
     body.append("<h2>Headline figures against each axis</h2>")
     body.append(_figure_html(_sweep_figure(sweep_dir.name, rows, axes, HEADLINES, plan.get("scales") or {}),
-                             "Each run a dot; runs that stalled, valleyed, derailed, ran off or failed: red crosses."))
+                             "Each run a dot; runs that stalled, valleyed, derailed, ran off or failed: red crosses. "
+                             "The lowest crest speed leaves out crests on a section (the top of a lift: the chain sets the speed there)."))
     body.append("<h2>The table</h2><div class=\"scroll\"><table><tr>"
                 + "".join(f'<th class="l">{_e(c)}</th>' for c in columns) + "</tr>")
     for r in rows:
@@ -436,7 +567,7 @@ def sweep_page(sweep_dir: Path, units: Units) -> str:
             if c == "run":
                 cells.append(f'<td class="l"><a href="#run-{_e(v)}">{_e(v)}</a></td>')
             elif isinstance(v, float):
-                cells.append(f"<td>{_e(f'{v:.4g}')}</td>")
+                cells.append(f"<td>{_e(_cell(v))}</td>")
             else:
                 cells.append(f'<td class="l">{_e("" if v is None else v)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -446,7 +577,7 @@ def sweep_page(sweep_dir: Path, units: Units) -> str:
         rid = str(r.get("run"))
         run_dir = sweep_dir / "runs" / rid
         values = ", ".join(f"{a} = {r.get(a)}" for a in axes)
-        status = str(r.get("status"))
+        status = sweep_outcome(r)
         body.append(f'<h3 id="run-{_e(rid)}">Run {_e(rid)}: {_e(values)} '
                     f'<span class="status {_e(status)}">{_e(status)}</span></h3>')
         if r.get("error"):
@@ -468,6 +599,20 @@ def sweep_page(sweep_dir: Path, units: Units) -> str:
                 body.append(f"<p><b>Train {_e(name)}</b></p>")
                 body.append(extremes_table(tsum, units, tsum.get("wheels") == "railway"))
     return _page(title, body)
+
+
+def sweep_outcome(row: dict) -> str:
+    """What became of a sweep run: its status, or ``valleyed`` for one that completed with a train
+    that failed a hill (``sweep.csv``'s ``valleyed``)."""
+    status = str(row.get("status"))
+    return "valleyed" if status == "completed" and row.get("valleyed") is True else status
+
+
+def _cell(v: float) -> str:
+    """A number of ``sweep.csv`` as the table shows it: whole numbers (seeds, counts) in full."""
+    if math.isfinite(v) and v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return f"{v:.4g}"
 
 
 def _sweep_figure(name, rows, axes, headlines, scales) -> str | None:

@@ -42,8 +42,6 @@ def build_world(scenario: Scenario):
                     sub = f"{where}.{sub}"
                 raise InputError(exc.detail, path=path, where=sub) from None
             raise
-        except (ValueError, TypeError, NotImplementedError) as exc:
-            raise InputError(" ".join(str(exc).split()) or type(exc).__name__, path=path, where=where) from None
 
     track_index = []
     for i, t in enumerate(scenario.tracks):

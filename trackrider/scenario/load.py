@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from trackrider.errors import InputError
+from trackrider.physics import joints
 from trackrider.settings import (
     ANCHOR,
     BOOLEAN,
@@ -26,7 +27,6 @@ from trackrider.settings import (
     NUMBER,
     STRING,
     VECTOR,
-    JOINTS,
     Setting,
     build,
     check_value,
@@ -54,8 +54,8 @@ MAX_TRACK_LENGTH = 200_000.0
 _REQUIRED = object()
 _ABSENT = object()
 
-TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "operation", "title",
-            "description")
+TOP_KEYS = ("simulation", "track", "train", "section", "body", "joint", "resistance", "operation", "check",
+            "title", "description")
 #: a table's keys beyond its settings (trackrider.settings): names and references, nested tables
 TRACK_KEYS = ("name", "curve", "segments", *file_keys(TrackConfig), "roll")
 TRAIN_KEYS = ("name", "track", *file_keys(TrainConfig), "car", "coupling", "suspended", "color")
@@ -65,16 +65,17 @@ JOINT_COMMON = ("type", "a", "b", "anchor_a", "anchor_b")
 SEGMENT_KEYS = {
     "start": ((), ("position", "heading", "pitch", "speed", "heart")),
     "straight": (("length",), ()),
-    "arc": (("radius", "angle"), ("axis",)),
-    "helix": (("radius", "turns"), ("pitch",)),
+    "arc": (("radius", "angle"), ("axis", "transition")),
+    "helix": (("radius", "turns"), ("pitch", "transition")),
     "clothoid": (("length",), ("start_radius", "end_radius", "axis")),
-    "loop": (("radius",), ("offset", "side")),
+    "loop": (("radius",), ("offset", "side", "transition", "entry_radius")),
     # force-vector design (trackrider/curves/force.py checks the schedules)
     "force": ((), ("length", "duration", "normal_g", "lateral_g", "roll_rate", "interp")),
     "geometric": ((), ("length", "duration", "pitch_rate", "yaw_rate", "roll_rate", "interp")),
 }
 DESIGN_SEGMENTS = ("force", "geometric")
 SEGMENT_SIDES = ("left", "right")
+LOOP_TRANSITIONS = ("none", "clothoid")   # as trackrider.curves.transitions (not imported here: scipy)
 SEGMENT_AXES = ("pitch", "yaw")
 
 
@@ -314,6 +315,12 @@ def _segment(ctx: _Ctx, seg: Any, where: str, index: int) -> dict:
             out[key] = _string(ctx, seg, key, where, choices=SEGMENT_AXES)
         elif key == "side":
             out[key] = _string(ctx, seg, key, where, choices=SEGMENT_SIDES)
+        elif key == "transition" and kind == "loop":
+            out[key] = _string(ctx, seg, key, where, choices=LOOP_TRANSITIONS)
+        elif key == "transition":   # an arc's or helix's clothoids in and out, m each
+            out[key] = _number(ctx, seg, key, where, ge=0, maximum=MAX_LENGTH, unit="m")
+        elif key == "entry_radius":
+            out[key] = _number(ctx, seg, key, where, gt=0, maximum=MAX_LENGTH, unit="m")
         elif key in ("length", "radius"):
             out[key] = _number(ctx, seg, key, where, gt=0, maximum=MAX_LENGTH, unit="m")
         elif key == "offset":
@@ -356,6 +363,11 @@ def _segment_length(seg: dict) -> float:
     if kind == "helix":
         c = seg.get("pitch", 0.0) / (2 * math.pi)
         return 2 * math.pi * math.hypot(seg["radius"], c) * abs(seg["turns"])
+    if kind == "loop" and seg.get("transition") == "clothoid":
+        from trackrider.curves.transitions import loop_length
+
+        return loop_length(seg["radius"], seg.get("offset", 0.3 * seg["radius"]),
+                           seg.get("entry_radius", math.inf))
     if kind == "loop":
         return 2 * math.pi * seg["radius"] + seg.get("offset", 0.0)
     if kind in DESIGN_SEGMENTS:  # a duration segment's length is known once designed (force.py limits it)
@@ -454,7 +466,7 @@ def _design_track(ctx: _Ctx, cfg: TrackConfig, where: str, design: dict):
     """Build a force-vector design with the scenario's gravity and (nl2-mode) resistance."""
     import warnings
 
-    from trackrider.curves.force import design_track
+    from trackrider.curves.track import design_track
 
     res = design["resistance"]
     nl2 = res.mode == "nl2"
@@ -472,7 +484,7 @@ def _load_track(ctx: _Ctx, cfg: TrackConfig, i: int, design: dict | None = None)
     ``design``: ``gravity`` and ``resistance`` for force-vector designs.
     """
     from trackrider import curves  # geometry is heavy-ish (scipy): import on use
-    from trackrider.curves.force import is_design
+    from trackrider.curves.segments import is_design
 
     where = f"track[{i}]"
     try:
@@ -656,8 +668,9 @@ def _joint_end(ctx: _Ctx, word: str, loc: str, trains: list[TrainConfig], bodies
 
 def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[BodyConfig]) -> JointConfig:
     where = f"joint[{i}]"
-    kind = _string(ctx, t, "type", where, choices=tuple(JOINTS))
-    _check_keys(ctx, t, where, JOINT_COMMON + tuple(file_keys(JOINTS[kind])))
+    kind = _string(ctx, t, "type", where, choices=joints.USER_KINDS)
+    module = joints.kind(kind)
+    _check_keys(ctx, t, where, JOINT_COMMON + tuple(file_keys(module.Settings)))
     a = _string(ctx, t, "a", where)
     b = _string(ctx, t, "b", where)
     end_a = _joint_end(ctx, a, f"{where}.a", trains, bodies)
@@ -666,9 +679,9 @@ def _joint(ctx: _Ctx, t: dict, i: int, trains: list[TrainConfig], bodies: list[B
         raise ctx.error(f"{where}.b", f"joins {a!r} to itself")
     if end_a == "world" and end_b == "world":
         raise ctx.error(f"{where}.b", "joins the world to the world")
-    spec = _settings(ctx, JOINTS[kind], {k: v for k, v in t.items() if k not in JOINT_COMMON}, where)
-    if kind == "pulley" and "world" in (end_a, end_b):
-        raise ctx.error(where, "a pulley joins two cars or bodies, not the world (its ground anchors are fixed)")
+    spec = _settings(ctx, module.Settings, {k: v for k, v in t.items() if k not in JOINT_COMMON}, where)
+    if module.NO_WORLD_END and "world" in (end_a, end_b):
+        raise ctx.error(where, module.NO_WORLD_END)
     params = joint_params(spec)
     return JointConfig(
         type=kind, a=a, b=b, end_a=end_a, end_b=end_b,
@@ -735,6 +748,9 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
     joints = [_joint(ctx, t, i, trains, bodies) for i, t in enumerate(_array_of_tables(ctx, document, "joint"))]
     resistance = _resistance(ctx, document)
     operation = _operation(ctx, document)
+    from trackrider.check.config import load_check
+
+    check = load_check(_table(ctx, document.get("check", {}), "check"), path, ctx.error)
 
     _check_section_overlaps(ctx, sections)
     notes: list = []
@@ -762,5 +778,5 @@ def load_scenario(path, overrides: dict | None = None, *, load_tracks: bool = Tr
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, operation=operation, title=title,
-                    description=description,
+                    description=description, check=check,
                     document=document, warnings=notes, overrides=dict(overrides or {}))

@@ -68,6 +68,8 @@ class Scenario:
     title: str = ""
     description: str = ""
     operation: OperationConfig = field(default_factory=OperationConfig)
+    #: ``[check]``: an envelope to check runs against, the design checks' thresholds (trackrider.check.config)
+    check: Any = None
     document: dict = field(default_factory=dict, repr=False)
     #: warnings raised while loading (a kinked curve fit ...), one line each; summary.json lists them
     warnings: list = field(default_factory=list, repr=False)

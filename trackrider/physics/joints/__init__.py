@@ -1,68 +1,63 @@
-"""Joint kinds: one module each (its derivation, its rows), this registry and the dispatch.
+"""Joint kinds: one module each, and this registry (light: it imports a kind's module when asked).
 
-A joint kind is a module here with ``prepare(j, joints, bodies, h, erp_h, rows)``: it fills
-the rows of joint ``j`` (``rows.J``, ``target``, bounds ``lo``/``hi``, softness ``gamma``, the
-row count ``m``) from the bodies' state and its parameters (``joints.param``, columns in
-``common.py``). ``reset_rows`` has already cleared rows 0–2 (unbounded, rigid). The solve is
-generic over rows (``rows.py``: a PGS block update per joint; ``couplings.py``: the exact chain
-solve of a train's couplers), so a kind has no solve of its own.
+A kind's module holds everything about it:
 
-A module also has ``columns(created)``, plain Python run when ``World`` creates the joint: it
-fills the kind's parameter columns from its settings and the bodies' start (``common.Created``)
-and returns the extra rows it needs (a hinge's limit or motor, a prismatic joint's limit or
-spring) as ``(kind name, one-sided, columns)``.
+* its derivation (the module docstring) and ``prepare(j, joints, bodies, h, erp_h, rows)`` in
+  numba: the rows of joint ``j`` (``rows.J``, ``target``, bounds ``lo``/``hi``, softness
+  ``gamma``, the row count ``m``) from the bodies' state and its parameter row
+  (``joints.param``: the anchors ``common.LA``, ``common.LB``, then its own columns, named in
+  the module with ``common.param_columns``). ``reset_rows`` has already cleared rows 0–2. The
+  solve is generic over rows (``rows.py``: a PGS block per joint; ``couplings.py``: the exact
+  chain solve of a train's couplers), so a kind has no solve of its own.
 
-Adding a kind: its module (``prepare``, ``columns``), one line in ``KINDS`` and ``USER_KINDS``
-and one branch in ``prepare_joint`` below, its settings class in ``trackrider/settings.py``
-(``JOINTS``: its parameters, defaults and bounds), and its tests.
+A kind users add (``USER`` in ``KINDS``: ``World.add_joint``, ``[[joint]]``) also has, in Python:
+
+* ``Settings``: its parameters' dataclass (``trackrider.settings.setting`` fields: default,
+  unit, bounds; its ``_rules``), which the loader and ``World`` check;
+* ``columns(created)``: its parameter columns when ``World`` creates it (``common.Created``),
+  returning the extra rows it needs (a hinge's limit or motor row) as ``(kind, one-sided, row)``;
+* ``ANCHOR_B_AT_A``: b's default anchor is where a's starts (``common.default_anchors``, the one
+  rule ``World`` and ``checks`` use); ``NO_WORLD_END``: why an end may not be the world, or None;
+* ``position_error(pa, pb, p, pa0, pb0)``: how far its anchors break its position constraint, m
+  (None: nothing to check), and ``START_WORDS``: how ``checks.check_start`` says it;
+* ``unrecorded_energy(p)``: it does work or stores energy the recorded channels do not hold (a
+  motor, a spring that may start stretched): the divergence test skips its group's energy.
+
+Adding a kind: its module, one line in ``KINDS`` and its branch in ``dispatch.prepare_joint``
+(numba dispatches by code at compile time); ``tests/test_registries.py`` fails until every
+consumer has it.
 """
 from __future__ import annotations
 
-from trackrider.jit import njit
-from trackrider.physics.joints import ball, ball_track, distance, hinge, hinge_axis, prismatic, pulley, slide
-from trackrider.physics.joints.common import reset_rows
+from importlib import import_module
 
-# kind codes (Joints.kind); the names are those of World.add_joint where a user adds them
-KINDS = {
-    "distance": 0,      # distance.py
-    "ball": 1,          # ball.py
-    "pulley": 2,        # pulley.py
-    "ball_track": 3,    # ball_track.py: a train's ball coupler, its row along the track
-    "hinge": 4,         # hinge.py
-    "prismatic": 5,     # prismatic.py
-    "hinge_axis": 6,    # hinge_axis.py: a hinge's limit or motor row
-    "slide": 7,         # slide.py: a prismatic joint's limit or spring row
-}
-J_DISTANCE, J_BALL, J_PULLEY, J_BALL_TRACK = KINDS["distance"], KINDS["ball"], KINDS["pulley"], KINDS["ball_track"]
-J_HINGE, J_PRISMATIC, J_HINGE_AXIS, J_SLIDE = KINDS["hinge"], KINDS["prismatic"], KINDS["hinge_axis"], KINDS["slide"]
-# the kinds a train's chain solve takes (one equality row each); the others need free_joints
-CHAIN_KINDS = (J_DISTANCE, J_BALL_TRACK)
-#: the kinds users add (``World.add_joint``): each module's ``columns`` fills its parameter columns
-#: when the joint is created (``common.Created``)
-USER_KINDS = {"distance": distance, "ball": ball, "pulley": pulley, "hinge": hinge, "prismatic": prismatic}
+USER, INNER = True, False
+#: every joint kind in code order (``Joints.kind``): its name (its module's) and whether users add it
+KINDS = (
+    ("distance", USER),
+    ("ball", USER),
+    ("pulley", USER),
+    ("ball_track", INNER),    # a train's ball coupler: its row along the track
+    ("hinge", USER),
+    ("prismatic", USER),
+    ("hinge_axis", INNER),    # a hinge's limit or motor row
+    ("slide", INNER),         # a prismatic joint's limit or spring row
+)
+#: name → code
+CODES = {name: code for code, (name, _) in enumerate(KINDS)}
+#: the kinds users add, by name
+USER_KINDS = tuple(name for name, user in KINDS if user)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
-    """Rows of joint ``j`` by its kind. ``free_joints`` is None when every joint of the world is a
-    train's chained coupler: numba then prunes the other kinds at compile time."""
-    kind = joints.kind[j]
-    reset_rows(j, rows)
-    if kind == J_DISTANCE:
-        distance.prepare(j, joints, bodies, h, erp_h, rows, free_joints)
-    elif kind == J_BALL_TRACK:
-        ball_track.prepare(j, joints, bodies, h, erp_h, rows)
-    elif free_joints is None:
-        pass  # only chained couplers in this world (the kinds above): the rest is not compiled
-    elif kind == J_BALL:
-        ball.prepare(j, joints, bodies, h, erp_h, rows)
-    elif kind == J_HINGE:
-        hinge.prepare(j, joints, bodies, h, erp_h, rows)
-    elif kind == J_PRISMATIC:
-        prismatic.prepare(j, joints, bodies, h, erp_h, rows)
-    elif kind == J_HINGE_AXIS:
-        hinge_axis.prepare(j, joints, bodies, h, erp_h, rows)
-    elif kind == J_SLIDE:
-        slide.prepare(j, joints, bodies, h, erp_h, rows)
-    elif kind == J_PULLEY:
-        pulley.prepare(j, joints, bodies, h, erp_h, rows)
+def kind(name: str):
+    """The module of joint kind ``name`` (imports numba)."""
+    if name not in CODES:
+        raise ValueError(f"unknown joint kind {name!r}: not in trackrider.physics.joints.KINDS")
+    return import_module(f"{__name__}.{name}")
+
+
+def settings(name: str):
+    """The settings class of user joint kind ``name``."""
+    if name not in USER_KINDS:
+        raise ValueError(f"{name!r} is not a joint kind users add ({', '.join(USER_KINDS)})")
+    return kind(name).Settings

@@ -1,16 +1,22 @@
-"""Ball joint: two anchors kept together (PHYSICS.md §3; seed "Point-to-Point Constraint").
+"""Ball joint: two anchors kept together (docs/physics.md §3; seed "Point-to-Point Constraint").
 
     C = p_a − p_b (3 rows, world axes e_k)
     Ċ_k = J_k·u,  J_k = [e_k, r_a × e_k, −e_k, −(r_b × e_k)],   target −erp/h · C_k
     K = J W̃ Jᵀ, a 3×3 block solved at once.
 
-Parameters: JF_LA, JF_LB. ``ball_rows`` is also the first three rows of a hinge.
+Parameters: LA, LB. ``ball_rows`` is also the first three rows of a hinge.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JF_LA, JF_LB, anchor, set_row
+from trackrider.physics.joints.common import LA, LB, anchor, param_columns, set_row
 from trackrider.physics.maths import cross
+
+END = param_columns()[0]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -34,8 +40,8 @@ def ball_rows(j, rows, ra, rb, c, erp_h):
 def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, LB)
     rows.m[j] = 3
     ball_rows(j, rows, (rax, ray, raz), (rbx, rby, rbz), (pax - pbx, pay - pby, paz - pbz), erp_h)
 
@@ -43,3 +49,23 @@ def prepare(j, joints, bodies, h, erp_h, rows):
 def columns(c):
     """Parameter columns at creation (``common.Created``): the anchors only; no extra rows."""
     return []
+
+
+# ----------------------------------------------------------------------------- in Python
+@dataclass
+class Settings:
+    """``ball``: the anchors meet; b turns freely about it."""
+
+
+ANCHOR_B_AT_A = False
+NO_WORLD_END = None
+START_WORDS = "its ends start {:.4g} m apart"
+
+
+def position_error(pa, pb, p, pa0, pb0):
+    """Distance between the anchors, m."""
+    return np.linalg.norm(pb - pa, axis=-1)
+
+
+def unrecorded_energy(p) -> bool:
+    return False

@@ -7,23 +7,26 @@ Of the three ball rows only the one along the track is independent of the cars' 
     C = (p_a − p_b)·n,   J = [n, r_a × n, −n, −(r_b × n)]
     rigid: target −erp/h · C;   soft (k, c): γ = 1/(h(c + h k)), target −k/(c + h k) · C
 
-Parameters: JF_LA, JF_LB, JF_K, JF_C. Solved by the chain (``couplings.py``).
+Parameters: LA, LB, STIFFNESS, DAMPING. Solved by the chain (``couplings.py``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JF_C, JF_K, JF_LA, JF_LB, anchor, set_row
+from trackrider.physics.joints.common import LA, LB, anchor, param_columns, set_row
 from trackrider.physics.maths import cross
+
+# parameter columns: stiffness N/m (0: rigid), damping N·s/m
+STIFFNESS, DAMPING, END = param_columns(1, 1)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, LB)
     rows.m[j] = 1
     R = bodies.rot[a]
     nx, ny, nz = R[0, 0], R[1, 0], R[2, 0]
@@ -35,8 +38,8 @@ def prepare(j, joints, bodies, h, erp_h, rows):
     d0, d1, d2 = cross(rbx, rby, rbz, nx, ny, nz)
     set_row(rows.J, j, 0, (nx, ny, nz), (c0, c1, c2), (-nx, -ny, -nz), (-d0, -d1, -d2))
     rows.target[j, 0] = -erp_h * ((pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz)
-    k = jf[j, JF_K]
-    c = jf[j, JF_C]
+    k = jf[j, STIFFNESS]
+    c = jf[j, DAMPING]
     if k > 0.0 or c > 0.0:
         den = c + h * k
         rows.gamma[j] = 1.0 / (h * den)

@@ -1,8 +1,10 @@
-"""What every joint kind shares: the parameter columns, row writers, anchors and axes.
+"""What every joint kind shares: the anchor columns, row writers, anchors and axes, the default
+anchors (one rule for ``World`` and ``checks``).
 
 A joint is one row block (``Rows``: up to ``NJR`` rows, each J = [lin a, ang a, lin b, ang b]
 of 12 numbers) between bodies a and b (−1: the world). Its parameters are one row of
-``Joints.param``, columns below; which columns a kind uses is written in its module.
+``Joints.param``: the anchors (``LA``, ``LB``) here, then the kind's own columns, named in its
+module (``param_columns``).
 """
 from __future__ import annotations
 
@@ -12,24 +14,21 @@ from trackrider.jit import njit
 from trackrider.physics.maths import mv
 from trackrider.physics.state import NJR  # noqa: F401  (rows per joint at most)
 
-# ---- parameter columns (Joints.param)
-JF_LA = 0           # anchor a in body a axes (or world point if a is the world), 3
-JF_LB = 3           # anchor b, 3
-JF_GA = 6           # pulley ground anchor a, 3
-JF_GB = 9           # pulley ground anchor b, 3
-JF_LEN = 12         # rest length (distance) / C_i (pulley), m
-JF_RATIO = 13
-JF_K = 14           # stiffness N/m (0: rigid)
-JF_C = 15           # damping N·s/m
-JF_MIN = 16         # slack range min length, m (distance, when slack)
-JF_MAX = 17
-JF_AX = 18          # hinge / prismatic axis in body a axes (world axes if a is the world), 3
-JF_P1 = 21          # hinge: 1st axis normal in b axes; prismatic: 1st normal in a axes; limit: ref in a, 3
-JF_P2 = 24          # hinge: 2nd axis normal in b axes; prismatic: 2nd normal in a axes; limit: ref in b, 3
-JF_Q = 27           # prismatic: rest relative rotation q_a0* ⊗ q_b0 (w, x, y, z), 4
-JF_TQ = 31          # hinge motor max torque N·m (inf: unbounded)
-JF_V = 32           # hinge motor target angular speed rad/s
-NJF = 33
+# ---- parameter columns (Joints.param) every kind has
+LA = 0              # anchor a in body a axes (or world point if a is the world), 3
+LB = 3              # anchor b, 3
+#: columns of a joint's parameter row (the widest kind's ``param_columns`` end fits: tests/test_registries.py)
+NJF = 20
+
+
+def param_columns(*widths):
+    """First column of each of a kind's parameters of ``widths`` (after the anchors), and the end."""
+    out, c = [], LB + 3
+    for w in widths:
+        out.append(c)
+        c += w
+    return (*out, c)
+
 
 # ---- columns of the integer table World builds (split into Joints.kind, .a, .b, .slack, .chain)
 JI_KIND = 0
@@ -114,3 +113,37 @@ def axis_normals(ax_w):
     n1 /= np.linalg.norm(n1)
     n2 = np.cross(ax_w, n1)
     return n1, n2
+
+
+def default_anchors(anchor_b_at_a, la, lb, a, b, track_anchor, to_world, to_local):
+    """Anchors ``(la, lb)`` of a joint between entities ``a`` and ``b`` (−1: the world) from those
+    given (None: the default), in their bodies' axes (a world point for the world). ``World`` and
+    ``checks`` both use this rule:
+
+    * a body's default anchor is ``track_anchor(e)`` (a car's track anchor (0, 0, −cg), a free
+      body's centre);
+    * when the kind keeps the anchors together from the start (``anchor_b_at_a``: hinge,
+      prismatic), b's default anchor is where a's starts;
+    * the world's default anchor is where the other end's anchor starts.
+
+    ``to_world(e, local)`` is the world point of a point fixed in ``e``, ``to_local(e, p)`` the
+    inverse."""
+    if la is None and a >= 0:
+        la = track_anchor(a)
+    if lb is None and b >= 0:
+        if anchor_b_at_a and la is not None:
+            lb = to_local(b, to_world(a, la) if a >= 0 else la)
+        else:
+            lb = track_anchor(b)
+    if la is None:
+        la = to_world(b, lb)
+    if lb is None:
+        lb = to_world(a, la)
+    return la, lb
+
+
+def extra_row(f):
+    """A new parameter row with the anchors of row ``f`` (a joint's extra row: a limit, a motor, a spring)."""
+    g = np.zeros_like(f)
+    g[LA:LB + 3] = f[LA:LB + 3]
+    return g

@@ -1,39 +1,41 @@
-"""One row along a prismatic joint's axis: travel limits, or a spring / damper (PHYSICS.md §3).
+"""One row along a prismatic joint's axis: travel limits, or a spring / damper (docs/physics.md §3).
 
     u = R_a ax (fixed in a),  d = p_b − p_a,  x = d·u
     C = x − x_rest,  J = [−u, −(r_a + d) × u, u, r_b × u]   (the moving-axis term of the line rows)
     limits [lo, hi] on x (``slack``): one-sided (``common.one_sided``)
     spring k / damper c: γ = 1/(h(c + h k)), target −k/(c + h k) · C
 
-Parameters: JF_LA, JF_LB, JF_AX, JF_MIN, JF_MAX, JF_K, JF_C, JF_LEN (x_rest).
+Parameters: LA, LB, AXIS, MIN_TRAVEL, MAX_TRAVEL, STIFFNESS, DAMPING, REST (x_rest).
 """
 from __future__ import annotations
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JF_AX, JF_C, JF_K, JF_LA, JF_LB, JF_LEN, JF_MAX, JF_MIN, anchor, \
-    axis_w, one_sided, set_row
+from trackrider.physics.joints.common import LA, LB, anchor, axis_w, one_sided, param_columns, set_row
 from trackrider.physics.maths import cross
+
+# parameter columns: the axis in a's axes; travel limits m; spring N/m, damper N·s/m; its rest travel m
+AXIS, MIN_TRAVEL, MAX_TRAVEL, STIFFNESS, DAMPING, REST, END = param_columns(3, 1, 1, 1, 1, 1)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare(j, joints, bodies, h, erp_h, rows):
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, JF_LA)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, JF_LB)
+    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, LB)
     rows.m[j] = 1
     dx, dy, dz = pbx - pax, pby - pay, pbz - paz
-    ux, uy, uz = axis_w(a, bodies.rot, jf, j, JF_AX)
+    ux, uy, uz = axis_w(a, bodies.rot, jf, j, AXIS)
     c0, c1, c2 = cross(rax + dx, ray + dy, raz + dz, ux, uy, uz)
     d0, d1, d2 = cross(rbx, rby, rbz, ux, uy, uz)
     set_row(rows.J, j, 0, (-ux, -uy, -uz), (-c0, -c1, -c2), (ux, uy, uz), (d0, d1, d2))
     x = dx * ux + dy * uy + dz * uz
     if joints.slack[j]:
-        one_sided(j, x, jf[j, JF_MIN], jf[j, JF_MAX], h, erp_h, rows)
+        one_sided(j, x, jf[j, MIN_TRAVEL], jf[j, MAX_TRAVEL], h, erp_h, rows)
     else:
-        k = jf[j, JF_K]
-        c = jf[j, JF_C]
+        k = jf[j, STIFFNESS]
+        c = jf[j, DAMPING]
         den = c + h * k
         if den > 0.0:
             rows.gamma[j] = 1.0 / (h * den)
-            rows.target[j, 0] = -(k / den) * (x - jf[j, JF_LEN])
+            rows.target[j, 0] = -(k / den) * (x - jf[j, REST])

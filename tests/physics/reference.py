@@ -1,0 +1,276 @@
+"""Reference computations for verifying the solver (numpy/scipy; slow, not for production).
+
+``one_step_rows(world)`` runs the first stages of one step on a copy of the world's state and
+returns the kernel's rows (track rows ``G``, targets, coupler rows), the velocities before any
+projection, and the kernel's coupler impulses after the step's solve.
+``exact_bounded_solve(world)`` solves the same step's rows with the cars' bounded rows (sections,
+friction) independently (sparse assembly, active set, sparse LU); ``bounded_row_error(world)``
+compares the kernel's impulses with it.
+``exact_coupler_impulses(rows)`` assembles the same step's equality system independently
+(sparse ``J``, block-diagonal ``W``) and solves ``(J W Jᵀ + Γ) λ = t − J u*`` directly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.physics.sections import SECTIONS
+
+
+def _one_step(w, iterations, bounded):
+    """The stages of one step up to its solve on copies of ``w``'s state: (world records, temps)."""
+    import copy
+
+    from trackrider.physics import kernels as kn
+    from trackrider.physics import state as st
+
+    w._build()
+    rec = w.records
+    copy_rec = lambda r: type(r)(*[np.copy(x) if isinstance(x, np.ndarray) else x for x in r])  # noqa: E731
+    world = st.WorldState(rec.tracks, copy_rec(rec.bodies), copy_rec(rec.cars), rec.sections, rec.res,
+                          copy_rec(rec.joints))
+    tmp = copy.deepcopy(w._temps)
+    h = w.dt
+    cfg = st.Step(h, 0.0, 0.0, -w.gravity, w.gravity, w.erp / h, iterations, w.warm_start, 1)
+    kn.py_stages_to_solve(cfg, world, tmp, bounded, True)
+    return world, tmp
+
+
+def one_step_rows(w):
+    """Run the first stages of one step on a copy of ``w`` and return the kernel's rows, the
+    velocities before any projection, and the kernel's coupler impulses after the step's solve."""
+    world, tmp = _one_step(w, w.iterations, False)
+    bodies, joints = world.bodies, world.joints
+    nj = w.ji.shape[0]
+    u_star = np.hstack([tmp.scratch.vel0, tmp.scratch.omg0])[: bodies.pos.shape[0]].copy()
+    return dict(G=tmp.trk.J, tgt=tmp.trk.target, jJ=tmp.rows.J, jt=tmp.rows.target, jgam=tmp.rows.gamma, ji=w.ji,
+                u_star=u_star, quat=bodies.quat, inv_mass=bodies.inv_mass, inv_ib=bodies.inv_ib,
+                lam_c=joints.lam[:nj, 0].copy(), lamT=tmp.trk.lam.copy())
+
+
+def _section_row(kind, speed, fmax, h, v):
+    """(target, lower, upper) of a section row (docs/physics.md "Sections"), written again here."""
+    F = fmax * h
+    forward = v >= 0.0
+    if kind == SECTIONS["lift"].code:
+        return speed, 0.0, F
+    if kind == SECTIONS["brake"].code:
+        return 0.0, -F, F
+    if kind == SECTIONS["launch"].code:
+        return (speed, 0.0, F) if forward else (-speed, -F, 0.0)
+    if kind == SECTIONS["trim"].code:
+        return (speed, -F, 0.0) if forward else (-speed, 0.0, F)
+    return (speed, -F, F) if forward else (-speed, -F, F)
+
+
+def exact_bounded_solve(w, max_passes=5000):
+    """The same step as the kernel's, solved independently: every row of every car (track rows 1–5,
+    chained couplers, the bounded rows along T: section, ratchet, friction) assembled into one
+    sparse ``J``, block-diagonal ``W``: the box-constrained problem ``(J W Jᵀ + Γ) λ = t − J u*``
+    (bounded rows softened as the kernel's: ``rows.ROW_SOFTNESS`` times the row's mobility with the
+    equality rows in place), the equality rows
+    eliminated by a sparse LU (Schur complement onto the bounded rows), the bounded rows solved by
+    bounded-variable least squares (scipy's BVLS: an exact active-set method), the friction bounds
+    iterated with the wheel impulses until they stop moving. Only for worlds of trains (no joint
+    outside the chains).
+
+    Returns (kernel, exact): dicts of ``section`` (section + ratchet impulse per car), ``friction``
+    and ``coupler`` arrays (N·s)."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+    from scipy.optimize import lsq_linear
+    from trackrider.physics import kernels as kn
+    from trackrider.physics.joints.common import JI_A, JI_B, JI_CHAIN
+    from trackrider.physics.rows import HOLD_SOFTNESS, ROW_SOFTNESS, SAME_TARGET
+
+    world, tmp = _one_step(w, w.iterations, True)
+    bodies, cars, joints, res, secs = world.bodies, world.cars, world.joints, world.res, world.sections
+    if not np.all(w.ji[:, JI_CHAIN] == 1):
+        raise ValueError("exact_bounded_solve: only trains (every joint a chained coupler)")
+    h, g = w.dt, w.gravity
+    nb, n = bodies.pos.shape[0], w.ncars
+    G, tgt = tmp.trk.J, tmp.trk.target
+    u_star = np.hstack([tmp.scratch.vel0, tmp.scratch.omg0])[:nb].reshape(-1)
+    Wb = []
+    R = np.zeros((3, 3))
+    for b in range(nb):
+        kn.quat_to_mat(bodies.quat[b], R)
+        m = np.zeros((6, 6))
+        m[:3, :3] = np.eye(3) * bodies.inv_mass[b]
+        m[3:, 3:] = R @ np.diag(bodies.inv_ib[b]) @ R.T
+        Wb.append(m)
+    I, Jc, V, t, gam, kind = [], [], [], [], [], []   # kind: -1 equality, else (car, row: 0 section, 1 ratchet, 2 friction)
+    track_row = {}
+
+    def add(row, t_, gam_, kind_):
+        for body, vec in row:
+            for k in range(6):
+                if vec[k] != 0.0:
+                    I.append(len(t)); Jc.append(6 * body + k); V.append(vec[k])
+        t.append(t_); gam.append(gam_); kind.append(kind_)
+
+    for b in range(n):
+        if not cars.held[b]:
+            continue
+        for r in range(5):
+            if r == 1 and not cars.support[b]:
+                continue
+            track_row[(b, r)] = len(t)
+            add([(b, G[b, r])], tgt[b, r], 0.0, -1)
+    first_coupler = len(t)
+    nj = w.ji.shape[0]
+    for j in range(nj):
+        a, b = w.ji[j, JI_A], w.ji[j, JI_B]
+        add([(a, tmp.rows.J[j, 0, :6]), (b, tmp.rows.J[j, 0, 6:])], tmp.rows.target[j, 0], tmp.rows.gamma[j], -1)
+    bounded = []   # (row index, car, which, lo, hi)
+    for b in range(n):
+        sec = cars.section[b]
+        friction = res.rolling > 0.0 or cars.davis[b, 0] > 0.0
+        if not cars.held[b] or (sec < 0 and not friction):
+            continue
+        f = tmp.scratch.row_t[b]
+        gb = 0.0  # (added to the Schur complement below)
+        if sec >= 0:
+            tv, lo, hi = _section_row(int(secs.kind[sec]), secs.speed[sec], secs.fmax[sec], h, cars.speed0[b])
+            bounded.append([len(t), b, 0, lo, hi]); add([(b, f)], tv, gb, (b, 0))
+            if secs.kind[sec] == SECTIONS["lift"].code:
+                bounded.append([len(t), b, 1, 0.0, np.inf]); add([(b, f)], 0.0, gb, (b, 1))
+        if friction:
+            bounded.append([len(t), b, 2, 0.0, 0.0]); add([(b, f)], 0.0, gb, (b, 2))
+    nrow = len(t)
+    J = sp.csr_matrix((V, (I, Jc)), shape=(nrow, 6 * nb))
+    Wm = sp.block_diag(Wb, format="csr")
+    K = (J @ Wm @ J.T + sp.diags(np.array(gam))).tocsr()
+    rhs = np.array(t) - J @ u_star
+    # Schur complement onto the bounded rows: the equality rows (track, couplers) eliminated by a
+    # sparse LU, then a dense box-constrained least-squares problem (BVLS, an exact active-set
+    # method) for the bounded rows: S = L Lᵀ, min ½ μᵀ S μ − μᵀ r_B = ½ |Lᵀ μ − L⁻¹ r_B|² + const
+    if not bounded:
+        raise ValueError("exact_bounded_solve: the step has no bounded rows")
+    brow = np.array([item[0] for item in bounded], dtype=int)
+    erow = np.setdiff1d(np.arange(nrow), brow)
+    lu = spla.splu(K[erow][:, erow].tocsc())
+    KEB = K[erow][:, brow].toarray()
+    X = lu.solve(KEB)
+    xr = lu.solve(rhs[erow])
+    S = K[brow][:, brow].toarray() - KEB.T @ X
+    S = 0.5 * (S + S.T)
+    # the softness of a bounded row: ROW_SOFTNESS (ratchet, friction: HOLD_SOFTNESS) times its own
+    # mobility with every equality row in place (S's diagonal: for a rigid train the train's)
+    soft = np.array([ROW_SOFTNESS if item[2] == 0 else HOLD_SOFTNESS for item in bounded])
+    gam_b = soft * np.diag(S)
+    rb = rhs[brow] - KEB.T @ xr
+    # rows of one set point (one train, one class, targets within SAME_TARGET) act as one row
+    # (docs/physics.md, "Rows that share a load"): a rigid train's S is s sᵀ on them, so their
+    # right-hand side is projected onto s (the least-squares consistent targets) and they share one
+    # softness, the class's times their mean mobility
+    tb = np.array(t)[brow]
+    train_of = np.array([w.entity_train[item[1]] for item in bounded])
+    cls = np.array([0 if item[2] == 0 else 1 for item in bounded])
+    done = np.zeros(len(bounded), bool)
+    for i in range(len(bounded)):
+        if done[i]:
+            continue
+        g = np.flatnonzero(~done & (train_of == train_of[i]) & (cls == cls[i]) & (np.abs(tb - tb[i]) <= SAME_TARGET))
+        g = g[g >= i]
+        done[g] = True
+        if len(g) < 2:
+            continue
+        sv = S[g[0], g] / np.sqrt(S[g[0], g[0]])
+        rb[g] = sv * (sv @ rb[g]) / (sv @ sv)
+        gam_b[g] = soft[g] * np.mean(np.diag(S)[g])
+    S[np.diag_indices_from(S)] += gam_b
+    lam = np.zeros(nrow)
+
+    def friction_bounds():
+        for item in bounded:
+            b = item[1]
+            if item[2] != 2:
+                continue
+            if res.nl2:
+                bound = bodies.mass[b] * res.rolling * g * h
+            else:
+                l1 = lam[track_row[(b, 0)]] + cars.transport[b, 0]
+                l2 = (lam[track_row[(b, 1)]] if (b, 1) in track_row else 0.0) + cars.transport[b, 1]
+                bound = res.rolling * np.hypot(l1, l2) + cars.davis[b, 0] * h
+            item[3], item[4] = -bound, bound
+
+    friction_bounds()
+    tol = 1e-9 * float(np.max(bodies.mass)) * g * h
+    for _ in range(max_passes):
+        lo = np.array([item[3] for item in bounded])
+        hi = np.array([item[4] for item in bounded])
+        mu = np.where(lo == hi, lo, 0.0)
+        free = lo < hi
+        if np.any(free):
+            Sf = S[np.ix_(free, free)]
+            L = np.linalg.cholesky(Sf)
+            rf = rb[free] - S[np.ix_(free, ~free)] @ mu[~free]
+            sol = lsq_linear(L.T, np.linalg.solve(L, rf), bounds=(lo[free], hi[free]), method="bvls", tol=1e-15,
+                             max_iter=100 * Sf.shape[0])
+            mu[free] = sol.x
+        lam[brow] = mu
+        lam[erow] = xr - X @ mu
+        old = hi.copy()
+        friction_bounds()
+        if np.all(np.abs(np.array([item[4] for item in bounded]) - old) <= tol):
+            break
+    else:
+        raise RuntimeError("exact_bounded_solve: the friction bounds did not settle")
+    exact = {"section": np.zeros(n), "friction": np.zeros(n), "coupler": lam[first_coupler:first_coupler + nj].copy()}
+    for row, b, which, lo, hi in bounded:
+        exact["friction" if which == 2 else "section"][b] += lam[row]
+    kernel = {"section": (cars.lam_motor + cars.lam_ratchet)[:n].copy(), "friction": cars.lam_friction[:n].copy(),
+              "coupler": joints.lam[:nj, 0].copy()}
+    return kernel, exact
+
+
+def bounded_row_error(w):
+    """Relative error of the step's bounded rows (section + ratchet, friction) and couplers after
+    the kernel's solve, against ``exact_bounded_solve`` of the same step: each the largest
+    impulse difference over the largest impulse of that kind (nan when the step has none)."""
+    kernel, exact = exact_bounded_solve(w)
+    out = {}
+    for key in ("section", "friction", "coupler"):
+        scale = float(np.max(np.abs(exact[key]))) if exact[key].size else 0.0
+        out[key] = float(np.max(np.abs(kernel[key] - exact[key]))) / scale if scale > 0.0 else float("nan")
+    return out
+
+
+def exact_coupler_impulses(rows):
+    """Sparse direct solve of (J W Jᵀ + Γ) λ = t − J u* for all equality rows of the step."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+    from trackrider.physics import kernels as kn
+    from trackrider.physics.joints.common import JI_A, JI_B
+
+    G, tgt, jJ, jt, jgam, ji = rows["G"], rows["tgt"], rows["jJ"], rows["jt"], rows["jgam"], rows["ji"]
+    nb = G.shape[0]
+    nj = ji.shape[0]
+    nrow = 5 * nb + nj
+    I, Jc, V = [], [], []
+    t = np.zeros(nrow)
+    for b in range(nb):
+        for r in range(5):
+            for k in range(6):
+                I.append(5 * b + r); Jc.append(6 * b + k); V.append(G[b, r, k])
+            t[5 * b + r] = tgt[b, r]
+    for j in range(nj):
+        a, b = ji[j, JI_A], ji[j, JI_B]
+        for k in range(6):
+            I.append(5 * nb + j); Jc.append(6 * a + k); V.append(jJ[j, 0, k])
+            I.append(5 * nb + j); Jc.append(6 * b + k); V.append(jJ[j, 0, 6 + k])
+        t[5 * nb + j] = jt[j, 0]
+    J = sp.csr_matrix((V, (I, Jc)), shape=(nrow, 6 * nb))
+    blocks = []
+    R = np.zeros((3, 3))
+    for b in range(nb):
+        kn.quat_to_mat(rows["quat"][b], R)
+        Wb = np.zeros((6, 6))
+        Wb[:3, :3] = np.eye(3) * rows["inv_mass"][b]
+        Wb[3:, 3:] = R @ np.diag(rows["inv_ib"][b]) @ R.T
+        blocks.append(Wb)
+    Wm = sp.block_diag(blocks, format="csr")
+    Kmat = (J @ Wm @ J.T).tocsc() + sp.diags(np.concatenate([np.zeros(5 * nb), jgam[:nj]]))
+    rhs = t - J @ rows["u_star"].reshape(-1)
+    lam = spla.spsolve(Kmat.tocsc(), rhs)
+    return lam[5 * nb:], lam[: 5 * nb].reshape(nb, 5)
