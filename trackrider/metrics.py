@@ -58,6 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trackrider.divergence import entity_groups
 from trackrider.events import event_type, status_of
 from trackrider.filters import ZeroPhaseLowpass
 from trackrider.physics import channels as ch
@@ -798,48 +799,27 @@ def energy_groups_from_joints(entity_train, n_trains, joint_ends, body_entity0=N
     n_ent = len(entity_train)
     if body_entity0 is None:
         body_entity0 = int(np.sum(entity_train >= 0))
-    parent = list(range(n_ent))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def union(i, j):
-        ri, rj = find(i), find(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
-
     cars_of = [np.flatnonzero(entity_train == k) for k in range(n_trains)]
-    for cars in cars_of:
-        for e in cars[1:]:
-            union(int(cars[0]), int(e))
 
     def entity(end):
         if isinstance(end, str) or end is None:
-            return None
+            return -1
         end = tuple(end)
         if end[0] == "car":
             cars = cars_of[int(end[1])]
-            return int(cars[int(end[2])]) if int(end[2]) < len(cars) else None
+            return int(cars[int(end[2])]) if int(end[2]) < len(cars) else -1
         if end[0] == "body":
             e = body_entity0 + int(end[1])
-            return e if e < n_ent else None
-        return None
+            return e if e < n_ent else -1
+        return -1
 
-    for a, b in joint_ends:
-        ea, eb = entity(a), entity(b)
-        if ea is not None and eb is not None:
-            union(ea, eb)
-    groups = []
-    for cars in cars_of:
-        if cars.size == 0:
-            groups.append([])
-            continue
-        root = find(int(cars[0]))
-        groups.append([e for e in range(n_ent) if find(e) == root])
-    return groups
+    ends = [(int(cars[0]), int(e)) for cars in cars_of for e in cars[1:]]
+    ends += [(entity(a), entity(b)) for a, b in joint_ends]
+    group_of = {}
+    for g in entity_groups(n_ent, ends):
+        for e in g:
+            group_of[int(e)] = [int(x) for x in g]
+    return [group_of[int(cars[0])] if cars.size else [] for cars in cars_of]
 
 
 #: warn when a train's energy_drift_max_abs exceeds this (the time step is too long)
