@@ -233,3 +233,21 @@ def test_a_value_off_the_scale_turns_the_dot_red_with_an_arrow():
 
     assert red(meter(5.0)) == 0
     assert red(meter(8.0)) > 10  # the arrow above the panel
+
+
+def test_the_overlays_height_is_above_the_ground_under_the_car(ride):
+    """On the plain the height is above the plain; over raised ground, above it."""
+    from trackrider.render.ground import Ground
+    from trackrider.render.hud import hud_values
+
+    rec, _spec = ride
+    times = rec.times[::10]
+    x, y, z = (rec.positions[::10, 0, k] for k in range(3))
+    plain = Ground(-2.0)
+    np.testing.assert_allclose([v.height for v in hud_values(rec, 0, times, plain, "")], z + 2.0, atol=1e-9)
+    # a 3 m high field over the whole ride (bilinear between equal heights: 3 m everywhere in it)
+    x0, y0 = rec.positions[:, :, 0].min() - 5.0, rec.positions[:, :, 1].min() - 5.0
+    n = int(max(rec.positions[:, :, 0].max() - x0, rec.positions[:, :, 1].max() - y0) / 4.0) + 4
+    raised = Ground(-2.0, np.full((n + 1, n + 1), 3.0), x0, y0, 4.0)
+    np.testing.assert_allclose(raised.height(x, y), 3.0)
+    np.testing.assert_allclose([v.height for v in hud_values(rec, 0, times, raised, "")], z - 3.0, atol=1e-9)

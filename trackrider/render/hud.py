@@ -54,15 +54,17 @@ def hud_lines(v: HudValues, units: str = "metric") -> list[str]:
     ]
 
 
-def hud_values(recording, entity: int, times, z_ground: float, label: str) -> list[HudValues]:
-    """The overlay values of entity ``entity`` at each frame time (s)."""
+def hud_values(recording, entity: int, times, ground, label: str) -> list[HudValues]:
+    """The overlay values of entity ``entity`` at each frame time (s); its height is
+    above the ground under it (``ground.Ground``: the plain or the raised ground)."""
     times = np.atleast_1d(np.asarray(times, dtype=float))
     speed = recording.channel_at("speed", times, entity)
     gv = recording.channel_at("g_vertical", times, entity)
     gl = recording.channel_at("g_lateral", times, entity)
-    z = np.interp(times, recording.times, recording.positions[:, entity, 2])
-    return [HudValues(float(t), float(s), float(h - z_ground), float(a), float(b), label)
-            for t, s, h, a, b in zip(times, speed, z, gv, gl)]
+    x, y, z = (np.interp(times, recording.times, recording.positions[:, entity, k]) for k in range(3))
+    above = z - ground.height(x, y)
+    return [HudValues(float(t), float(s), float(h), float(a), float(b), label)
+            for t, s, h, a, b in zip(times, speed, above, gv, gl)]
 
 
 def meter_point(g_lateral: float, g_vertical: float) -> tuple[float, float, tuple[int, int]]:

@@ -229,7 +229,7 @@ def prepare_frames(recording, spec, times, camera, size, fps, speed, quality, tr
                           points=_layout_points(recording, spec), aspect=size[0] / size[1])
         entity = _hud_entity(recording.labels, follow)
         label = "{} · car {}".format(*recording.labels[entity])
-        values = hud_values(recording, entity, times, scene.z_ground, label)
+        values = hud_values(recording, entity, times, scene.ground, label)
         followed = spec.entity(recording.labels[entity])[0]
         if getattr(followed, "role", "riders") == "counterweight":   # nobody rides it: no G shown
             for v in values:
