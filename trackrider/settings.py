@@ -797,6 +797,12 @@ class TrackConfig:
     body: str = setting("world", kind=STRING)
 
 
+#: what one car can be drawn as (a train's ``model``, or one vehicle's kind)
+VEHICLE_KINDS = ("coaster", "locomotive", "coach", "wagon", "hopper", "flat")
+#: a train's ``model``: ``auto``, a vehicle kind for every car, or a train made of kinds
+VEHICLE_MODELS = ("auto", *VEHICLE_KINDS, "freight", "passenger")
+
+
 @dataclass
 class TrainConfig:
     """``[[train]]``: a train of ``cars`` alike cars (``car``, joined by ``coupling``), or of the
@@ -815,6 +821,12 @@ class TrainConfig:
         m/s along the track (signed).
     role : {"riders", "counterweight"}, default "riders"
         ``counterweight``: a weight with no riders (no G at a rider, no airtime).
+    model : str, default "auto"
+        drawing only: what the cars look like (``VEHICLE_MODELS``): ``auto`` (coaster cars
+        on coaster wheels; on railway wheels a coach alone, else a locomotive and
+        wagons), one vehicle kind for every car (``VEHICLE_KINDS``), or ``freight`` (a
+        locomotive, then box, hopper and flat wagons) or ``passenger`` (a locomotive,
+        then coaches).
     name, track, track_index, car, coupling, color
         the train's name, its track's name and index (resolved by the loader), its
         ``CarSpec`` (with ``vehicles``: the first vehicle's) and ``CouplingSpec``, and its
@@ -836,6 +848,7 @@ class TrainConfig:
     start_speed: float = setting(0.0, unit="m/s", maximum=MAX_SPEED)
     coupling: CouplingSpec = field(default_factory=CouplingSpec)
     role: str = setting("riders", kind=STRING, choices=("riders", "counterweight"))
+    model: str = setting("auto", kind=STRING, choices=VEHICLE_MODELS)
     color: tuple | None = None
     vehicles: list | None = None
     brake: BrakeSpec | None = None

@@ -92,3 +92,11 @@ def test_smoothing_removes_orientation_jitter(poses):
     assert err[30:-30].max() < 1.0
     raw = np.degrees(np.arccos(np.clip(np.sum(rot[:, 2, :, 2] * noisy[:, 2, :, 2], axis=1), -1, 1)))
     assert raw.max() > 4.0  # the noise was really there
+
+
+@pytest.mark.parametrize("aspect", [16 / 9, 4 / 3, 1.0])
+def test_onride_sees_a_riders_90_degrees_across_whatever_the_pictures_shape(poses, aspect):
+    pos, rot, bounds = poses
+    cam = camera_path("onride", pos, rot, Follow(0, 2, 2.0, 1.0, 1.1), bounds, fps=30, aspect=aspect)
+    across = 2.0 * np.degrees(np.arctan(np.tan(np.radians(cam.view_angle / 2)) * aspect))
+    assert across == pytest.approx(90.0, abs=1e-9)

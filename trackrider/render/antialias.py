@@ -121,3 +121,26 @@ def antialias(img: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     luma = np.empty(src.shape[:2], dtype=np.float32)
     _fxaa(src, out, luma, np.float32(EDGE_MIN), np.float32(EDGE_REL), np.float32(SUBPIX))
     return out
+
+
+@njit(cache=True, nogil=True)
+def _downsample(src, dst, f):
+    h, w = dst.shape[0], dst.shape[1]
+    half = (f * f) // 2
+    for y in range(h):
+        for x in range(w):
+            for k in range(3):
+                acc = 0
+                for dy in range(f):
+                    for dx in range(f):
+                        acc += np.int64(src[f * y + dy, f * x + dx, k])
+                dst[y, x, k] = np.uint8((acc + half) // (f * f))
+
+
+def downsample(img: np.ndarray, factor: int) -> np.ndarray:
+    """``img`` (h·factor, w·factor, 3) uint8 averaged down to (h, w, 3): each pixel the mean of a
+    ``factor`` × ``factor`` block (supersampling's anti-aliasing)."""
+    h, w = img.shape[0] // factor, img.shape[1] // factor
+    out = np.empty((h, w, 3), dtype=np.uint8)
+    _downsample(img, out, int(factor))
+    return out

@@ -22,13 +22,19 @@ EYE_BEHIND_CENTRE = 0.15
 #: chase: behind the last car (m, plus 1.5 car lengths), to its left and above it (m, plus a car height)
 CHASE_BACK, CHASE_SIDE, CHASE_UP = 6.0, 2.5, 3.0
 #: onride: the rider looks this far below the car's forward axis, degrees
-ONRIDE_PITCH_DOWN = 12.0
+ONRIDE_PITCH_DOWN = 15.0
 #: chase: natural angular frequency of the critically damped follow (1/s of ride time)
 CHASE_OMEGA = 3.0
-#: chase: least distance from any track curve and height above the ground, m
-CHASE_CLEARANCE, CHASE_ABOVE_GROUND = 1.8, 1.5
-#: vertical field of view, degrees
-VIEW_ANGLE = {"onride": 75.0, "chase": 55.0, "overview": 40.0}
+#: vertical field of view, degrees (onride: see ``ONRIDE_HFOV``)
+VIEW_ANGLE = {"chase": 55.0, "overview": 40.0}
+#: onride: a rider's horizontal field of view, degrees (the vertical one follows from the picture's shape)
+ONRIDE_HFOV = 90.0
+
+
+def onride_view_angle(aspect: float) -> float:
+    """The vertical view angle (degrees) that gives the on-ride camera ``ONRIDE_HFOV`` across a
+    picture ``aspect`` (width / height) wide."""
+    return float(np.degrees(2.0 * np.arctan(np.tan(np.radians(0.5 * ONRIDE_HFOV)) / aspect)))
 
 
 @dataclass
@@ -54,14 +60,23 @@ class Follow:
     car_length: float = 2.0
     car_height: float = 1.0
     rider_above_cg: float = 1.1
-    #: onride: the car the rider sits in (entity index) and the eyes in its body frame, m (None: a cab view)
+    #: onride: the car the rider sits in (entity index) and the eyes in its body frame, m (None: a cab view);
+    #: chase: the car that must be seen (a suspended car's hanging body)
     ride: int | None = None
     eye: np.ndarray | None = None
-    #: chase: points of the track curves (k, 3) the camera keeps CHASE_CLEARANCE from, and the ground z
-    keep_clear: np.ndarray | None = None
-    z_ground: float | None = None
+    #: onride: (the direction the rider looks, the rider's up) in the car's frame, when not along the car
+    view: tuple | None = None
     #: chase: height of the camera over the car (m, plus the car height); suspended cars: lower
-    chase_up: float = 3.0
+    chase_up: float = CHASE_UP
+    #: chase: the entity the camera is anchored behind (None: ``last``), the one a few cars ahead of it
+    #: that it looks towards, the car's width, a scale for small cars, a free body (followed in the
+    #: world's axes), and what it plans against (``chase.ChaseScene``; None: no planning, the first shot)
+    chase: int | None = None
+    ahead: int | None = None
+    car_width: float = 1.2
+    scale: float = 1.0
+    free: bool = False
+    scene: object = None
 
 
 def _smooth(a: np.ndarray, sigma_frames: float) -> np.ndarray:
@@ -95,30 +110,6 @@ def critically_damped(target: np.ndarray, dt: float, omega: float) -> np.ndarray
     return out
 
 
-def keep_clear(eye: np.ndarray, curve_points: np.ndarray | None, z_ground: float | None,
-               clearance: float = CHASE_CLEARANCE) -> np.ndarray:
-    """Camera positions (nf, 3) moved out to ``clearance`` m from the nearest of
-    ``curve_points`` (k, 3) (a few passes: moving away from one part of a track
-    may bring it near another) and to ``CHASE_ABOVE_GROUND`` above ``z_ground``."""
-    eye = np.array(eye, dtype=float)
-    if curve_points is not None and len(curve_points):
-        from scipy.spatial import cKDTree
-
-        tree = cKDTree(np.asarray(curve_points, dtype=float))
-        for _ in range(6):
-            dist, idx = tree.query(eye)
-            near = dist < clearance
-            if not np.any(near):
-                break
-            away = eye[near] - curve_points[idx[near]]
-            n = np.linalg.norm(away, axis=1, keepdims=True)
-            away = np.where(n > 1e-9, away / np.where(n > 1e-9, n, 1.0), np.array([0.0, 0.0, 1.0]))
-            eye[near] = curve_points[idx[near]] + (clearance + 0.05) * away
-    if z_ground is not None:
-        eye[:, 2] = np.maximum(eye[:, 2], z_ground + CHASE_ABOVE_GROUND)
-    return eye
-
-
 def camera_path(
     kind: str,
     positions: np.ndarray,
@@ -148,7 +139,6 @@ def camera_path(
     lead_p = positions[:, follow.lead]
     lead_r = rotations[:, follow.lead]
     last_p = positions[:, follow.last]
-    last_r = rotations[:, follow.last]
     fwd, up = lead_r[:, :, 0], lead_r[:, :, 2]
     extent = float(np.linalg.norm(bounds[1] - bounds[0]))
     far = max(4.0 * extent, 500.0)
@@ -158,10 +148,14 @@ def camera_path(
         # the car ONRIDE_PITCH_DOWN below its forward axis
         r = rotations[:, follow.ride]
         eye = positions[:, follow.ride] + np.einsum("fij,j->fi", r, np.asarray(follow.eye, dtype=float))
+        if follow.view is not None:
+            look = np.einsum("fij,j->fi", r, np.asarray(follow.view[0], dtype=float))
+            up = np.einsum("fij,j->fi", r, np.asarray(follow.view[1], dtype=float))
+            return CameraPath(eye, eye + 10.0 * look, up, onride_view_angle(aspect), 0.05, far)
         a = np.radians(ONRIDE_PITCH_DOWN)
         look = np.cos(a) * r[:, :, 0] - np.sin(a) * r[:, :, 2]
         up = np.sin(a) * r[:, :, 0] + np.cos(a) * r[:, :, 2]
-        return CameraPath(eye, eye + 10.0 * look, up, VIEW_ANGLE[kind], 0.05, far)
+        return CameraPath(eye, eye + 10.0 * look, up, onride_view_angle(aspect), 0.05, far)
     if kind == "onride":
         # the eyes of a rider in the lead car: EYE_ABOVE_RIDER above its rider
         # point (the heart line, where G is measured), looking along the car
@@ -178,26 +172,38 @@ def camera_path(
         up_s = _unit(_smooth(up, sig_d))
         eye = _smooth(eye, sig_p)
         focal = eye + 20.0 * fwd_s - 1.0 * up_s
-        return CameraPath(eye, focal, up_s, VIEW_ANGLE[kind], 0.05, far)
+        return CameraPath(eye, focal, up_s, onride_view_angle(aspect), 0.05, far)
     if kind == "chase":
-        # behind, beside and above the last car, looking at the middle of the
-        # train; the offset from the car follows the car's axes through a
-        # critically damped spring (no overshoot, no lag growing with speed),
-        # then is pushed out of the track's space and above the ground
-        # (the car's axes lightly smoothed first: solver jitter never reaches the spring)
-        fwd_l = _unit(_smooth(last_r[:, :, 0], 0.5 * frames_per_sim_s))
-        up_l = _unit(_smooth(last_r[:, :, 2], 0.5 * frames_per_sim_s))
-        left_l = _unit(np.cross(up_l, fwd_l))
-        back = CHASE_BACK + 1.5 * follow.car_length
-        offset = -back * fwd_l + CHASE_SIDE * left_l + (follow.chase_up + follow.car_height) * up_l
-        dt = max(speed, 1e-9) / fps
-        offset = critically_damped(offset, dt, CHASE_OMEGA)
-        up_c = up_l  # the horizon follows the smoothed car axes
-        eye = last_p + offset
-        eye = keep_clear(eye, follow.keep_clear, follow.z_ground)
-        centre = 0.5 * (lead_p + last_p) + 0.5 * follow.car_height * up_l
+        # behind, beside and above the followed car (anchor), looking along the train past it; the
+        # offset follows the car's axes through a critically damped spring (no overshoot, no lag
+        # growing with speed); with a scene to plan against, the shot that keeps the car in view
+        # (trackrider.render.chase), clear of the structure, the tracks' space and the ground
+        anchor = follow.chase if follow.chase is not None else follow.last
+        target = follow.ride if follow.ride is not None else anchor
+        sc = follow.scale
+        base = ((CHASE_BACK + 1.5 * follow.car_length) * sc, CHASE_SIDE * sc, (follow.chase_up + follow.car_height) * sc)
+        up_l = np.tile([0.0, 0.0, 1.0], (len(positions), 1)) if follow.free else \
+            _unit(_smooth(rotations[:, anchor, :, 2], 0.5 * frames_per_sim_s))
+        if follow.scene is not None:
+            from trackrider.render.chase import plan_chase
+
+            eye, _shot = plan_chase(positions, rotations, follow, follow.scene, fps, speed, base,
+                                    (follow.car_length, follow.car_width, follow.car_height))
+        else:
+            fwd_l = np.tile([1.0, 0.0, 0.0], (len(positions), 1)) if follow.free else \
+                _unit(_smooth(rotations[:, anchor, :, 0], 0.5 * frames_per_sim_s))
+            left_l = _unit(np.cross(up_l, fwd_l))
+            offset = -base[0] * fwd_l + base[1] * left_l + base[2] * up_l
+            eye = positions[:, anchor] + critically_damped(offset, max(speed, 1e-9) / fps, CHASE_OMEGA)
+        # the focal point: the followed car, moved half way to the car a few ahead of it (at most half
+        # the camera's distance behind), half a car height up
+        p_anchor = positions[:, anchor]
+        ahead = positions[:, follow.ahead if follow.ahead is not None else follow.lead] - p_anchor
+        n = np.linalg.norm(ahead, axis=1, keepdims=True)
+        ahead = 0.5 * ahead * np.minimum(1.0, base[0] / np.maximum(n, 1e-9))
+        centre = positions[:, target] + ahead + 0.5 * follow.car_height * sc * up_l
         focal = _smooth(centre, 0.1 * frames_per_sim_s)
-        return CameraPath(eye, focal, up_c, VIEW_ANGLE[kind], 0.2, far)
+        return CameraPath(eye, focal, up_l, VIEW_ANGLE[kind], 0.2 * min(sc, 1.0), far)
     # overview: a fixed point seeing the whole layout side-on (across its longest
     # horizontal axis, 30° to one side, 25° above), turning to follow the train
     pts = bounds if points is None else np.asarray(points, dtype=float)

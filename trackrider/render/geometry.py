@@ -343,6 +343,31 @@ def polyline_tube(points, radius, colour, sides: int = 8) -> Quads:
     return tube(p, u, v, radius, sides, colour)
 
 
+def loft(rings, colour) -> Quads:
+    """A closed shell through ``rings`` (each (k, 3), the same k, in order along the
+    shell; a ring's points k−1−a and a face each other across it), with shared
+    points (smooth) and end caps."""
+    r = np.asarray(rings, dtype=float)
+    m, k = r.shape[0], r.shape[1]
+    pts = r.reshape(m * k, 3)
+    i = np.arange(m - 1)[:, None] * k
+    j = np.arange(k)[None, :]
+    j1 = (j + 1) % k
+    quads = [np.stack([i + j, i + j1, i + k + j1, i + k + j], axis=-1).reshape(-1, 4)]
+    centre = pts.mean(axis=0)
+    for end in (0, m - 1):  # the caps: quads fanning across the ring
+        base = end * k
+        h = k // 2
+        a = np.arange(h - 1)
+        quads.append(np.stack([base + a, base + a + 1, base + k - 2 - a, base + k - 1 - a], axis=1))
+    quads = np.concatenate(quads)
+    p = pts[quads]
+    nrm = np.cross(p[:, 2] - p[:, 0], p[:, 3] - p[:, 1])
+    out = p.mean(axis=1) - centre
+    nrm = np.where((np.sum(nrm * out, axis=1) < 0)[:, None], -nrm, nrm)
+    return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (len(quads), 1)), _unit_rows(nrm))
+
+
 def outward_wound(q: Quads) -> np.ndarray:
     """The quads (m, 4) with their corners reordered where needed so that each
     turns counter-clockwise seen from outside (along its outward normal): what
@@ -457,18 +482,20 @@ def _strip(a, b, colour, outward) -> Quads:
     return Quads(pts, quads, np.tile(np.asarray(colour, dtype=np.uint8), (n - 1, 1)), _unit_rows(nrm))
 
 
-def railway_bed(geometry, layout: StyledLayout, z_ground: float) -> Quads:
-    """What carries a railway line above the ground ``z_ground`` (m): an earth
-    embankment (sides sloping 1 : 1.5 down to the ground) where the bottom of the
-    ballast is up to ``EMBANKMENT_MAX`` above the ground, else a concrete deck
-    ``DECK_DEPTH`` deep (the piers: ``supports_styled``)."""
+def railway_bed(geometry, layout: StyledLayout, ground) -> Quads:
+    """What carries a railway line above the ground (``ground``: the plain's
+    height, m, or a ``ground.Ground``): an earth embankment (sides sloping
+    1 : 1.5 down to the ground) where the bottom of the ballast is up to
+    ``EMBANKMENT_MAX`` above the ground, else a concrete deck ``DECK_DEPTH`` deep
+    (the piers: ``support_plan``)."""
+    height = _heights(ground)
     length = float(geometry.length)
-    n = max(int(math.ceil(length / max(layout.sample_spacing, 1.0))) + 1, 2)
-    ss = np.linspace(0.0, length, n)
+    ss = track_samples(geometry, max(layout.sample_spacing, 1.0))
+    n = len(ss)
     P, T, N, B = _frames(geometry, ss)
     top_d, hb, _wt, wb = _ballast(layout)
     d0 = top_d + hb
-    h = (P - d0 * B)[:, 2] - z_ground
+    h = (P - d0 * B)[:, 2] - height(P[:, 0], P[:, 1])
     Nh = _unit_rows(np.column_stack([N[:, 0], N[:, 1], np.zeros(n)]))
     low = h <= EMBANKMENT_MAX
     parts = []
@@ -483,8 +510,12 @@ def railway_bed(geometry, layout: StyledLayout, z_ground: float) -> Quads:
             for side in (1.0, -1.0):
                 top = P[j] + side * wb * N[j] - d0 * B[j]
                 if on_bank:
-                    foot = top + side * EMBANKMENT_SLOPE * np.maximum(h[j], 0.0)[:, None] * Nh[j]
-                    foot[:, 2] = z_ground
+                    # the foot where the side slope meets the ground (a few steps on a sloping ground)
+                    drop = np.maximum(h[j], 0.0)
+                    for _ in range(3):
+                        foot = top + side * EMBANKMENT_SLOPE * drop[:, None] * Nh[j]
+                        foot[:, 2] = height(foot[:, 0], foot[:, 1])
+                        drop = np.maximum(top[:, 2] - foot[:, 2], 0.0)
                     outward = (0.5 * (top[:-1] + top[1:]) - mid) + np.array([0.0, 0.0, 0.5])
                     parts.append(_strip(top, foot, EMBANKMENT_COLOUR, outward))
                 else:
@@ -497,6 +528,33 @@ def railway_bed(geometry, layout: StyledLayout, z_ground: float) -> Quads:
     return Quads.merge(parts)
 
 
+#: a track's drawing keeps a sample where its frame has turned this much since the last one kept,
+#: or this far on, m
+SAMPLE_TURN_DEG, SAMPLE_MAX = 2.0, 4.0
+
+
+def track_samples(geometry, spacing: float, max_spacing: float = SAMPLE_MAX,
+                  turn_deg: float = SAMPLE_TURN_DEG) -> np.ndarray:
+    """Arc lengths (m) to draw a track at: every ``spacing`` m where its frame turns
+    (a loop, a banked turn), further apart where it runs straight (up to
+    ``max_spacing``): a sample is kept once the frame has turned ``turn_deg`` since
+    the last kept one, or ``max_spacing`` m on. The ends are always kept."""
+    length = float(geometry.length)
+    n = max(int(math.ceil(length / spacing)) + 1, 2)
+    s = np.linspace(0.0, length, n)
+    if max_spacing <= spacing or n <= 2:
+        return s
+    _P, T, N, _B = _frames(geometry, s)
+    c = math.cos(math.radians(turn_deg))
+    keep = [0]
+    for i in range(1, n - 1):
+        k = keep[-1]
+        if s[i] - s[k] >= max_spacing - 1e-9 or T[i] @ T[k] < c or N[i] @ N[k] < c:
+            keep.append(i)
+    keep.append(n - 1)
+    return s[np.asarray(keep)]
+
+
 def _frames(geometry, s):
     f = geometry.frames(s)
     return tuple(np.asarray(a, dtype=float) for a in (f.position, f.tangent, f.normal, f.binormal))
@@ -506,8 +564,8 @@ def styled_track(geometry, layout: StyledLayout) -> tuple[Quads, float]:
     """Rails, spine, ties (steel, hanging) or rails, sleepers, ballast (railway)
     of one track; returns the quads and the lowest z of the structure (m)."""
     length = float(geometry.length)
-    n = max(int(math.ceil(length / layout.sample_spacing)) + 1, 2)
-    s = np.linspace(0.0, length, n)
+    s = track_samples(geometry, layout.sample_spacing)
+    n = len(s)
     P, T, N, B = _frames(geometry, s)
     r, g = layout.rail_radius, layout.gauge
     parts = []
@@ -566,12 +624,43 @@ def styled_track(geometry, layout: StyledLayout) -> tuple[Quads, float]:
     return Quads.merge(parts), float(low.min())
 
 
-def supports_styled(tracks, layouts, z_ground: float) -> Quads:
-    """Supports of every track down to the ground ``z_ground`` (m): a column on
-    a concrete footer every ``support_spacing`` m where the track is upright and
-    high enough, left out where the column (or, for a hanging track, its arm)
-    would pass through the space of a track below. ``tracks``: geometries;
+@dataclass
+class Support:
+    """One support: ``kind`` ``column`` (a steel column under the spine), ``arm`` (a
+    hanging track's column beside it with an arm over the spine) or ``pier``
+    (a railway viaduct's pier under the deck); ``foot`` on the ground and
+    ``top`` where it meets what it carries (m, world); ``track``, ``s``: the
+    track and arc length it carries; ``quads``: its drawing; ``radius``: its
+    column's, m."""
+
+    kind: str
+    foot: np.ndarray
+    top: np.ndarray
+    track: int
+    s: float
+    quads: Quads
+    radius: float = 0.3  # the column's (a pier's: half its width), m
+
+
+def _heights(ground):
+    """``height(x, y)`` of ``ground``: a height in m (the plain) or an object with ``height``."""
+    if hasattr(ground, "height"):
+        return ground.height
+    z = float(ground)
+    return lambda x, y: np.full(np.broadcast(np.asarray(x), np.asarray(y)).shape, z)
+
+
+def support_plan(tracks, layouts, ground) -> list[Support]:
+    """The supports of every track, down to the ground (``ground``: the plain's
+    height, m, or a ``ground.Ground``): a column on a concrete footer every
+    ``support_spacing`` m where the track is upright and high enough, left out
+    where the column (or, for a hanging track, its arm) would pass through the
+    space of a track below. A steel column ends in a head that grips the spine
+    (its top on the spine's axis); a hanging track's column stands beside it and
+    its arm reaches over the spine, dropping into it; a railway pier carries the
+    deck (its top inside the deck's underside). ``tracks``: geometries;
     ``layouts``: their ``StyledLayout``."""
+    height = _heights(ground)
     # every track sampled every metre: the obstacles a column must keep clear of
     samples = []
     for k, geom in enumerate(tracks):
@@ -581,7 +670,7 @@ def supports_styled(tracks, layouts, z_ground: float) -> Quads:
         lay = layouts[k]
         down = (lay.hang_depth if lay.style == "hanging" else lay.rail_depth + 1.2)
         samples.append((k, ss, P, B, lay.clearance, down))
-    parts = []
+    out = []
     for k, geom in enumerate(tracks):
         lay = layouts[k]
         length = float(geom.length)
@@ -591,48 +680,74 @@ def supports_styled(tracks, layouts, z_ground: float) -> Quads:
         for i in range(ns):
             if B[i, 2] < 0.6:
                 continue
+            along = _unit_rows(np.array([T[i, 0], T[i, 1], 0.0]))
+            across = np.array([-along[1], along[0], 0.0])
+            vertical = (along, across, (0.0, 0.0, 1.0))
+            if lay.style == "railway":  # a pier under the deck (low down: the embankment carries it)
+                top_d, hb, _wt, wb = _ballast(lay)
+                under = P[i] - (top_d + hb + DECK_DEPTH) * B[i]  # the deck's underside on the centre line
+                zg = float(height(under[0], under[1]))
+                if under[2] + DECK_DEPTH - zg <= EMBANKMENT_MAX:
+                    continue
+                if not _column_clear(under[:2], under[2], k, s[i], samples, 0.4):
+                    continue
+                wide = 2.0 * (wb - 0.6)
+                # the top reaches into the deck by its tilt over the pier's length and width, so it meets it
+                grade = abs(T[i, 2]) / max(np.hypot(T[i, 0], T[i, 1]), 1e-9)
+                top_z = under[2] + 0.7 * grade + 0.5 * wide * abs(N[i, 2]) + 0.05
+                hgt = top_z - (zg + 0.5)
+                parts = [box((under[0], under[1], zg + 0.5 + 0.5 * hgt), (1.4, wide, hgt), FOOTER_COLOUR, axes=vertical),
+                         box((under[0], under[1], zg + 0.25), (2.6, wide + 1.2, 0.5), FOOTER_COLOUR, axes=vertical)]
+                out.append(Support("pier", np.array([under[0], under[1], zg]), np.array([under[0], under[1], top_z]),
+                                   k, float(s[i]), Quads.merge(parts), 0.5 * wide))
+                continue
+            rs = lay.spine_radius
+            spine = P[i] + lay.spine_offset() * B[i]  # the spine's axis
             if lay.style == "hanging":
-                # a column beside the track (inside of the turn: the cars swing outwards) and an arm over the spine
+                # a column beside the track (inside of the turn: the cars swing outwards) and an arm over the
+                # spine, dropping into it
                 kappa = np.cross(T[min(i + 1, ns - 1)], T[max(i - 1, 0)])[2] if ns > 2 else 0.0
                 side = 1.0 if kappa <= 0 else -1.0
                 off = lay.clearance + 1.2
-                spine_top = P[i] + (lay.spine_offset() + lay.spine_radius) * B[i]
-                foot = P[i] + side * off * np.array([N[i, 0], N[i, 1], 0.0]) / max(np.hypot(N[i, 0], N[i, 1]), 1e-9)
-                col_xy, col_top = foot[:2], spine_top[2] + 0.3
-                arm = (np.array([col_xy[0], col_xy[1], col_top]), spine_top + np.array([0.0, 0.0, 0.3]))
-            elif lay.style == "railway":  # a pier under the deck (low down: the embankment carries it)
-                top_d, hb, _wt, wb = _ballast(lay)
-                top = P[i] - (top_d + hb + DECK_DEPTH) * B[i]
-                if top[2] + DECK_DEPTH - z_ground <= EMBANKMENT_MAX:
-                    continue
-                if not _column_clear(top[:2], top[2], k, s[i], samples, 0.4):
-                    continue
-                along = _unit_rows(np.array([T[i, 0], T[i, 1], 0.0]))
-                across = np.array([-along[1], along[0], 0.0])
-                wide = 2.0 * (wb - 0.6)
-                hgt = top[2] - (z_ground + 0.5)
-                parts.append(box((top[0], top[1], z_ground + 0.5 + 0.5 * hgt), (1.4, wide, hgt), FOOTER_COLOUR,
-                                 axes=(along, across, (0.0, 0.0, 1.0))))
-                parts.append(box((top[0], top[1], z_ground + 0.25), (2.6, wide + 1.2, 0.5), FOOTER_COLOUR,
-                                 axes=(along, across, (0.0, 0.0, 1.0))))
-                continue
+                foot_xy = P[i, :2] + side * off * N[i, :2] / max(np.hypot(N[i, 0], N[i, 1]), 1e-9)
+                col_top = spine[2] + rs + 0.45
+                clear_at, clear_z = foot_xy, col_top
             else:
-                top = P[i] + (lay.spine_offset() - lay.spine_radius) * B[i]
-                col_xy, col_top, arm = top[:2], top[2], None
-            height = col_top - z_ground
-            if height < 1.0:
+                foot_xy = spine[:2]
+                # the spine's underside straight below its axis (a tube tilted by the grade and the bank)
+                t_perp = np.array([0.0, 0.0, 1.0]) - T[i, 2] * T[i]
+                col_top = spine[2] - rs / max(float(np.linalg.norm(t_perp)), 0.2) - 0.25  # the head's foot
+                clear_at, clear_z = foot_xy, col_top
+            zg = float(height(foot_xy[0], foot_xy[1]))
+            if col_top - zg < 1.0:
                 continue
-            if not _column_clear(col_xy, col_top, k, s[i], samples, 0.4):
+            if not _column_clear(clear_at, clear_z, k, s[i], samples, 0.4):
                 continue
-            rc = float(np.clip(0.12 + 0.008 * height, 0.15, 0.45))
-            colour = SUPPORT_STEEL
-            base = np.array([col_xy[0], col_xy[1], z_ground + 0.35])
-            parts.append(cylinder(base, np.array([col_xy[0], col_xy[1], col_top]), rc, colour, sides=10, caps=True))
-            parts.append(box((col_xy[0], col_xy[1], z_ground + 0.15), (4 * rc + 0.5, 4 * rc + 0.5, 0.5), FOOTER_COLOUR))
-            if arm is not None:
-                parts.append(beam(arm[0], arm[1], 0.3, 0.35, colour))
-                parts.append(beam(arm[1], arm[1] - np.array([0.0, 0.0, 0.3]), 0.25, 0.25, colour))
-    return Quads.merge(parts)
+            rc = float(np.clip(0.12 + 0.008 * (col_top - zg), 0.15, 0.45))
+            base = np.array([foot_xy[0], foot_xy[1], zg + 0.35])
+            parts = [cylinder(base, np.array([foot_xy[0], foot_xy[1], col_top]), rc, SUPPORT_STEEL, sides=10, caps=True),
+                     box((foot_xy[0], foot_xy[1], zg + 0.15), (4 * rc + 0.5, 4 * rc + 0.5, 0.5), FOOTER_COLOUR)]
+            if lay.style == "hanging":
+                arm_z = col_top - 0.175
+                over = np.array([spine[0], spine[1], arm_z])
+                parts.append(beam((foot_xy[0], foot_xy[1], arm_z), over + 0.15 * _unit_rows(over - np.array(
+                    [foot_xy[0], foot_xy[1], arm_z])), 0.3, 0.35, SUPPORT_STEEL))
+                # the drop from the arm into the spine: its end on the spine's axis
+                parts.append(beam(over, spine, 0.25, 0.25, SUPPORT_STEEL, up=tuple(along)))
+                kind, top = "arm", spine.copy()
+            else:
+                # the head: a saddle from the column up around the spine, its top on the spine's axis
+                hw = max(2.0 * rc, 1.6 * rs)
+                parts.append(box((spine[0], spine[1], 0.5 * (col_top + spine[2])), (hw, hw, spine[2] - col_top),
+                                 SUPPORT_STEEL, axes=vertical))
+                kind, top = "column", spine.copy()
+            out.append(Support(kind, np.array([foot_xy[0], foot_xy[1], zg]), top, k, float(s[i]), Quads.merge(parts), rc))
+    return out
+
+
+def supports_styled(tracks, layouts, ground) -> Quads:
+    """The drawing of ``support_plan(tracks, layouts, ground)``: every support merged."""
+    return Quads.merge([sp.quads for sp in support_plan(tracks, layouts, ground)])
 
 
 def _column_clear(xy, z_top, k, s_here, samples, radius) -> bool:

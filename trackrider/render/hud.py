@@ -19,7 +19,7 @@ MPH_PER_MS = 3600.0 / 1609.344
 FT_PER_M = 1.0 / 0.3048
 #: the G meter's range: lateral ±LAT_RANGE g, vertical VERT_RANGE g
 LAT_RANGE = 2.0
-VERT_RANGE = (-2.0, 6.0)
+VERT_RANGE = (-1.0, 6.0)
 
 
 @dataclass
@@ -54,25 +54,29 @@ def hud_lines(v: HudValues, units: str = "metric") -> list[str]:
     ]
 
 
-def hud_values(recording, entity: int, times, z_ground: float, label: str) -> list[HudValues]:
-    """The overlay values of entity ``entity`` at each frame time (s)."""
+def hud_values(recording, entity: int, times, ground, label: str) -> list[HudValues]:
+    """The overlay values of entity ``entity`` at each frame time (s); its height is
+    above the ground under it (``ground.Ground``: the plain or the raised ground)."""
     times = np.atleast_1d(np.asarray(times, dtype=float))
     speed = recording.channel_at("speed", times, entity)
     gv = recording.channel_at("g_vertical", times, entity)
     gl = recording.channel_at("g_lateral", times, entity)
-    z = np.interp(times, recording.times, recording.positions[:, entity, 2])
-    return [HudValues(float(t), float(s), float(h - z_ground), float(a), float(b), label)
-            for t, s, h, a, b in zip(times, speed, z, gv, gl)]
+    x, y, z = (np.interp(times, recording.times, recording.positions[:, entity, k]) for k in range(3))
+    above = z - ground.height(x, y)
+    return [HudValues(float(t), float(s), float(h), float(a), float(b), label)
+            for t, s, h, a, b in zip(times, speed, above, gv, gl)]
 
 
-def meter_point(g_lateral: float, g_vertical: float) -> tuple[float, float]:
+def meter_point(g_lateral: float, g_vertical: float) -> tuple[float, float, tuple[int, int]]:
     """Position of the G meter's dot in the meter's unit square (0..1 each way,
-    lateral across, vertical up), clamped to its edges."""
+    lateral across, vertical up), clamped to its edges, and which edges the value
+    is past: (−1 left / +1 right / 0, −1 bottom / +1 top / 0)."""
     if not (math.isfinite(g_lateral) and math.isfinite(g_vertical)):
-        return 0.5, (0.0 - VERT_RANGE[0]) / (VERT_RANGE[1] - VERT_RANGE[0])
+        return 0.5, (0.0 - VERT_RANGE[0]) / (VERT_RANGE[1] - VERT_RANGE[0]), (0, 0)
     x = 0.5 - 0.5 * g_lateral / LAT_RANGE  # felt to the left (+): the dot goes left
     y = (g_vertical - VERT_RANGE[0]) / (VERT_RANGE[1] - VERT_RANGE[0])
-    return float(np.clip(x, 0.0, 1.0)), float(np.clip(y, 0.0, 1.0))
+    off = (int(x > 1.0) - int(x < 0.0), int(y > 1.0) - int(y < 0.0))
+    return float(np.clip(x, 0.0, 1.0)), float(np.clip(y, 0.0, 1.0)), off
 
 
 def _blend_py(img, colour, alpha, row, col):

@@ -5,7 +5,8 @@ y left, z up, origin at the recorded centre of mass). No VTK here.
   up-stop wheel under it, a guide wheel beside it), an open tub, ``rows ×
   seats`` seats, a rider in each (torso, head, arms, legs) and a lap bar per row
   or a shoulder restraint per seat;
-- ``railway``: a wagon body on two bogies with two wheelsets each, buffers;
+- railway vehicles (``trackrider.render.vehicles``): a locomotive, a coach or
+  funicular car, box, hopper and flat wagons, by the train's ``model``;
 - ``suspended``: the trolley on the rails (the train's recorded car) and the
   gondola hanging from its pivot (``<train>.body``), seats, riders, restraints;
 - ``box``: a plain box (cars too small to seat anyone, free bodies).
@@ -33,6 +34,7 @@ DARK = (45, 45, 50)
 WHEEL = (30, 30, 32)
 HUB = (170, 170, 175)
 STEEL = (150, 150, 158)
+GRIP = (62, 62, 68)
 SEAT = (35, 35, 40)
 PAD = (25, 25, 28)
 SHIRTS = ((230, 230, 225), (40, 110, 200), (200, 60, 50), (250, 200, 40), (60, 150, 80), (130, 80, 160),
@@ -45,10 +47,13 @@ HAIR = ((40, 30, 20), (90, 60, 30), (20, 20, 20), (180, 150, 90))
 @dataclass
 class CarModel:
     """The quads of one car in its body frame and the eye points of its riders
-    ``eyes[row][seat]`` (m, body frame; empty for cars without riders)."""
+    ``eyes[row][seat]`` (m, body frame; empty for cars without riders); ``view``:
+    (the direction they look, their up) in the body frame when it is not along
+    the car (a funicular car's passengers look out level)."""
 
     quads: geo.Quads
     eyes: list
+    view: tuple | None = None
 
 
 def _shade(colour, f):
@@ -117,8 +122,8 @@ def _seating(length, width, rows, seats, zs, zf, colour, shoulder: bool, headles
                     ])
                     parts.append(geo.polyline_tube(pts, 0.045, PAD, sides=6))
                     # a grab handle on the front of the restraint (in the rider's view)
-                    parts.append(geo.beam((x + 0.14, y + side * 0.11, zs + 0.42), (x + 0.3, y + side * 0.11, zs + 0.6),
-                                          0.04, 0.04, STEEL))
+                    parts.append(geo.cylinder((x + 0.14, y + side * 0.11, zs + 0.42), (x + 0.3, y + side * 0.11, zs + 0.6),
+                                              0.02, GRIP, sides=8))
                 parts.append(geo.beam((x + 0.16, y + 0.12, zs + 0.3), (x + 0.16, y - 0.12, zs + 0.3), 0.09, 0.07, PAD))
         if not shoulder:  # a lap bar across the row, on a post from the floor
             y0, y1 = ys[0] + 0.5 * seat_w, ys[-1] - 0.5 * seat_w
@@ -126,10 +131,39 @@ def _seating(length, width, rows, seats, zs, zf, colour, shoulder: bool, headles
             for y in ys:
                 parts.append(geo.beam((x + 0.42, y, zf), (x + 0.22, y, zs + 0.3), 0.05, 0.05, STEEL))
                 # a handlebar on the lap bar (in the rider's view)
-                parts.append(geo.beam((x + 0.22, y, zs + 0.3), (x + 0.3, y, zs + 0.56), 0.04, 0.04, STEEL))
+                parts.append(geo.cylinder((x + 0.22, y, zs + 0.3), (x + 0.3, y, zs + 0.56), 0.02, GRIP, sides=8))
                 parts.append(geo.cylinder((x + 0.3, y + 0.17, zs + 0.56), (x + 0.3, y - 0.17, zs + 0.56), 0.025, PAD, sides=6))
         eyes.append(row_eyes)
     return parts, eyes
+
+
+def _nose(x0, x1, w2, z_bottom, zs, colour, ring: int = 20) -> list:
+    """A car's shaped front from ``x0`` (just ahead of the front row's feet) to its
+    tip ``x1``: a smooth shell lofted through rounded cross-sections, a cowl in
+    front of the riders whose crest (0.56 m over the seat pan ``zs`` in the middle,
+    lower towards the sides, with a light trim along it) falls and narrows to the
+    tip; ``w2`` the car's half width, ``z_bottom`` its underside."""
+    # stations: (fraction of the way to the tip, half width, top above the seat pan in the middle)
+    stations = ((0.0, w2, 0.5), (0.15, w2, 0.56), (0.4, w2 - 0.03, 0.44), (0.72, w2 - 0.1, 0.26),
+                (0.93, w2 - 0.17, 0.13), (1.0, w2 - 0.22, 0.06))
+    ang = 2.0 * np.pi * (np.arange(ring) + 0.5) / ring
+    cy, cz = np.cos(ang), np.sin(ang)
+    # a rounded rectangle: a superellipse of exponent 6 (flat sides, round corners)
+    ry = np.sign(cy) * np.abs(cy) ** (1.0 / 3.0)
+    rz = np.sign(cz) * np.abs(cz) ** (1.0 / 3.0)
+    crown = 0.1  # the crest is this much lower at the sides than in the middle
+    rings = []
+    for f, hw, top in stations:
+        x = x0 + f * (x1 - x0)
+        zt = zs + top
+        zb = z_bottom + 0.06 * f
+        z = 0.5 * (zt + zb) + 0.5 * (zt - zb) * rz - crown * np.where(rz > 0, rz, 0.0) * ry ** 2
+        rings.append(np.column_stack([np.full(ring, x), hw * ry, z]))
+    crest = x0 + 0.15 * (x1 - x0)
+    ys = np.linspace(-w2 + 0.03, w2 - 0.03, 9)
+    trim = geo.polyline_tube(np.column_stack([np.full(9, crest), ys, zs + 0.56 + 0.012 - crown * (ys / w2) ** 2]),
+                             0.022, _shade(colour, 1.6) if max(colour) < 160 else _shade(colour, 0.55), sides=6)
+    return [geo.loft(rings, colour), trim]
 
 
 def _coaster_wheels(x, gauge, rail_top, rail_r, colour) -> list:
@@ -181,98 +215,57 @@ def coaster_car(length, width, height, cg, rider_height, gauge, rail_depth, colo
         parts.append(geo.box((-0.05, side * (w2 - 0.04), 0.5 * (zf - 0.1 + wall_top)), (length - 0.2, 0.08, wall_top - zf + 0.1), body))
         parts.append(geo.box((-0.05, side * (w2 - 0.02), wall_top), (length - 0.16, 0.12, 0.05), trim))  # coping
     parts.append(geo.box((-0.5 * length + 0.08, 0.0, 0.5 * (zf - 0.1 + wall_top)), (0.12, width, wall_top - zf + 0.1), body))
-    xf0, xf1 = 0.5 * length - 0.3, 0.5 * length
-    nose_top = wall_top + 0.12
-    corners = np.array([
-        [xf0, -w2, zf - 0.1], [xf1 + 0.05, -w2 + 0.05, zf - 0.1], [xf1 + 0.05, w2 - 0.05, zf - 0.1], [xf0, w2, zf - 0.1],
-        [xf0, -w2, nose_top], [xf1 - 0.12, -w2 + 0.1, nose_top - 0.08], [xf1 - 0.12, w2 - 0.1, nose_top - 0.08], [xf0, w2, nose_top],
-    ])
-    parts.append(geo.hexa(corners[None], body))
+    front_row = seat_positions(length - 0.2, width, rows, seats)[0][0] - 0.05
+    parts += _nose(front_row + 0.42, 0.5 * length + 0.05, w2, zf - 0.1, zs, body)
     seating, eyes = _seating(length - 0.2, width, rows, seats, zs, zf, colour, shoulder, headless)
     parts += [geo.transformed(p, np.eye(3), (-0.05, 0.0, 0.0)) for p in seating]
     eyes = [[e + np.array([-0.05, 0.0, 0.0]) for e in row] for row in eyes]
     return CarModel(geo.Quads.merge(parts), eyes)
 
 
-def railway_wagon(length, width, height, cg, gauge, rail_depth, colour, cab: bool = False, rider_height: float = 1.5,
-                  seats: int = 1) -> CarModel:
-    """A wagon body on two bogies of two wheelsets each, buffers at the ends.
-    ``cab``: the car the on-ride camera rides in gets a driver's cab in its front
-    end (a desk under the windscreen, pillars, side walls with windows, a
-    ceiling, seen from inside), and ``eyes`` (the same eye point for each of
-    ``seats``) at the driver's eyes: ``rider_height`` + 0.5 m above the track
-    curve, at least 1.5 m above the floor, 1.2 m behind the front."""
-    dz = -cg
-    rail_top = -rail_depth + dz
-    top = 0.5 * height
-    bottom = -0.5 * height
-    hb = min(1.0, 0.3 * height)  # wheels, bogies and underframe under the body
-    body_bot = bottom + hb
-    parts = [geo.box((0.0, 0.0, 0.5 * (body_bot + top - 0.12)), (length, width, top - 0.12 - body_bot), colour)]
-    parts.append(geo.box((0.0, 0.0, top - 0.06), (length - 0.2, width - 0.1, 0.12), _shade(colour, 0.7)))  # roof
-    parts.append(geo.box((0.0, 0.0, body_bot - 0.08), (length - 0.4, width - 0.3, 0.16), DARK))  # underframe
-    for side in (1.0, -1.0):  # a trim line along each side
-        parts.append(geo.box((0.0, side * 0.5 * width, body_bot + 0.15), (length, 0.04, 0.12), _shade(colour, 0.6)))
-    rw = min(0.46, 0.42 * hb)
-    bl = min(2.6, 0.3 * length)
-    for xb in (0.5 * length - max(0.6 * bl + 0.2, 0.18 * length), -(0.5 * length - max(0.6 * bl + 0.2, 0.18 * length))):
-        parts.append(geo.box((xb, 0.0, rail_top + rw + 0.05), (bl, gauge + 0.25, 0.3), DARK))  # bogie frame
-        parts.append(geo.cylinder((xb, 0.0, rail_top + rw + 0.2), (xb, 0.0, body_bot - 0.1), 0.25, DARK, sides=8))
-        for xw in (xb + 0.33 * bl, xb - 0.33 * bl):
-            parts.append(geo.cylinder((xw, -0.5 * gauge - 0.3, rail_top + rw), (xw, 0.5 * gauge + 0.3, rail_top + rw), 0.07, STEEL, sides=6))
-            for side in (1.0, -1.0):
-                y = side * 0.5 * gauge
-                parts.append(geo.cylinder((xw, y - side * 0.07, rail_top + rw), (xw, y + side * 0.05, rail_top + rw), rw, STEEL, sides=14))
-    for xe in (0.5 * length, -0.5 * length):  # buffers
-        sgn = 1.0 if xe > 0 else -1.0
-        for side in (1.0, -1.0):
-            zb = body_bot - 0.05
-            parts.append(geo.cylinder((xe, side * 0.6 * min(gauge, width / 2), zb),
-                                      (xe + sgn * 0.3, side * 0.6 * min(gauge, width / 2), zb), 0.12, DARK, sides=8))
-    eyes = []
-    if cab:
-        ceiling = top - 0.12
-        ez = min(max(dz + rider_height + EYES_ABOVE_HEART, body_bot + 1.5), ceiling - 0.45)
-        front = 0.5 * length - 0.05
-        ex = front - 1.2
-        back = max(front - 3.0, -0.5 * length + 0.2)
-        inner = 0.5 * width - 0.08
-        sill, head = ez - 0.55, ez + 0.45
-        inside = (70, 72, 78)
-        parts.append(geo.box((front - 0.25, 0.0, 0.5 * (body_bot + sill)), (0.5, 2 * inner, sill - body_bot), (88, 90, 96)))  # desk
-        parts.append(geo.box((front - 0.1, 0.0, 0.5 * (head + ceiling)), (0.2, 2 * inner, ceiling - head), inside))
-        for y in (inner - 0.15, 0.0, -(inner - 0.15)):  # windscreen pillars
-            wp = 0.3 if y else 0.08
-            parts.append(geo.box((front - 0.1, y, 0.5 * (sill + head)), (0.2, wp, head - sill), inside))
-        for side in (1.0, -1.0):  # side walls under and over the side windows
-            y = side * (inner - 0.04)
-            parts.append(geo.box((0.5 * (front + back), y, 0.5 * (body_bot + sill + 0.1)),
-                                 (front - back, 0.08, sill + 0.1 - body_bot), inside))
-            parts.append(geo.box((0.5 * (front + back), y, 0.5 * (head + ceiling)), (front - back, 0.08, ceiling - head),
-                                 inside))
-        parts.append(geo.box((0.5 * (front + back), 0.0, ceiling - 0.04), (front - back, 2 * inner, 0.08), inside))
-        parts.append(geo.box((back + 0.04, 0.0, 0.5 * (body_bot + ceiling)), (0.08, 2 * inner, ceiling - body_bot), inside))
-        eyes = [[np.array([ex, 0.0, ez]) for _ in range(max(int(seats), 1))]]
-    return CarModel(geo.Quads.merge(parts), eyes)
-
-
 def trolley(gauge, colour, rail_radius=0.07, rail_up=0.35) -> CarModel:
-    """A suspended car's trolley, its origin on the pivot (the track curve):
-    wheel assemblies on rails ``rail_up`` above it and a hanger down to the pivot."""
+    """A suspended car's trolley, its origin on the pivot (the track curve), the
+    rails ``rail_up`` above it: on each rail at each of its two axles a wheel
+    assembly (a road wheel on the rail, an up-stop wheel under it, a guide wheel
+    outside it, on axle stubs from a tapered side plate), the plates joined
+    along each side by a tube and across under the rails by two cross tubes; a
+    coloured fairing on the frame and the hinge's bearing (the pivot) under it."""
     parts = []
-    rail_c = rail_up
-    for x in (0.45, -0.45):
-        for side in (1.0, -1.0):
-            y = side * 0.5 * gauge
-            parts.append(geo.cylinder((x, y - 0.04, rail_c + rail_radius + 0.1), (x, y + 0.04, rail_c + rail_radius + 0.1), 0.1, WHEEL))
-            parts.append(geo.cylinder((x, y - 0.035, rail_c - rail_radius - 0.07), (x, y + 0.035, rail_c - rail_radius - 0.07), 0.07, WHEEL, sides=8))
-    parts.append(geo.box((0.0, 0.0, rail_c - rail_radius - 0.18), (1.2, gauge - 0.15, 0.12), DARK))
-    parts.append(geo.box((0.0, 0.0, rail_c + rail_radius + 0.26), (1.2, 0.3, 0.1), DARK))
+    rr = rail_radius
+    rw, ru, rg = 0.1, 0.07, 0.075  # road, up-stop and guide wheels' radii
+    z_road, z_up = rail_up + rr + rw, rail_up - rr - ru
+    z_frame = z_up - ru - 0.08  # the cross tubes, under the up-stop wheels
     for side in (1.0, -1.0):
-        yp = side * (0.5 * gauge + rail_radius + 0.14)
-        parts.append(geo.box((0.0, yp, rail_c + 0.04), (1.1, 0.05, 2 * rail_radius + 0.56), DARK))
-    parts.append(geo.box((0.0, 0.0, 0.5 * (rail_c - rail_radius - 0.18)), (0.2, 0.2, rail_c - rail_radius - 0.18 + 0.1), _shade(colour, 0.6)))
-    parts.append(geo.cylinder((-0.15, 0.0, 0.0), (0.15, 0.0, 0.0), 0.09, STEEL, sides=8))  # the hinge pin
+        y = side * 0.5 * gauge
+        y_guide = y + side * (rr + rg + 0.005)
+        y_plate = y_guide + side * (rg + 0.06)
+        for x in (0.45, -0.45):
+            parts.append(geo.cylinder((x, y - 0.045, z_road), (x, y + 0.045, z_road), rw, WHEEL, sides=12))
+            parts.append(geo.cylinder((x, y - 0.03, z_up), (x, y + 0.03, z_up), ru, WHEEL, sides=10))
+            parts.append(geo.cylinder((x, y_guide, rail_up - 0.03), (x, y_guide, rail_up + 0.03), rg, WHEEL, sides=10))
+            for z in (z_road, z_up):  # axle stubs from the plate, with hubs
+                parts.append(geo.cylinder((x, y_plate, z), (x, y + side * 0.05, z), 0.03, HUB, sides=6))
+            parts.append(geo.cylinder((x, y_guide, rail_up + 0.03), (x, y_guide, rail_up + 0.1), 0.025, HUB, sides=6))
+            # the side plate: wide at the axles, tapered towards the frame
+            c = np.array([
+                [x - 0.16, y_plate - 0.02, z_frame], [x + 0.16, y_plate - 0.02, z_frame],
+                [x + 0.16, y_plate + 0.02, z_frame], [x - 0.16, y_plate + 0.02, z_frame],
+                [x - 0.09, y_plate - 0.02, z_road + 0.06], [x + 0.09, y_plate - 0.02, z_road + 0.06],
+                [x + 0.09, y_plate + 0.02, z_road + 0.06], [x - 0.09, y_plate + 0.02, z_road + 0.06],
+            ])
+            parts.append(geo.hexa(c[None], DARK))
+            parts.append(geo.cylinder((x, y_plate, z_frame), (x, -y_plate, z_frame), 0.055, DARK, sides=10)
+                         if side > 0 else geo._empty())
+        parts.append(geo.cylinder((0.45, y_plate, z_frame + 0.04), (-0.45, y_plate, z_frame + 0.04), 0.04, DARK, sides=8))
+    # the fairing: a low wedge in the train's colour over the middle of the frame
+    wf = 0.5 * gauge - 0.05
+    c = np.array([
+        [-0.55, -wf, z_frame - 0.12], [0.6, -0.6 * wf, z_frame - 0.1], [0.6, 0.6 * wf, z_frame - 0.1], [-0.55, wf, z_frame - 0.12],
+        [-0.5, -wf, z_frame + 0.02], [0.5, -0.7 * wf, z_frame + 0.02], [0.5, 0.7 * wf, z_frame + 0.02], [-0.5, wf, z_frame + 0.02],
+    ])
+    parts.append(geo.hexa(c[None], colour))
+    # the hinge's bearing along the track, under the frame
+    parts.append(geo.cylinder((-0.22, 0.0, 0.0), (0.22, 0.0, 0.0), 0.11, STEEL, sides=12))
     return CarModel(geo.Quads.merge(parts), [])
 
 
@@ -290,12 +283,8 @@ def hanging_car(length, width, height, hang, rider_height, colour, rows, seats, 
     for side in (1.0, -1.0):
         parts.append(geo.box((0.0, side * (w2 - 0.04), 0.5 * (zf + wall_top)), (length, 0.08, wall_top - zf), body))
     parts.append(geo.box((-0.5 * length + 0.04, 0.0, 0.5 * (zf + wall_top)), (0.08, width, wall_top - zf), body))
-    corners = np.array([
-        [0.5 * length - 0.3, -w2, zf - 0.12], [0.5 * length + 0.1, -w2 + 0.1, zf - 0.12], [0.5 * length + 0.1, w2 - 0.1, zf - 0.12],
-        [0.5 * length - 0.3, w2, zf - 0.12], [0.5 * length - 0.3, -w2, wall_top + 0.1], [0.5 * length - 0.05, -w2 + 0.1, wall_top],
-        [0.5 * length - 0.05, w2 - 0.1, wall_top], [0.5 * length - 0.3, w2, wall_top + 0.1],
-    ])
-    parts.append(geo.hexa(corners[None], body))
+    front_row = seat_positions(length - 0.3, width, rows, seats)[0][0] + 0.05
+    parts += _nose(front_row + 0.42, 0.5 * length + 0.1, w2, zf - 0.12, zs, body)
     seating, eyes = _seating(length - 0.3, width, rows, seats, zs, zf, colour, False, headless)
     parts += [geo.transformed(p, np.eye(3), (0.05, 0.0, 0.0)) for p in seating]
     eyes = [[e + np.array([0.05, 0.0, 0.0]) for e in row] for row in eyes]
@@ -316,9 +305,12 @@ def plain_box(size, colour) -> CarModel:
 
 
 def car_model(spec, role: str, gauge: float, rail_depth: float, rail_radius: float, shoulder: bool,
-              headless=None) -> CarModel:
+              headless=None, car: int = 1) -> CarModel:
     """The model of a recorded entity: ``spec`` a ``TrainSpec`` (role ``car``,
-    ``trolley``, ``hanging``) or a ``BodySpec`` (role ``body``)."""
+    ``trolley``, ``hanging``; ``car`` its number, 1 = the lead car) or a
+    ``BodySpec`` (role ``body``). ``headless`` (row, seat): the on-ride rider,
+    drawn without a head (a railway vehicle: its cab or front compartment drawn
+    from inside instead)."""
     if role == "body":
         return plain_box(tuple(spec.size), spec.colour)
     rows, seats = spec.seat_layout()
@@ -327,11 +319,33 @@ def car_model(spec, role: str, gauge: float, rail_depth: float, rail_radius: flo
     if role == "hanging":
         return hanging_car(spec.length, spec.width, spec.height, spec.hang, spec.rider_height, spec.colour,
                            rows, seats, headless)
-    kind = spec.kind
-    if kind == "railway":
-        return railway_wagon(spec.length, spec.width, spec.height, spec.cg_height, gauge, rail_depth, spec.colour,
-                             cab=headless is not None, rider_height=spec.rider_height, seats=seats)
+    kind = spec.vehicle(car)
     if kind == "coaster":
         return coaster_car(spec.length, spec.width, spec.height, spec.cg_height, spec.rider_height, gauge,
                            rail_depth, spec.colour, rows, seats, shoulder, headless, rail_radius)
-    return plain_box((spec.length, spec.width, spec.height), spec.colour)
+    if kind in ("box", "suspended"):
+        return plain_box((spec.length, spec.width, spec.height), spec.colour)
+    from trackrider.render import vehicles as rv
+
+    box = (spec.length, spec.width, spec.height, spec.cg_height, gauge, rail_depth, spec.colour)
+    cab = headless is not None
+    if kind == "locomotive":
+        built = rv.locomotive(*box, cab=cab)
+    elif kind == "coach":
+        built = rv.coach(*box, grade=spec.grade, cab=cab)
+    elif kind == "hopper":
+        built = rv.hopper_wagon(*box)
+    elif kind == "flat":
+        built = rv.flat_wagon(*box, load_colour=rv.CONTAINERS[(car - 1) % len(rv.CONTAINERS)])
+    else:
+        built = rv.box_wagon(*box)
+    return CarModel(built.quads, built.eyes, built.view)
+
+
+def model_key(spec, role: str, car: int):
+    """What distinguishes one entity's model from another's of the same spec and role
+    (cars alike share one model): the vehicle kind, and a flat wagon's load."""
+    if role != "car" or not hasattr(spec, "vehicle"):
+        return None
+    kind = spec.vehicle(car)
+    return (kind, (car - 1) % 5) if kind == "flat" else kind

@@ -11,13 +11,13 @@ class Quality:
     """Rendering and encoding settings (see ``quality_preset``)."""
 
     name: str = "normal"
-    multi_samples: int = 0  # MSAA samples (0: off; it costs ~3x with software rendering)
+    supersample: int = 1  # rendered this many times as large each way, averaged down (high: 2)
     rail_sides: int = 6
     sample_spacing: float = 0.5  # m, along the rails
     tie_spacing: float = 1.2  # m
     encoder_quality: float = 7.0  # imageio-ffmpeg quality, 0..10
     encoder_preset: str = "veryfast"  # x264 speed preset (it shares the CPU with the renderer)
-    gradient_sky: bool = True  # with multisampling: the renderer's sky band (else a plain sky); otherwise the backdrop draws the sky
+    gradient_sky: bool = True  # the simple scene: the renderer's sky band (else a plain sky); otherwise the backdrop draws the sky
     simple: bool = False  # the plain scene (box cars, rails and ties, checker ground, no overlay, no FXAA): bench only
 
 
@@ -33,9 +33,9 @@ def quality_preset(quality) -> Quality:
         if q == "normal":
             return Quality()
         if q == "draft":
-            return Quality("draft", 0, 4, 1.0, 2.4, 5.0, "ultrafast")
+            return Quality("draft", 1, 4, 1.0, 2.4, 5.0, "ultrafast")
         if q == "high":
-            return Quality("high", 4, 10, 0.25, 0.8, 9.0, "medium")
+            return Quality("high", 2, 10, 0.25, 0.8, 9.0, "medium")
         try:
             quality = float(q)
         except ValueError:

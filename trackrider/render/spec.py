@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from trackrider.settings import CarSpec, TrackConfig, TrainConfig
 
 #: train colours (RGB 0..255), one per train in scenario order, cycled
@@ -60,20 +62,46 @@ class TrainSpec:
     rows: int | None = None  # rows of seats (None: from the length)
     seats_per_row: int | None = None  # seats in a row (None: from the width)
     role: str = TrainConfig.role  # "counterweight": no riders, so no G on the overlay
+    model: str = TrainConfig.model  # what the cars are drawn as (settings.VEHICLE_MODELS)
+    grade: float = 0.0  # rad, the track's typical pitch along its direction (a funicular car's steps)
 
     @property
     def kind(self) -> str:
-        """How its cars are drawn: ``coaster`` (seats, riders, restraints, wheel
-        assemblies), ``railway`` (a wagon body on two bogies), ``suspended``
-        (a trolley on the rail, the car hanging below it) or ``box`` (too small
-        to seat anyone, or its rider point at the rail: a plain box)."""
+        """How its cars are drawn, in general: ``coaster`` (seats, riders,
+        restraints, wheel assemblies), ``railway`` (railway vehicles: see
+        ``vehicle``), ``suspended`` (a trolley on the rail, the car hanging below
+        it) or ``box`` (too small to seat anyone, or its rider point at the rail:
+        a plain box)."""
         if self.suspended:
             return "suspended"
-        if self.wheels == "railway":
+        if self.model not in ("auto", "coaster"):
+            return "railway"
+        if self.model == "auto" and self.wheels == "railway":
             return "railway"
         if self.length >= 1.2 and self.width >= 0.6 and self.rider_height > 0.3:
             return "coaster"
         return "box"
+
+    def vehicle(self, car: int) -> str:
+        """What car ``car`` (1 = the lead car) is drawn as: one of
+        ``settings.VEHICLE_KINDS`` (``coaster``, ``locomotive``, ``coach``,
+        ``wagon``, ``hopper``, ``flat``), ``suspended`` or ``box``. The train's
+        ``model`` decides: ``auto`` — coaster cars (or boxes, ``kind``) on coaster
+        wheels; on railway wheels a coach when the train is one car, else a
+        locomotive and then wagons in blocks of five box wagons, five hoppers,
+        five flat wagons; a kind — every car that kind; ``freight`` — a
+        locomotive, then the wagons; ``passenger`` — a locomotive, then coaches."""
+        kind = self.kind
+        if kind in ("suspended", "box", "coaster"):
+            return kind
+        model = self.model
+        if model == "auto":
+            model = "coach" if self.cars == 1 else "freight"
+        if model == "freight":
+            return "locomotive" if car == 1 else ("wagon", "hopper", "flat")[((car - 2) // 5) % 3]
+        if model == "passenger":
+            return "locomotive" if car == 1 else "coach"
+        return model
 
     def seat_layout(self) -> tuple[int, int]:
         """(rows, seats per row): ``CarSpec.seat_layout``'s rule (the riders counted for capacity)."""
@@ -177,6 +205,12 @@ def _train_colour(tr, i: int) -> tuple:
     return named if named is not None else TRAIN_COLOURS[i % len(TRAIN_COLOURS)]
 
 
+def _grade(geometry) -> float:
+    """The median pitch of a track along its direction, rad (a funicular's grade)."""
+    t = np.asarray(geometry.frames(np.linspace(0.0, float(geometry.length), 200)).tangent, dtype=float)
+    return float(np.median(np.arcsin(np.clip(t[:, 2], -1.0, 1.0))))
+
+
 def scene_from_scenario(scenario) -> SceneSpec:
     """The scene of a loaded ``trackrider.scenario.Scenario``."""
     tracks = [TrackSpec(name=t.name, geometry=t.track, gauge=float(t.gauge), style=getattr(t, "style", None))
@@ -201,6 +235,8 @@ def scene_from_scenario(scenario) -> SceneSpec:
                 rows=getattr(car, "rows", None),
                 seats_per_row=getattr(car, "seats_per_row", None),
                 role=str(tr.role),
+                model=str(getattr(tr, "model", "auto")),
+                grade=_grade(tracks[int(tr.track_index)].geometry),
             )
         )
     names = {t.name for t in trains}

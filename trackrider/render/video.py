@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from trackrider.errors import InputError
-from trackrider.render.cameras import CAMERAS, Follow, camera_path
+from trackrider.render.cameras import CAMERAS, CHASE_UP, Follow, camera_path
 from trackrider.render.probe import check_rendering
 from trackrider.render.quality import Quality, quality_preset
 from trackrider.render.recording import Recording, quat_to_matrix
@@ -65,11 +65,14 @@ def parse_size(size, out=None) -> tuple[int, int]:
     return w, h
 
 
-def _follow_for(spec: SceneSpec, labels, train: str | None = None, car: int | None = None) -> Follow:
+def _follow_for(spec: SceneSpec, labels, train: str | None = None, car: int | None = None,
+                camera: str = "onride") -> Follow:
     """Follow ``train`` (default: the first train recorded, else the first
-    entity), its car ``car`` (1 = lead, the default) for the on-ride camera and
-    the overlay. Raises InputError (``--train``, ``--car``) on a name or number
-    the recording does not have."""
+    entity), its car ``car`` (1 = the lead car; by default the last car for the
+    chase camera, which rides behind it, else the lead car): the car the on-ride
+    camera rides in, the chase camera keeps in view and the overlay reads.
+    Raises InputError (``--train``, ``--car``) on a name or number the
+    recording does not have."""
     names = [tr.name for tr in spec.trains if any(n == tr.name for n, _c in labels)]
     others = [n for n in dict.fromkeys(n for n, _c in labels) if n not in names and not n.endswith(".body")]
     if train is not None and train not in names + others:
@@ -77,30 +80,63 @@ def _follow_for(spec: SceneSpec, labels, train: str | None = None, car: int | No
                          f"(names: {', '.join(names + others) or 'none'})", where="--train")
     name = train if train is not None else (names[0] if names else None)
     tr = next((t for t in spec.trains if t.name == name), None)
-    if tr is None:
+    if tr is None:  # a free body: followed in the world's axes
         idx = [i for i, (n, _c) in enumerate(labels) if n == name] if name else [0]
-        return Follow(lead=idx[0], last=idx[-1], ride=idx[0] if car is None else idx[min(car, len(idx)) - 1])
+        if car is not None and not (1 <= car <= len(idx)):
+            raise InputError(f"{name!r} has cars 1..{len(idx)}, got {car}", where="--car")
+        ride = idx[0] if car is None else idx[car - 1]
+        box = spec.box_of(labels[ride])
+        size = tuple(box[0]) if box is not None else (0.5, 0.5, 0.5)
+        return Follow(lead=idx[0], last=idx[-1], ride=ride, chase=ride, ahead=ride, free=True,
+                      car_length=size[0], car_width=size[1], car_height=size[2], scale=_scale(size))
     idx = [i for i, (n, _c) in enumerate(labels) if n == tr.name]
     if car is not None and not (1 <= car <= len(idx)):
         raise InputError(f"train {tr.name!r} has cars 1..{len(idx)}, got {car}", where="--car")
-    k = 1 if car is None else int(car)
-    ride = idx[k - 1]
-    chase_up = 3.0
+    k = (len(idx) if camera == "chase" else 1) if car is None else int(car)
+    anchor = ride = idx[k - 1]
+    chase_up = CHASE_UP
     if tr.suspended:  # the riders sit in the hanging bodies, recorded as <train>.body
         bodies = [i for i, (n, _c) in enumerate(labels) if n == f"{tr.name}.body"]
         hang = [i for i in bodies if labels[i][1] == labels[ride][1]]
         ride = hang[0] if hang else ride
         # the chase camera follows the trolleys (the track's axes, not the swing), at the cars' level
         chase_up = 0.8 - tr.hang - tr.height
+    size = (tr.length, tr.width, tr.height)
     return Follow(
         lead=idx[0],
         last=idx[-1],
         chase_up=chase_up,
         car_length=tr.length,
+        car_width=tr.width,
         car_height=tr.height,
         rider_above_cg=tr.rider_height - tr.cg_height,
         ride=ride,
+        chase=anchor,
+        ahead=idx[k - 1 - min(k - 1, 3)],
+        scale=_scale(size),
     )
+
+
+def _scale(size) -> float:
+    """The chase camera's scale for a car of ``size`` (l, w, h) m: 1 for a car 2 m long or larger,
+    down to 0.1 (closer, nearer the structure) for a small one."""
+    return float(np.clip(max(size) / 2.0, 0.1, 1.0))
+
+
+def _entity_sizes(spec: SceneSpec, labels) -> list:
+    """(length, width, height) m of every recorded entity the scene knows, else None."""
+    out = []
+    for label in labels:
+        ent, role = spec.entity(label)
+        if ent is None:
+            out.append(None)
+        elif role == "body":
+            out.append(tuple(ent.size))
+        elif role == "trolley":
+            out.append((1.2, 0.8, 0.6))
+        else:
+            out.append((ent.length, ent.width, ent.height))
+    return out
 
 
 def _hud_entity(labels, follow: Follow) -> int:
@@ -137,21 +173,31 @@ def frame_times(t_start: float, t_end: float, fps: float, speed: float) -> np.nd
     return t_start + step * np.arange(max(n, 1))
 
 
-def render_frames(recording, spec, times, camera, size, fps, speed, quality, consume, progress=None, stats=None,
-                  train=None, car=None, hud=True, units="metric", scene_hook=None):
-    """Render the recording at ``times`` (s) and hand each (h, w, 3) uint8 frame to
-    ``consume(frame)``. ``progress(done, total)`` is called after every frame.
-    ``train``, ``car``: what the on-ride camera and the overlay follow; ``hud``:
-    draw the overlay (``units`` metric or imperial); ``scene_hook(scene, follow,
-    cam, hud_values)``: called once before the first frame (tests)."""
+@dataclass
+class Prepared:
+    """A ride ready to render: the ``scene`` (``RideScene``, to be closed), what the
+    cameras ``follow``, the camera path ``cam`` and the poses ``positions``,
+    ``rotations`` at the frame times padded by ``pad`` frames each side (frame i
+    is index ``i + pad``), and the overlay's ``values`` per frame."""
+
+    scene: object
+    follow: Follow
+    cam: object
+    positions: np.ndarray
+    rotations: np.ndarray
+    pad: int
+    values: list
+
+
+def prepare_frames(recording, spec, times, camera, size, fps, speed, quality, train=None, car=None,
+                   hud=True) -> Prepared:
+    """Build the scene of ``recording`` and the camera path for the frame ``times`` (s)."""
     from trackrider.render import scene as scene_mod
     from trackrider.render.hud import hud_values
 
-    stats = stats if stats is not None else RenderStats()
-    t0 = _time.perf_counter()
     q = quality if isinstance(quality, Quality) else quality_preset(quality)
     bounds = _scene_bounds(recording, spec)
-    follow = _follow_for(spec, recording.labels, train, car)
+    follow = _follow_for(spec, recording.labels, train, car, camera)
     ride_ent, _role = spec.entity(recording.labels[follow.ride])
     seat = None
     if camera == "onride" and ride_ent is not None and hasattr(ride_ent, "seat_layout"):
@@ -163,9 +209,14 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
     try:
         model = scene.models[follow.ride]
         if seat is not None and model is not None and model.eyes:
-            follow.eye = model.eyes[seat[0]][seat[1]]
-        follow.z_ground = scene.z_ground
-        follow.keep_clear = _curve_points(spec)
+            row = model.eyes[min(seat[0], len(model.eyes) - 1)]
+            follow.eye = row[min(seat[1], len(row) - 1)]
+            follow.view = model.view
+        if camera == "chase":
+            from trackrider.render.chase import ChaseScene, static_capsules
+
+            structure, space = static_capsules(scene.static, spec)
+            follow.scene = ChaseScene(structure, space, scene.ground, _entity_sizes(spec, recording.labels))
         # pad the camera path so that smoothing near the ends sees the real motion
         pad = int(math.ceil(2.5 * 1.0 * fps / max(speed, 1e-9))) if len(times) > 1 else int(math.ceil(2.5 * fps))
         step = speed / fps
@@ -174,22 +225,35 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
         rot_all = quat_to_matrix(quat_all)
         cam = camera_path(camera, pos_all, rot_all, follow, scene.bounds, fps, speed,
                           points=_layout_points(recording, spec), aspect=size[0] / size[1])
-        label = "{} · car {}".format(*recording.labels[_hud_entity(recording.labels, follow)])
         entity = _hud_entity(recording.labels, follow)
-        values = hud_values(recording, entity, times, scene.z_ground, label)
+        label = "{} · car {}".format(*recording.labels[entity])
+        values = hud_values(recording, entity, times, scene.ground, label)
         followed = spec.entity(recording.labels[entity])[0]
         if getattr(followed, "role", "riders") == "counterweight":   # nobody rides it: no G shown
             for v in values:
                 v.g_vertical = v.g_lateral = float("nan")
+    except BaseException:
+        scene.close()
+        raise
+    return Prepared(scene, follow, cam, pos_all, rot_all, pad, values)
+
+
+def render_frames(recording, spec, times, camera, size, fps, speed, quality, consume, progress=None, stats=None,
+                  train=None, car=None, hud=True, units="metric", scene_hook=None):
+    """Render the recording at ``times`` (s) and hand each (h, w, 3) uint8 frame to
+    ``consume(frame)``. ``progress(done, total)`` is called after every frame.
+    ``train``, ``car``: what the cameras and the overlay follow; ``hud``:
+    draw the overlay (``units`` metric or imperial); ``scene_hook(scene, follow,
+    cam, hud_values, pad)``: called once before the first frame (tests)."""
+    stats = stats if stats is not None else RenderStats()
+    t0 = _time.perf_counter()
+    pr = prepare_frames(recording, spec, times, camera, size, fps, speed, quality, train, car, hud)
+    scene, cam, pad, values = pr.scene, pr.cam, pr.pad, pr.values
+    try:
         if scene_hook is not None:
-            scene_hook(scene, follow, cam, values, pad)
+            scene_hook(scene, pr.follow, cam, values, pad)
         stats.build_s += _time.perf_counter() - t0
         total = len(times)
-        # a consumer that anti-aliases in its own thread (the MP4 writer) takes raw frames
-        # (with a backdrop the scene anti-aliases, and hands over a new array each frame)
-        raw_ok = scene.antialias and scene.backdrop is None and getattr(consume, "antialias", False)
-        if not raw_ok and hasattr(consume, "antialias"):
-            consume.antialias = False
         if hasattr(consume, "fresh"):
             consume.fresh = scene.backdrop is not None
         # a consumer with its own thread finishes the frames there (backdrop, anti-aliasing, overlay)
@@ -197,8 +261,8 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
         for i in range(total):
             j = i + pad
             t1 = _time.perf_counter()
-            scene.show(pos_all[j], rot_all[j], cam, j, values[i], units)
-            img = scene.grab(antialias=not raw_ok, deferred=True) if deferred else scene.grab(antialias=not raw_ok)
+            scene.show(pr.positions[j], pr.rotations[j], cam, j, values[i], units)
+            img = scene.grab(deferred=deferred)
             t2 = _time.perf_counter()
             consume(img)
             stats.render_s += t2 - t1
@@ -211,15 +275,6 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
     return stats
 
 
-def _curve_points(spec: SceneSpec, spacing: float = 0.25) -> np.ndarray:
-    """Points every ``spacing`` m along every track curve (the chase camera keeps clear of them)."""
-    pts = [np.zeros((0, 3))]
-    for tr in spec.tracks:
-        n = max(int(math.ceil(float(tr.geometry.length) / spacing)) + 1, 2)
-        pts.append(np.asarray(tr.geometry.frames(np.linspace(0.0, float(tr.geometry.length), n)).position, dtype=float))
-    return np.concatenate(pts)
-
-
 class _Mp4Writer:
     """H.264 through imageio-ffmpeg. Frames are handed to ffmpeg's pipe from a
     background thread (the pipe write blocks while ffmpeg is busy and releases
@@ -228,8 +283,6 @@ class _Mp4Writer:
     QUEUE = 3
 
     def __init__(self, path, fps, quality, preset="veryfast", threaded=True):
-        #: anti-alias the frames in the writer's thread (set off by render_frames when the scene does it)
-        self.antialias = threaded
         #: frames are new arrays the renderer does not reuse (set by render_frames): no copy
         self.fresh = False
         #: frames may come as callables that make them (in this writer's thread)
@@ -255,13 +308,7 @@ class _Mp4Writer:
                 return
             if self.error is None:
                 try:
-                    if callable(img):
-                        img = img()
-                    if self.antialias:
-                        from trackrider.render.antialias import antialias
-
-                        img = antialias(img)
-                    self.w.append_data(img)
+                    self.w.append_data(img() if callable(img) else img)
                 except Exception as exc:  # reported by the next __call__ or close()
                     self.error = exc
 
