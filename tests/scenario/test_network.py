@@ -91,6 +91,8 @@ def test_a_network_scenario_loads_builds_and_runs_with_the_track_column(tmp_path
     ('position = "a"', 'position = "d"', ["switch[0].position", "not one of the branches"]),
     ('route = ["a", "b"]', 'route = ["b"]', ["train[0].route[0]"]),
     ('program = [[2.5, "c"]]', 'program = [[2.5, "x"]]', ["switch[0].program[0]"]),
+    ('program = [[2.5, "c"]]', 'program = [[1e300, "c"]]', ["switch[0].program[0]"]),
+    ('throw_time = 0.5', 'throw_time = 1e300', ["switch[0].throw_time", "limit 3600"]),
     ('at = "a:12"\nbranches', 'at = "a"\nbranches', ["switch[0].at", "TRACK:S"]),
     ('[[switch]]', '[[connection]]\na = "a:end"\nb = "c:end"\n\n[[switch]]', ["connection[1].a", "already connected"]),
 ])

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import math
 
+from trackrider.settings import MAX_LENGTH
+
 CONNECTION_KEYS = ("a", "b")
+#: the longest throw of a switch, s; the latest time in a switch's program, s
+MAX_THROW_TIME, MAX_PROGRAM_TIME = 3600.0, 1.0e9
 SWITCH_KEYS = ("name", "at", "branches", "position", "throw_time", "program", "clearance", "approach")
 
 
@@ -71,9 +75,9 @@ def switches(ctx, document, tracks, array_of_tables, check_keys, number) -> list
         position = t.get("position", words[0])
         if position not in words:
             raise ctx.error(f"{where}.position", f"{position!r} is not one of the branches ({', '.join(words)})")
-        throw = number(ctx, t, "throw_time", where, 5.0, ge=0.0, unit="s")
-        clearance = number(ctx, t, "clearance", where, None, gt=0.0, unit="m")
-        approach = number(ctx, t, "approach", where, 100.0, gt=0.0, unit="m")
+        throw = number(ctx, t, "throw_time", where, 5.0, ge=0.0, maximum=MAX_THROW_TIME, unit="s")
+        clearance = number(ctx, t, "clearance", where, None, gt=0.0, maximum=MAX_LENGTH, unit="m")
+        approach = number(ctx, t, "approach", where, 100.0, gt=0.0, maximum=MAX_LENGTH, unit="m")
         program = []
         prog = t.get("program", [])
         if not isinstance(prog, list):
@@ -81,7 +85,7 @@ def switches(ctx, document, tracks, array_of_tables, check_keys, number) -> list
         last = -1.0
         for j, item in enumerate(prog):
             ok = (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (int, float))
-                  and not isinstance(item[0], bool) and math.isfinite(item[0]) and item[0] >= last)
+                  and not isinstance(item[0], bool) and math.isfinite(item[0]) and last <= item[0] <= MAX_PROGRAM_TIME)
             if not ok:
                 raise ctx.error(f"{where}.program[{j}]", f"must be [t, \"BRANCH\"] with t (s) in order, got {item!r}")
             if item[1] not in words:
