@@ -272,6 +272,23 @@ def test_check_and_compare_save_wait_for_no_run_and_a_rerun_moves_their_files_ou
     assert (out / "compare.json").read_text() == '{"mine": true}'  # not trackrider's: left alone
 
 
+def test_a_runs_joints_csv_comes_in_with_its_results_and_goes_out_with_them(tmp_path):
+    """A run with mechanisms brings ``joints.csv`` in with its results (through the stage); a later
+    run without mechanisms moves the old one out (it described the old run); a file of the user's
+    by that name stays."""
+    out = tmp_path / "res"
+    r = CliRunner().invoke(app, ["run", str(ROOT / "scenarios" / "drop_track.toml"), "--out", str(out),
+                                 "--duration", "0.2", "-q"])
+    assert r.exit_code == 0, r.stderr
+    assert (out / "joints.csv").read_text().startswith("t,joint,kind,body,")
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".trackrider-")]
+    assert run_quiet(out, "--overwrite").exit_code == 0
+    assert not (out / "joints.csv").exists()
+    (out / "joints.csv").write_text("mine\n")
+    assert run_quiet(out, "--overwrite").exit_code == 0
+    assert (out / "joints.csv").read_text() == "mine\n"
+
+
 # ------------------------------------------------------------------ item 9: a full disk
 
 def _file_size_limit(limit):
