@@ -272,6 +272,28 @@ def test_check_and_compare_save_wait_for_no_run_and_a_rerun_moves_their_files_ou
     assert (out / "compare.json").read_text() == '{"mine": true}'  # not trackrider's: left alone
 
 
+def test_a_report_into_the_results_folder_waits_for_no_run(tmp_path):
+    """``report`` writing its page into the results folder holds the folder as ``check --save`` does:
+    refused while a run writes there (the page would describe results being replaced); a page
+    written elsewhere only reads, and goes ahead."""
+    from trackrider.results_folder import FolderLock
+
+    out = tmp_path / "res"
+    assert run_quiet(out, seconds=0.5).exit_code == 0
+    before = listing(out)
+    elsewhere = tmp_path / "page.html"
+    with FolderLock(out):                 # as a run writing there holds it
+        r = CliRunner().invoke(app, ["report", str(out)])
+        assert r.exit_code == 2 and one_error_line(r.stderr) and "another trackrider command" in r.stderr, r.stderr
+        assert listing(out) == before
+        r = CliRunner().invoke(app, ["report", str(out), "--out", str(elsewhere)])
+        assert r.exit_code == 0, r.stderr
+    assert elsewhere.is_file()
+    r = CliRunner().invoke(app, ["report", str(out)])
+    assert r.exit_code == 0, r.stderr
+    assert (out / "report.html").is_file()
+
+
 def test_a_runs_joints_csv_comes_in_with_its_results_and_goes_out_with_them(tmp_path):
     """A run with mechanisms brings ``joints.csv`` in with its results (through the stage); a later
     run without mechanisms moves the old one out (it described the old run); a file of the user's

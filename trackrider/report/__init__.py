@@ -16,7 +16,23 @@ __all__ = ["Units", "write_report"]
 
 
 def write_report(results_dir, out_html=None, units="metric", compare=None, overwrite=False):
-    """Write the report of ``results_dir`` (a run's or a sweep's folder); see ``page``."""
-    from trackrider.report.page import write_report as _write
+    """Write the report of ``results_dir`` (a run's or a sweep's folder); see ``page``.
 
-    return _write(results_dir, out_html, units=units, compare=compare, overwrite=overwrite)
+    A page written into the results folder itself is written holding the folder (as
+    ``check --save`` does): refused while a run or a sweep writes there, so the page
+    describes the results it sits beside."""
+    import os
+    from contextlib import nullcontext
+    from pathlib import Path
+
+    from trackrider.report.page import write_report as _write
+    from trackrider.results_folder import held
+
+    src = Path(results_dir)
+    out = Path(out_html) if out_html is not None else src / "report.html"
+    try:
+        inside = os.path.samefile(out.parent, src)
+    except (OSError, ValueError):
+        inside = False
+    with held(src, where="RESULTS_DIR") if inside else nullcontext():
+        return _write(results_dir, out_html, units=units, compare=compare, overwrite=overwrite)
