@@ -106,6 +106,8 @@ def static_capsules(static, spec) -> tuple[Capsules, Capsules]:
         R.append(np.broadcast_to(np.asarray(r, dtype=float), (len(a),)))
 
     for k, tr in enumerate(spec.tracks):
+        if spec.carried(k):  # it moves with its body: not where it starts
+            continue
         lay = static.layouts[k]
         length = float(tr.geometry.length)
         n = max(int(math.ceil(length / 1.0)) + 1, 2)

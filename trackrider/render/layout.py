@@ -45,7 +45,10 @@ class StaticScene:
     embankments and decks), ``ground`` (``ground.Ground``: the plain at
     ``z_ground`` and any terrain), ``inverts`` (per track: does it turn riders
     upside down), ``bounds`` (2, 3) the box of the layout and the recorded
-    positions, m."""
+    positions, m; ``carried`` (per track: the name of the body that carries it,
+    or None). A carried track's structure (in ``tracks``, world coordinates
+    where it starts) is not part of ``structure()``: it moves with its body
+    (``carried_model``)."""
 
     layouts: list
     tracks: list
@@ -56,6 +59,7 @@ class StaticScene:
     bounds: np.ndarray
     simple: bool = False
     extra: list = field(default_factory=list)
+    carried: list = field(default_factory=list)
 
     @property
     def z_ground(self) -> float:
@@ -63,8 +67,9 @@ class StaticScene:
 
     def structure(self) -> geo.Quads:
         """Everything static, merged: tracks, supports, beds."""
-        return geo.Quads.merge(list(self.tracks) + [s.quads for s in self.supports] + list(self.beds)
-                               + list(self.extra))
+        # (the simple scene of earlier versions draws every track fixed)
+        fixed = [q for k, q in enumerate(self.tracks) if self.simple or self.carried[k] is None]
+        return geo.Quads.merge(fixed + [s.quads for s in self.supports] + list(self.beds) + list(self.extra))
 
 
 def static_scene(spec, quality, extra_bounds) -> StaticScene:
@@ -77,9 +82,13 @@ def static_scene(spec, quality, extra_bounds) -> StaticScene:
     # riders of tracks that turn them upside down get shoulder restraints, others lap bars
     inverts = [bool(np.any(np.asarray(t.geometry.frames(np.linspace(0, float(t.geometry.length), 400)).binormal)[:, 2]
                            < -0.2)) for t in spec.tracks]
+    carried = [tr.body if spec.carried(k) else None for k, tr in enumerate(spec.tracks)]
     tracks, z_low = [], []
     for k, tr in enumerate(spec.tracks):
-        q, zl = (geo.track_structure if simple else geo.styled_track)(tr.geometry, layouts[k])
+        if simple:
+            q, zl = geo.track_structure(tr.geometry, layouts[k])
+        else:  # a railway track on a body: rails on sleepers on its deck, no ballast
+            q, zl = geo.styled_track(tr.geometry, layouts[k], ballast=carried[k] is None)
         tracks.append(q)
         z_low.append(zl)
     extra_bounds = np.asarray(extra_bounds, dtype=float)
@@ -88,15 +97,38 @@ def static_scene(spec, quality, extra_bounds) -> StaticScene:
     lo, hi = allp.min(axis=0), allp.max(axis=0)
     z_ground = min(min(z_low) if z_low else lo[2], float(extra_bounds[0][2]) - 0.5) - 0.3
     supports, beds, extra = [], [], []
+    fixed = [k for k in range(len(spec.tracks)) if carried[k] is None]
     if simple:
         ground = Ground(z_ground)
-        extra = [geo.supports(tr.geometry, lay, z_ground) for tr, lay in zip(spec.tracks, layouts)]
+        extra = [geo.supports(spec.tracks[k].geometry, layouts[k], z_ground) for k in fixed]
     else:
         geoms = [t.geometry for t in spec.tracks]
-        ground = railway_terrain(geoms, layouts, z_ground)
+        ground = railway_terrain([geoms[k] for k in fixed], [layouts[k] for k in fixed], z_ground)
         if spec.tracks:
-            supports = geo.support_plan(geoms, layouts, ground)
-            beds = [geo.railway_bed(g, lay, ground) for g, lay in zip(geoms, layouts) if lay.style == "railway"]
+            supports = geo.support_plan(geoms, layouts, ground, carried={k for k, b in enumerate(carried) if b})
+            beds = [geo.railway_bed(geoms[k], layouts[k], ground) for k in fixed if layouts[k].style == "railway"]
     hi = np.maximum(hi, [hi[0], hi[1], ground.top])
     bounds = np.array([[lo[0], lo[1], z_ground], hi])
-    return StaticScene(layouts, tracks, supports, beds, ground, inverts, bounds, simple, extra)
+    return StaticScene(layouts, tracks, supports, beds, ground, inverts, bounds, simple, extra, carried)
+
+
+def carried_model(static: StaticScene, body) -> geo.Quads | None:
+    """What a body that carries tracks is drawn as, in its own axes (m): the
+    tracks it carries (their structure where they start, taken into the body's
+    axes by its pose at the start) on a deck — a box of the body's length and
+    width and its depth, its top where the body's box has it or, where the
+    tracks' structure would sit inside the box, just under that structure.
+    None when it carries no track (it is drawn as its box)."""
+    from trackrider.render.recording import quat_to_matrix
+
+    ks = [k for k, name in enumerate(static.carried) if name == body.name and len(static.tracks[k].points)]
+    if not ks:
+        return None
+    r0 = quat_to_matrix(np.asarray(body.orientation, dtype=float))
+    p0 = np.asarray(body.position, dtype=float)
+    # world -> body axes: x_b = R0ᵀ (x − p0)
+    tracks = [geo.transformed(static.tracks[k], r0.T, -r0.T @ p0) for k in ks]
+    l, w, h = (float(v) for v in body.size)
+    top = min(0.5 * h, min(float(q.points[:, 2].min()) for q in tracks))
+    deck = geo.box((0.0, 0.0, top - 0.5 * h), (l, w, h), geo.DECK_COLOUR)
+    return geo.Quads.merge(tracks + [deck])

@@ -25,7 +25,7 @@ from trackrider.render.ground import SUN  # noqa: E402
 from trackrider.render.hud import blend as _blend  # noqa: E402
 from trackrider.render.hud import blend_rgba as _blend_rgba  # noqa: E402
 from trackrider.render.hud import hud_lines, meter_point  # noqa: E402
-from trackrider.render.layout import static_scene  # noqa: E402
+from trackrider.render.layout import carried_model, static_scene  # noqa: E402
 from trackrider.render.quality import Quality  # noqa: E402
 from trackrider.render.shading import CarShader  # noqa: E402
 
@@ -33,12 +33,16 @@ from trackrider.render.shading import CarShader  # noqa: E402
 GRASS_TILE = 24.0
 
 
-def _entity_model(spec, ent, role, layouts, simple, headless, inverts, car=1):
-    """(CarModel or None, PolyData or None) of one entity (car ``car`` of its train)."""
+def _entity_model(spec, ent, role, static, simple, headless, car=1):
+    """(CarModel or None, PolyData or None) of one entity (car ``car`` of its train);
+    a body that carries tracks: those tracks on its deck (``layout.carried_model``)."""
     if simple or ent is None:
         return None, None
+    layouts, inverts = static.layouts, static.inverts
     if role == "body":
-        model = car_models.car_model(ent, role, 1.0, 0.5, 0.07, False)
+        deck = carried_model(static, ent)
+        model = car_models.car_model(ent, role, 1.0, 0.5, 0.07, False) if deck is None else \
+            car_models.CarModel(deck, [])
     else:
         k = ent.track_index
         lay = layouts[k]
@@ -425,8 +429,8 @@ class RideScene:
             ent, role = spec.entity(label)
             key = (id(ent), role, i == headless, car_models.model_key(ent, role, label[1]))
             if key not in cache:
-                cache[key] = _entity_model(spec, ent, role, layouts, self.simple, eye_seat if i == headless else None,
-                                           self.inverts, label[1])
+                cache[key] = _entity_model(spec, ent, role, st, self.simple, eye_seat if i == headless else None,
+                                           label[1])
             model, mesh = cache[key]
             if self.simple or mesh is None:
                 box = spec.box_of(label) if ent is not None else None

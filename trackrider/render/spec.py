@@ -39,6 +39,7 @@ class TrackSpec:
     geometry: Any
     gauge: float = TrackConfig.gauge
     style: str | None = None  # "steel" | "railway"; None: railway when every train on it runs on railway wheels
+    body: str | None = None  # the [[body]] that carries it (it moves with that body), None: fixed to the world
 
 
 @dataclass
@@ -110,11 +111,15 @@ class TrainSpec:
 
 @dataclass
 class BodySpec:
-    """A free body drawn as a box of ``size`` (m, body axes)."""
+    """A free body drawn as a box of ``size`` (m, body axes); ``position`` (m) and
+    ``orientation`` (unit quaternion w, x, y, z, body → world) its pose at the
+    start, where the tracks it carries are given."""
 
     name: str
     size: tuple = (0.3, 0.3, 0.3)
     colour: tuple = BODY_COLOUR
+    position: tuple = (0.0, 0.0, 0.0)
+    orientation: tuple = (1.0, 0.0, 0.0, 0.0)
 
 
 @dataclass
@@ -145,6 +150,15 @@ class SceneSpec:
         if style:
             return style
         return "railway" if on and all(t.wheels == "railway" for t in on) else "steel"
+
+    def carried(self, k: int) -> bool:
+        """Is track ``k`` carried by a body (drawn moving with it, not with the static structure)?"""
+        body = self.tracks[k].body
+        return body is not None and any(b.name == body for b in self.bodies)
+
+    def carried_by(self, body: str) -> list[int]:
+        """The indices of the tracks that body ``body`` carries."""
+        return [k for k, t in enumerate(self.tracks) if t.body == body]
 
     def rail_depth(self, k: int) -> float:
         """Rail tops this far under the curve of track ``k`` (m): the bottom of the
@@ -213,7 +227,8 @@ def _grade(geometry) -> float:
 
 def scene_from_scenario(scenario) -> SceneSpec:
     """The scene of a loaded ``trackrider.scenario.Scenario``."""
-    tracks = [TrackSpec(name=t.name, geometry=t.track, gauge=float(t.gauge), style=getattr(t, "style", None))
+    tracks = [TrackSpec(name=t.name, geometry=t.track, gauge=float(t.gauge), style=getattr(t, "style", None),
+                        body=None if getattr(t, "body", "world") in (None, "world") else str(t.body))
               for t in scenario.tracks]
     trains = []
     for i, tr in enumerate(scenario.trains):
@@ -240,8 +255,9 @@ def scene_from_scenario(scenario) -> SceneSpec:
             )
         )
     names = {t.name for t in trains}
-    bodies = [BodySpec(name=b.name, size=_body_size(b)) for b in getattr(scenario, "bodies", [])
-              if b.name not in names]
+    bodies = [BodySpec(name=b.name, size=_body_size(b), position=tuple(float(v) for v in b.position),
+                       orientation=tuple(float(v) for v in (getattr(b, "orientation", None) or (1.0, 0.0, 0.0, 0.0))))
+              for b in getattr(scenario, "bodies", []) if b.name not in names]
     links = []
     for j in getattr(scenario, "joints", []) or []:
         ends = []
