@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.render.views import count, fixed_view
 from trackrider.render.recording import Recording
 from trackrider.render.spec import scene_from_scenario
 from trackrider.render.video import prepare_frames
@@ -30,53 +31,21 @@ def _drop_ride():
     return Recording.from_timeseries(simulate(scenario).timeseries), scene_from_scenario(scenario)
 
 
-def _display(renderer, p):
-    renderer.SetWorldPoint(float(p[0]), float(p[1]), float(p[2]), 1.0)
-    renderer.WorldToDisplay()
-    x, y, _z = renderer.GetDisplayPoint()
-    return x, y
-
-
 def _teal_pixels(t: float) -> tuple[int, int, float]:
     """(teal pixels of the frame at ride time ``t`` in the band where the track
     started (its curve at 30 m: its rails and spine lie up to 1 m under it), over
     the piece's length; those in the band where the carrying body's recorded
-    pose at ``t`` puts it; that body's drop at ``t``, m).
-    The cars are hidden (blue like the track's teal); the camera is fixed, 45 m
-    to the side of the piece, level."""
-    from vtkmodules.vtkCommonCore import vtkUnsignedCharArray
-
+    pose at ``t`` puts it; that body's drop at ``t``, m). The cars are hidden
+    (blue like the track's teal); the camera is fixed, 45 m to the side of the
+    piece, level."""
     rec, spec = _drop_ride()
     pr = prepare_frames(rec, spec, np.array([t]), "overview", SIZE, 30.0, 1.0, "draft", hud=False)
     try:
-        scene = pr.scene
-        labels = rec.labels
-        body = labels.index(("drop", 1))
-        j = pr.pad
-        scene.show(pr.positions[j], pr.rotations[j], pr.cam, j)
-        scene.set_visible([i for i, (name, _car) in enumerate(labels) if name == "car"], False)
-        cam = scene.camera
-        cam.SetPosition(10.0, -45.0, 27.5)
-        cam.SetFocalPoint(10.0, 0.0, 27.5)
-        cam.SetViewUp(0.0, 0.0, 1.0)
-        cam.SetViewAngle(30.0)
-        cam.SetClippingRange(1.0, 500.0)
-        rw = scene.plotter.ren_win
-        rw.Render()
-        w, h = scene.render_size
-        pixels = vtkUnsignedCharArray()
-        rw.GetRGBACharPixelData(0, 0, w - 1, h - 1, 0, pixels)
-        img = np.frombuffer(memoryview(pixels), dtype=np.uint8).reshape(h, w, 4).astype(int)
+        img, project = fixed_view(pr, rec.labels, {"car"}, (10.0, -45.0, 27.5), (10.0, 0.0, 27.5))
         r, g, b = img[..., 0], img[..., 1], img[..., 2]
         teal = (g > r + 30) & (b > r + 40)
-        drop = float(pr.positions[j][body][2] - spec.bodies[0].position[2])
-        counts = []
-        for z in (30.0, 30.0 + drop):
-            x0, y0 = _display(scene.plotter.renderer, (3.0, 0.0, z - 1.0))
-            x1, y1 = _display(scene.plotter.renderer, (17.0, 0.0, z + 0.2))
-            rows = slice(int(np.floor(min(y0, y1))), int(np.ceil(max(y0, y1))) + 1)  # from the bottom
-            cols = slice(int(np.floor(min(x0, x1))), int(np.ceil(max(x0, x1))) + 1)
-            counts.append(int(np.count_nonzero(teal[rows, cols])))
+        drop = float(pr.positions[pr.pad][rec.labels.index(("drop", 1))][2] - spec.bodies[0].position[2])
+        counts = [count(teal, project, (3.0, 0.0, z - 1.0), (17.0, 0.0, z + 0.2)) for z in (30.0, 30.0 + drop)]
     finally:
         pr.scene.close()
     return counts[0], counts[1], drop

@@ -135,15 +135,59 @@ class LinkSpec:
 
 
 @dataclass
+class SwitchSpec:
+    """A switch (points) to draw: on track ``track`` at ``at`` (``"start"``,
+    ``"end"`` or m along it), its ``branches`` ``[(track index, "start" |
+    "end")]`` named ``branch_names``, set to branch ``position`` at the start;
+    ``throws`` ``[(t, branch index)]``: each throw of the run, finished at t s
+    (``summary.json`` ``switches``), taking ``throw_time`` s."""
+
+    name: str
+    track: int
+    at: Any
+    branches: list
+    branch_names: list
+    position: int = 0
+    throw_time: float = 5.0
+    throws: list = field(default_factory=list)
+
+    def state(self, t: float) -> tuple[int, bool]:
+        """(the branch set at time ``t`` s, whether the points are moving then)."""
+        pos = self.position
+        for tt, to in self.throws:
+            if tt <= t:
+                pos = to
+            elif tt - self.throw_time < t:
+                return pos, True
+            else:
+                break
+        return pos, False
+
+
+@dataclass
 class SceneSpec:
     tracks: list = field(default_factory=list)
     trains: list = field(default_factory=list)
     bodies: list = field(default_factory=list)
     links: list = field(default_factory=list)
+    switches: list = field(default_factory=list)
+
+    def set_throws(self, summary_switches) -> None:
+        """Take each switch's throws from a run's ``summary.json`` ``switches``
+        (``{name: {"throws": [{"t", "to"}, ...]}}``)."""
+        for sw in self.switches:
+            rec = (summary_switches or {}).get(sw.name) or {}
+            sw.throws = sorted((float(th["t"]), sw.branch_names.index(th["to"])) for th in rec.get("throws", [])
+                               if th.get("to") in sw.branch_names)
+
+    def trains_on(self, k: int) -> list:
+        """The trains that run on track ``k``: those that start on it; on a track no
+        train starts on (a network's loop, a siding), every train of the scene."""
+        return [t for t in self.trains if t.track_index == k] or list(self.trains)
 
     def track_style(self, k: int) -> str:
         """``steel``, ``railway`` or ``hanging`` (a steel track carrying suspended cars) for track ``k``."""
-        on = [t for t in self.trains if t.track_index == k]
+        on = self.trains_on(k)
         if any(t.suspended for t in on):
             return "hanging"
         style = self.tracks[k].style
@@ -156,14 +200,10 @@ class SceneSpec:
         body = self.tracks[k].body
         return body is not None and any(b.name == body for b in self.bodies)
 
-    def carried_by(self, body: str) -> list[int]:
-        """The indices of the tracks that body ``body`` carries."""
-        return [k for k, t in enumerate(self.tracks) if t.body == body]
-
     def rail_depth(self, k: int) -> float:
         """Rail tops this far under the curve of track ``k`` (m): the bottom of the
         lowest car box on it, at least 0.1 m (suspended cars: unused)."""
-        on = [t for t in self.trains if t.track_index == k and not t.suspended]
+        on = [t for t in self.trains_on(k) if not t.suspended]
         return max([t.height / 2.0 - t.cg_height for t in on] + [0.1])
 
     def entity(self, label):
@@ -269,4 +309,8 @@ def scene_from_scenario(scenario) -> SceneSpec:
             else:
                 ends.append(None)
         links.append(LinkSpec(ends[0], tuple(j.anchor_a or (0.0, 0.0, 0.0)), ends[1], tuple(j.anchor_b or (0.0, 0.0, 0.0))))
-    return SceneSpec(tracks=tracks, trains=trains, bodies=bodies, links=links)
+    switches = [SwitchSpec(name=sw["name"], track=int(sw["track"]), at=sw["at"], branches=list(sw["branches"]),
+                           branch_names=list(sw["branch_names"]), position=int(sw["position"]),
+                           throw_time=float(sw["throw_time"]))
+                for sw in getattr(scenario, "switches", []) or []]
+    return SceneSpec(tracks=tracks, trains=trains, bodies=bodies, links=links, switches=switches)
