@@ -65,6 +65,15 @@ class TrainSpec:
     role: str = TrainConfig.role  # "counterweight": no riders, so no G on the overlay
     model: str = TrainConfig.model  # what the cars are drawn as (settings.VEHICLE_MODELS)
     grade: float = 0.0  # rad, the track's typical pitch along its direction (a funicular car's steps)
+    #: a train of ``[[train.vehicle]]``: this car's vehicle ``kind`` (``locomotive``, ``coach``, ``wagon``)
+    vehicle_kind: str | None = None
+    #: a train of ``[[train.vehicle]]``: per car (from the front) the spec it is drawn from — its
+    #: vehicle's size and kind (cars of one ``[[train.vehicle]]`` share one)
+    per_car: list = field(default_factory=list)
+
+    def car(self, car: int) -> "TrainSpec":
+        """The spec car ``car`` (1 = the lead car) is drawn from."""
+        return self.per_car[car - 1] if 1 <= car <= len(self.per_car) else self
 
     @property
     def kind(self) -> str:
@@ -96,6 +105,10 @@ class TrainSpec:
         if kind in ("suspended", "box", "coaster"):
             return kind
         model = self.model
+        if model == "auto" and self.vehicle_kind is not None:   # its [[train.vehicle]] kind
+            if self.vehicle_kind in ("locomotive", "coach"):
+                return self.vehicle_kind
+            return ("wagon", "hopper", "flat")[(max(car - 2, 0) // 5) % 3]
         if model == "auto":
             model = "coach" if self.cars == 1 else "freight"
         if model == "freight":
@@ -211,10 +224,10 @@ class SceneSpec:
         (a train's car, or a suspended train's trolley: ``trolley``), ``hanging``
         (the body of a suspended car, recorded as ``<train>.body``), ``body`` (a
         free body), or ``(None, None)`` when the scene does not know it."""
-        name, _car = label
+        name, car = label
         for tr in self.trains:
             if tr.name == name:
-                return tr, ("trolley" if tr.suspended else "car")
+                return tr.car(car), ("trolley" if tr.suspended else "car")
         for b in self.bodies:
             if b.name == name:
                 return b, "body"
@@ -226,9 +239,10 @@ class SceneSpec:
     def box_of(self, label) -> tuple[tuple, tuple, float, float] | None:
         """(size (l, w, h) m, colour, cg_height m, rider_height m) of a recorded
         entity ``(name, car_no)``, or None when the scene does not know it."""
-        name, _car = label
+        name, car = label
         for tr in self.trains:
             if tr.name == name:
+                tr = tr.car(car)
                 return (tr.length, tr.width, tr.height), tr.colour, tr.cg_height, tr.rider_height
         for b in self.bodies:
             if b.name == name:
@@ -294,6 +308,15 @@ def scene_from_scenario(scenario) -> SceneSpec:
                 grade=_grade(tracks[int(tr.track_index)].geometry),
             )
         )
+    for spec, tr in zip(trains, scenario.trains):
+        if getattr(tr, "vehicles", None):   # each car drawn with its own vehicle's size and kind
+            import dataclasses
+
+            for v in tr.vehicles:
+                one = dataclasses.replace(spec, length=float(v.length), width=float(v.width),
+                                          height=float(v.height), cg_height=float(v.cg_height),
+                                          rider_height=float(v.rider_height), vehicle_kind=str(v.kind), per_car=[])
+                spec.per_car += [one] * int(v.count)
     names = {t.name for t in trains}
     bodies = [BodySpec(name=b.name, size=_body_size(b), position=tuple(float(v) for v in b.position),
                        orientation=tuple(float(v) for v in (getattr(b, "orientation", None) or (1.0, 0.0, 0.0, 0.0))))
