@@ -68,7 +68,7 @@ class StaticScene:
     def structure(self) -> geo.Quads:
         """Everything static, merged: tracks, supports, beds."""
         # (the simple scene of earlier versions draws every track fixed)
-        fixed = [q for k, q in enumerate(self.tracks) if self.simple or self.carried[k] is None]
+        fixed = [q for k, q in enumerate(self.tracks) if self.simple or not self.carried or self.carried[k] is None]
         return geo.Quads.merge(fixed + [s.quads for s in self.supports] + list(self.beds) + list(self.extra))
 
 
@@ -146,14 +146,13 @@ LAMP_MOVING = (235, 40, 30)       # red while the points move (closed to traffic
 @dataclass
 class SwitchParts:
     """The drawing of one switch: ``blades`` (per branch: its two rails from the
-    switch point to the frog, bright, drawn while that branch is set), ``stand`` (a post beside the switch point, part
-    of the static structure), ``lamps`` (the stand's lamp lit green, red) and
-    ``point`` (where the branches part, m)."""
+    switch point to the frog, bright, drawn while that branch is set), ``stand``
+    (a post beside the switch point, part of the static structure) and
+    ``lamps`` (the stand's lamp lit green, red)."""
 
     blades: list
     stand: geo.Quads
     lamps: tuple
-    point: np.ndarray
 
 
 def _branch_samples(sw, branch, geometry, reach: float) -> np.ndarray:
@@ -218,5 +217,5 @@ def switch_parts(spec, static: StaticScene) -> list[SwitchParts]:
                                  geo.box(top - np.array([0.0, 0.0, 0.12]), (0.3, 0.3, 0.3), (45, 45, 50))])
         lamp = top + np.array([0.0, 0.0, 0.22])
         lamps = (geo.sphere(lamp, 0.2, LAMP_SET), geo.sphere(lamp, 0.2, LAMP_MOVING))
-        out.append(SwitchParts(blades, stand, lamps, point))
+        out.append(SwitchParts(blades, stand, lamps))
     return out
