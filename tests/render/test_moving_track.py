@@ -6,29 +6,15 @@ the body's recorded pose puts them, and nothing of them left where the piece
 started — which is where a track drawn with the fixed structure stays."""
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from tests.render.views import count, fixed_view
-from trackrider.render.recording import Recording
-from trackrider.render.spec import scene_from_scenario
+from tests.render.views import count, fixed_view, ride
 from trackrider.render.video import prepare_frames
-from trackrider.scenario import load_scenario
-from trackrider.sim import simulate
 
 pytestmark = pytest.mark.render
 
-ROOT = Path(__file__).resolve().parents[2]
 SIZE = (480, 270)
-
-
-@functools.lru_cache(maxsize=1)
-def _drop_ride():
-    scenario = load_scenario(ROOT / "scenarios" / "drop_track.toml")
-    return Recording.from_timeseries(simulate(scenario).timeseries), scene_from_scenario(scenario)
 
 
 def _teal_pixels(t: float) -> tuple[int, int, float]:
@@ -38,7 +24,7 @@ def _teal_pixels(t: float) -> tuple[int, int, float]:
     pose at ``t`` puts it; that body's drop at ``t``, m). The cars are hidden
     (blue like the track's teal); the camera is fixed, 45 m to the side of the
     piece, level."""
-    rec, spec = _drop_ride()
+    rec, spec = ride("drop_track")
     pr = prepare_frames(rec, spec, np.array([t]), "overview", SIZE, 30.0, 1.0, "draft", hud=False)
     try:
         img, project = fixed_view(pr, rec.labels, {"car"}, (10.0, -45.0, 27.5), (10.0, 0.0, 27.5))

@@ -6,33 +6,16 @@ red, else green. Checked at three moments of the run's throws (summary.json
 ``switches``): set to ``main`` at the start, moving, set to ``loop``."""
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from tests.render.views import count, fixed_view
+from tests.render.views import count, fixed_view, ride
 from trackrider.render.layout import LAMP_MOVING, LAMP_SET
-from trackrider.render.recording import Recording
-from trackrider.render.spec import scene_from_scenario
 from trackrider.render.video import prepare_frames
-from trackrider.scenario import load_scenario
-from trackrider.sim import simulate
 
 pytestmark = pytest.mark.render
 
-ROOT = Path(__file__).resolve().parents[2]
 SIZE = (480, 270)
-
-
-@functools.lru_cache(maxsize=1)
-def _loop_ride():
-    scenario = load_scenario(ROOT / "scenarios" / "passing_loop.toml")
-    res = simulate(scenario, duration=20.0)
-    spec = scene_from_scenario(scenario)
-    spec.set_throws(res.summary["switches"])
-    return Recording.from_timeseries(res.timeseries), spec
 
 
 def _outer_rails(spec, k, s):
@@ -46,7 +29,7 @@ def _outer_rails(spec, k, s):
 def _look(t):
     """(bright pixels on main's right rail, on loop's left rail, where the two have parted; green
     lamp pixels, red lamp pixels) at ride time ``t``."""
-    rec, spec = _loop_ride()
+    rec, spec = ride("passing_loop", 20.0)
     names = [tr.name for tr in spec.tracks]
     main, loop = names.index("main"), names.index("loop")
     sw = spec.switches[0]
@@ -75,7 +58,7 @@ def _look(t):
 
 
 def test_the_set_branch_of_a_switch_is_drawn_and_a_moving_switch_shows_red():
-    rec, spec = _loop_ride()
+    rec, spec = ride("passing_loop", 20.0)
     sw = spec.switches[0]
     assert sw.throws and sw.throws[0][1] == 1   # the eastbound's route throws it to the loop
     t_set, throw = sw.throws[0][0], sw.throw_time

@@ -3,7 +3,28 @@ back as the renderer drew it (no sky or ground: those are drawn later, into
 the key colour), with a projector from world points to its pixels."""
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.lru_cache(maxsize=2)
+def ride(name: str, duration: float | None = None):
+    """(Recording, SceneSpec with the run's switch throws) of scenarios/NAME.toml simulated
+    (``duration`` s, default its own)."""
+    from trackrider.render.recording import Recording
+    from trackrider.render.spec import scene_from_scenario
+    from trackrider.scenario import load_scenario
+    from trackrider.sim import simulate
+
+    scenario = load_scenario(ROOT / "scenarios" / f"{name}.toml")
+    res = simulate(scenario, duration=duration)
+    spec = scene_from_scenario(scenario)
+    spec.set_throws(res.summary.get("switches"))
+    return Recording.from_timeseries(res.timeseries), spec
 
 
 def fixed_view(pr, labels, hide, eye, focal, up=(0.0, 0.0, 1.0), angle=30.0):
