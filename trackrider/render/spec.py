@@ -5,6 +5,7 @@ No VTK here.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -310,8 +311,6 @@ def scene_from_scenario(scenario) -> SceneSpec:
         )
     for spec, tr in zip(trains, scenario.trains):
         if getattr(tr, "vehicles", None):   # each car drawn with its own vehicle's size and kind
-            import dataclasses
-
             for v in tr.vehicles:
                 one = dataclasses.replace(spec, length=float(v.length), width=float(v.width),
                                           height=float(v.height), cg_height=float(v.cg_height),
