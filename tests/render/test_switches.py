@@ -61,10 +61,23 @@ def test_the_set_branch_of_a_switch_is_drawn_and_a_moving_switch_shows_red():
     rec, spec = ride("passing_loop", 20.0)
     sw = spec.switches[0]
     assert sw.throws and sw.throws[0][1] == 1   # the eastbound's route throws it to the loop
-    t_set, throw = sw.throws[0][0], sw.throw_time
+    t_set, _to, throw = sw.throws[0]
+    assert throw == sw.throw_time == 4.0
     main0, loop0, green0, red0 = _look(2.0)                       # set to main
     assert main0 > 5 and loop0 == 0 and green0 > 5 and red0 == 0, (main0, loop0, green0, red0)
     main1, loop1, green1, red1 = _look(t_set - 0.5 * throw)      # moving
     assert main1 == 0 and loop1 == 0 and green1 == 0 and red1 > 5, (main1, loop1, green1, red1)
     main2, loop2, green2, red2 = _look(t_set + 1.0)               # set to the loop
     assert main2 == 0 and loop2 > 5 and green2 > 5 and red2 == 0, (main2, loop2, green2, red2)
+
+
+def test_the_switch_state_follows_the_runs_throws():
+    """A throw moves the points for the switch's throw_time before it finishes; a train trailing
+    through (``by: run_through``) forces them over at once."""
+    from trackrider.render.spec import SceneSpec, SwitchSpec
+
+    sw = SwitchSpec("s", 0, "end", [(1, "start"), (2, "start")], ["a", "b"], position=0, throw_time=5.0)
+    SceneSpec(switches=[sw]).set_throws({"s": {"throws": [{"t": 10.0, "to": "b", "by": "run_through"},
+                                                           {"t": 20.0, "to": "a", "by": "throw"}]}})
+    assert [sw.state(t) for t in (9.99, 10.0, 14.99, 15.01, 19.99, 20.0)] == \
+        [(0, False), (1, False), (1, False), (1, True), (1, True), (0, False)]

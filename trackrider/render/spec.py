@@ -153,8 +153,9 @@ class SwitchSpec:
     """A switch (points) to draw: on track ``track`` at ``at`` (``"start"``,
     ``"end"`` or m along it), its ``branches`` ``[(track index, "start" |
     "end")]`` named ``branch_names``, set to branch ``position`` at the start;
-    ``throws`` ``[(t, branch index)]``: each throw of the run, finished at t s
-    (``summary.json`` ``switches``), taking ``throw_time`` s."""
+    ``throws`` ``[(t, branch index, s moving)]``: each throw of the run,
+    finished at t s (``summary.json`` ``switches``), its points moving for
+    ``throw_time`` s before (a train trailing through forces them over at once)."""
 
     name: str
     track: int
@@ -168,10 +169,10 @@ class SwitchSpec:
     def state(self, t: float) -> tuple[int, bool]:
         """(the branch set at time ``t`` s, whether the points are moving then)."""
         pos = self.position
-        for tt, to in self.throws:
+        for tt, to, moving in self.throws:
             if tt <= t:
                 pos = to
-            elif tt - self.throw_time < t:
+            elif tt - moving < t:
                 return pos, True
             else:
                 break
@@ -191,8 +192,9 @@ class SceneSpec:
         (``{name: {"throws": [{"t", "to"}, ...]}}``)."""
         for sw in self.switches:
             rec = (summary_switches or {}).get(sw.name) or {}
-            sw.throws = sorted((float(th["t"]), sw.branch_names.index(th["to"])) for th in rec.get("throws", [])
-                               if th.get("to") in sw.branch_names)
+            sw.throws = sorted((float(th["t"]), sw.branch_names.index(th["to"]),
+                                0.0 if th.get("by") == "run_through" else sw.throw_time)
+                               for th in rec.get("throws", []) if th.get("to") in sw.branch_names)
 
     def trains_on(self, k: int) -> list:
         """The trains that run on track ``k``: those that start on it; on a track no
