@@ -178,7 +178,7 @@ def network_plan(scenario, summary: dict) -> dict | None:
     for k, t in enumerate(tracks):
         length = float(t.track.length)
         plan["tracks"].append((t.name, points(k, np.linspace(0.0, length, max(int(length) + 1, 2)))))
-    done = (summary.get("switches") or {}) if isinstance(summary.get("switches"), dict) else {}
+    done = summary.get("switches") if isinstance(summary.get("switches"), dict) else {}
     for sw in scenario.switches:
         k0 = sw["track"]
         branches = []

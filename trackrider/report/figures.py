@@ -488,9 +488,9 @@ def layout_views(runs: list[RunData], name: str, units: Units, views=("side", "t
 def network_plan(run: RunData, units: Units) -> str | None:
     """The track network from above (a plan): every track named at its middle, an arrow at its start
     pointing along +s; each switch a diamond, named, its branches' first 30 m drawn thick — solid the
-    branch set at the start, dashed the others; each connection a circle. Across the layout's
-    longest direction the plan is stretched when the layout is long and narrow (a line with a
-    passing loop), as the axis says."""
+    branch set at the start, dashed the others; each connection a circle. Equal axes, unless the
+    layout is more than four times longer in x for its width in y than the figure (a line with a
+    passing loop): then y is stretched, as its axis says."""
     plan = run.network
     if not plan:
         return None
