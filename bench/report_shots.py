@@ -1,10 +1,10 @@
-"""Screenshots of the report for docs/report.md: classic_coaster, two_train_coaster and distributed_traction.
+"""Screenshots of the report for docs/report.md: classic_coaster, two_train_coaster, freight and passing_loop.
 
 Runs each scenario with ``--report`` into a temporary folder, renders the page in Debian's
 chromium (headless, off the network, a fresh profile) and keeps the top of it as a PNG in docs/:
 
-    python bench/report_shots.py                 # docs/report_classic.png, report_two_train.png, report_freight.png
-    python bench/report_shots.py --only distributed_traction
+    python bench/report_shots.py    # docs/report_classic.png, report_two_train.png, report_freight.png, report_network.png
+    python bench/report_shots.py --only freight
 
 Prints each file with its size. Needs ``chromium``.
 """
@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: scenario → (PNG in docs/, seconds simulated, window height in px shown)
 SHOTS = {"classic_coaster": ("report_classic.png", None, 2300),
          "two_train_coaster": ("report_two_train.png", None, 1900),
-         "distributed_traction": ("report_freight.png", 30.0, 2600)}
+         "freight": ("report_freight.png", None, 2600),
+         "passing_loop": ("report_network.png", None, 1500)}
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 

@@ -105,6 +105,8 @@ CASES = [
     ("an event's t a word", _set("events", value=[{"t": "x", "kind": "stalled"}]), ("summary.json", "events[0].t")),
     ("an event's car a word", _set("events", 0, "car", value="two"), ("summary.json", "events[0].car")),
     ("an event without a kind", _set("events", value=[{"t": 1.0}]), ("summary.json", "events[0].kind")),
+    ("a train's event at car 0", _set("events", value=[{"t": 1.0, "train": "bead", "car": 0, "kind": "lap"}]),
+     ("summary.json", "events[0].car")),
     ("an event's section a list", _set("events", 1, "section", value=["a"]), ("summary.json", "events[1].section")),
     ("an event holding an object", _set("events", 1, "speed", value={"a": 1}), ("summary.json", "events[1].speed")),
     ("events an object", _set("events", value={"t": 1}), ("summary.json", "events")),
@@ -151,6 +153,9 @@ CASES = [
     # edits every reader accepts
     ("another title", _set("title", value="my ride"), None),
     ("no events", _set("events", value=[]), None),
+    ("a switch's event (train \"\", car 0)", _set("events", value=[{"t": 10.67, "train": "", "car": 0,
+                                                                    "kind": "switch_set", "switch": "west points",
+                                                                    "from": "main", "to": "loop"}]), None),
     ("a key of our own", _set("notes", value={"by": "me", "n": [1, {"x": 2}]}), None),
     ("a figure null", _set("trains", "bead", "max_speed", value=None), None),
 ]

@@ -10,7 +10,7 @@ column of the CSV (``timeseries.csv: line 12, column x: must be a finite number,
 ``summary.json`` (docs/outputs.md, "summary.json"): an object; ``status`` a string;
 ``scenario``, ``title``, ``message`` strings (or null); times and rates finite numbers (or
 null); ``steps``, ``samples``, ``events_dropped`` whole numbers ≥ 0; ``events`` a list of
-objects with a finite ``t``, a ``kind`` and ``train`` string, a ``car`` number ≥ 1 (or null)
+objects with a finite ``t``, a ``kind`` and ``train`` string, a ``car`` number ≥ 1 (or null; 0 when ``train`` is ``""``: a switch's events)
 and only strings, numbers, booleans, nulls or lists of them besides; ``trains`` and ``bodies``
 objects of objects whose figures are finite numbers or null (a train's ``cars`` a whole
 number ≥ 1, ``wheels`` and ``role`` strings, ``energy_group`` lists of names, ``at`` an object
@@ -204,7 +204,8 @@ def _events(c, v, where):
         c.number(ev["t"], f"{w}.t", null=False)
         c.string(ev["kind"], f"{w}.kind", null=False)
         c.fields(ev, w, {"train": c.string, "section": c.string,
-                         "car": lambda x, w_: c.whole(x, w_, low=1, null=True)})
+                         # car 0: an event of no train (train "": a switch's switch_set, switch_blocked)
+                         "car": lambda x, w_: c.whole(x, w_, low=0 if ev.get("train") == "" else 1, null=True)})
         for key, x in ev.items():
             c.scalar(x, f"{w}.{key}")
 

@@ -109,3 +109,26 @@ def test_a_flat_wagons_load_changes_with_its_number_and_models_are_shared_otherw
     assert len(keys) == len(rv.CONTAINERS)
     box = TrainSpec("b", 0, 30, length=14.0, width=3.0, height=3.5, wheels="railway", model="wagon")
     assert len({models.model_key(box, "car", k) for k in range(1, 31)}) == 1
+
+
+def test_a_train_of_vehicles_is_drawn_car_by_car_as_its_vehicles_are():
+    """scenarios/freight.toml: a locomotive, 30 wagons and a rear locomotive ([[train.vehicle]] kind);
+    each car drawn as its vehicle's kind (the wagons in blocks of box wagons, hoppers, flat wagons)
+    at its vehicle's length, not as the lead vehicle's; an explicit ``model`` still wins."""
+    from pathlib import Path
+
+    from trackrider.render.spec import scene_from_scenario
+    from trackrider.scenario import load_scenario
+
+    sc = load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / "freight.toml")
+    spec = scene_from_scenario(sc)
+    tr = spec.trains[0]
+    drawn = [spec.entity((tr.name, c))[0] for c in range(1, tr.cars + 1)]
+    kinds = [d.vehicle(c) for c, d in enumerate(drawn, start=1)]
+    assert kinds[0] == kinds[-1] == "locomotive"
+    assert kinds[1:6] == ["wagon"] * 5 and kinds[6:11] == ["hopper"] * 5 and kinds[11:16] == ["flat"] * 5
+    lengths = [v.length for v in sc.trains[0].vehicles for _ in range(v.count)]
+    assert [d.length for d in drawn] == lengths and lengths[0] == 21.0 and lengths[1] == 15.0
+    assert spec.box_of((tr.name, 2))[0] == (15.0, 3.0, 3.5)
+    sc.trains[0].model = "coach"
+    assert {d.vehicle(c) for c, d in enumerate(scene_from_scenario(sc).trains[0].per_car, start=1)} == {"coach"}

@@ -106,6 +106,8 @@ def static_capsules(static, spec) -> tuple[Capsules, Capsules]:
         R.append(np.broadcast_to(np.asarray(r, dtype=float), (len(a),)))
 
     for k, tr in enumerate(spec.tracks):
+        if spec.carried(k):  # it moves with its body: not where it starts
+            continue
         lay = static.layouts[k]
         length = float(tr.geometry.length)
         n = max(int(math.ceil(length / 1.0)) + 1, 2)
@@ -113,7 +115,7 @@ def static_capsules(static, spec) -> tuple[Capsules, Capsules]:
         P, _T, N, Bv = geo._frames(tr.geometry, s)
         # the space its cars sweep: around the curve (hanging cars: around their centres, below it), smaller
         # for small cars
-        on = [t for t in spec.trains if t.track_index == k]
+        on = spec.trains_on(k)
         scale = max([float(np.clip(max(t.length, t.width, t.height) / 2.0, 0.1, 1.0)) for t in on], default=1.0)
         hang = max([t.hang for t in on if t.suspended], default=0.0)
         c = P - hang * Bv

@@ -560,9 +560,10 @@ def _frames(geometry, s):
     return tuple(np.asarray(a, dtype=float) for a in (f.position, f.tangent, f.normal, f.binormal))
 
 
-def styled_track(geometry, layout: StyledLayout) -> tuple[Quads, float]:
-    """Rails, spine, ties (steel, hanging) or rails, sleepers, ballast (railway)
-    of one track; returns the quads and the lowest z of the structure (m)."""
+def styled_track(geometry, layout: StyledLayout, ballast: bool = True) -> tuple[Quads, float]:
+    """Rails, spine, ties (steel, hanging) or rails, sleepers, ballast (railway;
+    without ``ballast``: rails on sleepers, as on a turntable's deck) of one
+    track; returns the quads and the lowest z of the structure (m)."""
     length = float(geometry.length)
     s = track_samples(geometry, layout.sample_spacing)
     n = len(s)
@@ -578,6 +579,8 @@ def styled_track(geometry, layout: StyledLayout) -> tuple[Quads, float]:
         Pt, Tt, Nt, Bt = _frames(geometry, st)
         sd = layout.rail_depth + 2 * r + 0.08
         parts.append(boxes(Pt - sd * Bt, 0.13 * Tt, (0.5 * g + 0.45) * Nt, 0.08 * Bt, SLEEPER_COLOUR))
+        if not ballast:
+            return Quads.merge(parts), float((P - (sd + 0.08) * B)[:, 2].min())
         # ballast: a trapezoid bank under the sleepers
         top_d, h, wt, wb = _ballast(layout)
         ring = [(+wb, -(top_d + h)), (+wt, -top_d), (-wt, -top_d), (-wb, -(top_d + h))]
@@ -650,7 +653,7 @@ def _heights(ground):
     return lambda x, y: np.full(np.broadcast(np.asarray(x), np.asarray(y)).shape, z)
 
 
-def support_plan(tracks, layouts, ground) -> list[Support]:
+def support_plan(tracks, layouts, ground, carried=()) -> list[Support]:
     """The supports of every track, down to the ground (``ground``: the plain's
     height, m, or a ``ground.Ground``): a column on a concrete footer every
     ``support_spacing`` m where the track is upright and high enough, left out
@@ -659,7 +662,8 @@ def support_plan(tracks, layouts, ground) -> list[Support]:
     (its top on the spine's axis); a hanging track's column stands beside it and
     its arm reaches over the spine, dropping into it; a railway pier carries the
     deck (its top inside the deck's underside). ``tracks``: geometries;
-    ``layouts``: their ``StyledLayout``."""
+    ``layouts``: their ``StyledLayout``; ``carried``: indices of tracks that a
+    body carries (no supports: the body carries them)."""
     height = _heights(ground)
     # every track sampled every metre: the obstacles a column must keep clear of
     samples = []
@@ -672,6 +676,8 @@ def support_plan(tracks, layouts, ground) -> list[Support]:
         samples.append((k, ss, P, B, lay.clearance, down))
     out = []
     for k, geom in enumerate(tracks):
+        if k in carried:
+            continue
         lay = layouts[k]
         length = float(geom.length)
         ns = max(int(length // lay.support_spacing), 1)

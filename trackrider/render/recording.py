@@ -35,6 +35,7 @@ class Recording:
     quaternions : (nt, ne, 4) float array, unit (w, x, y, z), body → world
     channels : name -> (nt, ne) float array, the recorded ``speed`` (m/s),
         ``g_vertical`` and ``g_lateral`` (g, filtered) when the source has them
+    switches : the run's switches and their throws (``summary.json`` ``switches``), when known
     """
 
     times: np.ndarray
@@ -42,6 +43,7 @@ class Recording:
     positions: np.ndarray
     quaternions: np.ndarray
     channels: dict = field(default_factory=dict)
+    switches: dict = field(default_factory=dict)
 
     @property
     def t_start(self) -> float:

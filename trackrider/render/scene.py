@@ -25,7 +25,7 @@ from trackrider.render.ground import SUN  # noqa: E402
 from trackrider.render.hud import blend as _blend  # noqa: E402
 from trackrider.render.hud import blend_rgba as _blend_rgba  # noqa: E402
 from trackrider.render.hud import hud_lines, meter_point  # noqa: E402
-from trackrider.render.layout import static_scene  # noqa: E402
+from trackrider.render.layout import carried_model, static_scene, switch_parts  # noqa: E402
 from trackrider.render.quality import Quality  # noqa: E402
 from trackrider.render.shading import CarShader  # noqa: E402
 
@@ -33,12 +33,16 @@ from trackrider.render.shading import CarShader  # noqa: E402
 GRASS_TILE = 24.0
 
 
-def _entity_model(spec, ent, role, layouts, simple, headless, inverts, car=1):
-    """(CarModel or None, PolyData or None) of one entity (car ``car`` of its train)."""
+def _entity_model(spec, ent, role, static, simple, headless, car=1):
+    """(CarModel or None, PolyData or None) of one entity (car ``car`` of its train);
+    a body that carries tracks: those tracks on its deck (``layout.carried_model``)."""
     if simple or ent is None:
         return None, None
+    layouts, inverts = static.layouts, static.inverts
     if role == "body":
-        model = car_models.car_model(ent, role, 1.0, 0.5, 0.07, False)
+        deck = carried_model(static, ent)
+        model = car_models.car_model(ent, role, 1.0, 0.5, 0.07, False) if deck is None else \
+            car_models.CarModel(deck, [])
     else:
         k = ent.track_index
         lay = layouts[k]
@@ -359,6 +363,11 @@ class RideScene:
         centre = np.array([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), z_ground])
         # the static structure never moves and the lights are fixed in the world:
         # bake the lighting into its colours and draw it unlit (the cheapest shader)
+        # switches: the stands are static structure; the blades of each branch and the lamps are shown
+        # by the switch's state frame by frame (``show_switches``)
+        self.switches = [] if self.simple else switch_parts(spec, st)
+        self._switch_specs = list(spec.switches) if self.switches else []
+        st.extra = list(st.extra) + [p.stand for p in self.switches]
         merged = st.structure()
         if self.simple:
             pl.add_mesh(_polydata(merged.lit(geo.LIGHTS, geo.AMBIENT, geo.DIFFUSE)), scalars="rgb", rgb=True,
@@ -411,6 +420,18 @@ class RideScene:
                 dome = pv.PolyData(dp.astype(np.float32), np.hstack([np.full((len(dq), 1), 4), dq]).ravel())
                 dome.point_data["rgb"] = dc
                 pl.add_mesh(dome, scalars="rgb", rgb=True, lighting=False, smooth_shading=False)
+        self._switch_actors = []
+        for parts in self.switches:
+            blades = []
+            for q in parts.blades:
+                actor = pl.add_mesh(_smooth_polydata(q, bake=True), scalars="rgb", rgb=True, lighting=False,
+                                    smooth_shading=False, interpolate_before_map=False)
+                actor.prop.backface_culling = True
+                blades.append(actor)
+            lamps = [pl.add_mesh(_key_polydata(q), scalars="rgb", rgb=True, lighting=False, smooth_shading=False,
+                                 interpolate_before_map=False) for q in parts.lamps]
+            self._switch_actors.append((blades, lamps))
+        self.show_switches(0.0)
         # the same sun and fill light for the (moving, lit) cars; no light kit (cost)
         for direction, intensity in geo.LIGHTS:
             pl.add_light(pv.Light(position=direction, focal_point=(0, 0, 0), intensity=intensity, light_type="scene light"))
@@ -425,8 +446,8 @@ class RideScene:
             ent, role = spec.entity(label)
             key = (id(ent), role, i == headless, car_models.model_key(ent, role, label[1]))
             if key not in cache:
-                cache[key] = _entity_model(spec, ent, role, layouts, self.simple, eye_seat if i == headless else None,
-                                           self.inverts, label[1])
+                cache[key] = _entity_model(spec, ent, role, st, self.simple, eye_seat if i == headless else None,
+                                           label[1])
             model, mesh = cache[key]
             if self.simple or mesh is None:
                 box = spec.box_of(label) if ent is not None else None
@@ -541,6 +562,16 @@ class RideScene:
         cam.OrthogonalizeViewUp()
         cam.SetViewAngle(camera.view_angle)
         cam.SetClippingRange(camera.near, camera.far)
+
+    def show_switches(self, t: float) -> None:
+        """Set every switch as it is at ride time ``t`` s: the blades of the branch it is set to shown,
+        the others hidden (all hidden while the points move), its lamp green, red while they move."""
+        for sw, (blades, lamps) in zip(self._switch_specs, self._switch_actors):
+            pos, moving = sw.state(t)
+            for b, actor in enumerate(blades):
+                actor.SetVisibility(bool(b == pos and not moving))
+            lamps[0].SetVisibility(not moving)
+            lamps[1].SetVisibility(moving)
 
     def grab(self, deferred: bool = False):
         """Render and read back the frame: (h, w, 3) uint8, top row first, with

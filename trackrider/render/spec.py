@@ -5,6 +5,7 @@ No VTK here.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,7 @@ class TrackSpec:
     geometry: Any
     gauge: float = TrackConfig.gauge
     style: str | None = None  # "steel" | "railway"; None: railway when every train on it runs on railway wheels
+    body: str | None = None  # the [[body]] that carries it (it moves with that body), None: fixed to the world
 
 
 @dataclass
@@ -64,6 +66,15 @@ class TrainSpec:
     role: str = TrainConfig.role  # "counterweight": no riders, so no G on the overlay
     model: str = TrainConfig.model  # what the cars are drawn as (settings.VEHICLE_MODELS)
     grade: float = 0.0  # rad, the track's typical pitch along its direction (a funicular car's steps)
+    #: a train of ``[[train.vehicle]]``: this car's vehicle ``kind`` (``locomotive``, ``coach``, ``wagon``)
+    vehicle_kind: str | None = None
+    #: a train of ``[[train.vehicle]]``: per car (from the front) the spec it is drawn from — its
+    #: vehicle's size and kind (cars of one ``[[train.vehicle]]`` share one)
+    per_car: list = field(default_factory=list)
+
+    def car(self, car: int) -> "TrainSpec":
+        """The spec car ``car`` (1 = the lead car) is drawn from."""
+        return self.per_car[car - 1] if 1 <= car <= len(self.per_car) else self
 
     @property
     def kind(self) -> str:
@@ -95,6 +106,10 @@ class TrainSpec:
         if kind in ("suspended", "box", "coaster"):
             return kind
         model = self.model
+        if model == "auto" and self.vehicle_kind is not None:   # its [[train.vehicle]] kind
+            if self.vehicle_kind in ("locomotive", "coach"):
+                return self.vehicle_kind
+            return ("wagon", "hopper", "flat")[(max(car - 2, 0) // 5) % 3]
         if model == "auto":
             model = "coach" if self.cars == 1 else "freight"
         if model == "freight":
@@ -110,11 +125,15 @@ class TrainSpec:
 
 @dataclass
 class BodySpec:
-    """A free body drawn as a box of ``size`` (m, body axes)."""
+    """A free body drawn as a box of ``size`` (m, body axes); ``position`` (m) and
+    ``orientation`` (unit quaternion w, x, y, z, body → world) its pose at the
+    start, where the tracks it carries are given."""
 
     name: str
     size: tuple = (0.3, 0.3, 0.3)
     colour: tuple = BODY_COLOUR
+    position: tuple = (0.0, 0.0, 0.0)
+    orientation: tuple = (1.0, 0.0, 0.0, 0.0)
 
 
 @dataclass
@@ -130,15 +149,61 @@ class LinkSpec:
 
 
 @dataclass
+class SwitchSpec:
+    """A switch (points) to draw: on track ``track`` at ``at`` (``"start"``,
+    ``"end"`` or m along it), its ``branches`` ``[(track index, "start" |
+    "end")]`` named ``branch_names``, set to branch ``position`` at the start;
+    ``throws`` ``[(t, branch index, s moving)]``: each throw of the run,
+    finished at t s (``summary.json`` ``switches``), its points moving for
+    ``throw_time`` s before (a train trailing through forces them over at once)."""
+
+    name: str
+    track: int
+    at: Any
+    branches: list
+    branch_names: list
+    position: int = 0
+    throw_time: float = 5.0
+    throws: list = field(default_factory=list)
+
+    def state(self, t: float) -> tuple[int, bool]:
+        """(the branch set at time ``t`` s, whether the points are moving then)."""
+        pos = self.position
+        for tt, to, moving in self.throws:
+            if tt <= t:
+                pos = to
+            elif tt - moving < t:
+                return pos, True
+            else:
+                break
+        return pos, False
+
+
+@dataclass
 class SceneSpec:
     tracks: list = field(default_factory=list)
     trains: list = field(default_factory=list)
     bodies: list = field(default_factory=list)
     links: list = field(default_factory=list)
+    switches: list = field(default_factory=list)
+
+    def set_throws(self, summary_switches) -> None:
+        """Take each switch's throws from a run's ``summary.json`` ``switches``
+        (``{name: {"throws": [{"t", "to"}, ...]}}``)."""
+        for sw in self.switches:
+            rec = (summary_switches or {}).get(sw.name) or {}
+            sw.throws = sorted((float(th["t"]), sw.branch_names.index(th["to"]),
+                                0.0 if th.get("by") == "run_through" else sw.throw_time)
+                               for th in rec.get("throws", []) if th.get("to") in sw.branch_names)
+
+    def trains_on(self, k: int) -> list:
+        """The trains that run on track ``k``: those that start on it; on a track no
+        train starts on (a network's loop, a siding), every train of the scene."""
+        return [t for t in self.trains if t.track_index == k] or list(self.trains)
 
     def track_style(self, k: int) -> str:
         """``steel``, ``railway`` or ``hanging`` (a steel track carrying suspended cars) for track ``k``."""
-        on = [t for t in self.trains if t.track_index == k]
+        on = self.trains_on(k)
         if any(t.suspended for t in on):
             return "hanging"
         style = self.tracks[k].style
@@ -146,10 +211,15 @@ class SceneSpec:
             return style
         return "railway" if on and all(t.wheels == "railway" for t in on) else "steel"
 
+    def carried(self, k: int) -> bool:
+        """Is track ``k`` carried by a body (drawn moving with it, not with the static structure)?"""
+        body = self.tracks[k].body
+        return body is not None and any(b.name == body for b in self.bodies)
+
     def rail_depth(self, k: int) -> float:
         """Rail tops this far under the curve of track ``k`` (m): the bottom of the
         lowest car box on it, at least 0.1 m (suspended cars: unused)."""
-        on = [t for t in self.trains if t.track_index == k and not t.suspended]
+        on = [t for t in self.trains_on(k) if not t.suspended]
         return max([t.height / 2.0 - t.cg_height for t in on] + [0.1])
 
     def entity(self, label):
@@ -157,10 +227,10 @@ class SceneSpec:
         (a train's car, or a suspended train's trolley: ``trolley``), ``hanging``
         (the body of a suspended car, recorded as ``<train>.body``), ``body`` (a
         free body), or ``(None, None)`` when the scene does not know it."""
-        name, _car = label
+        name, car = label
         for tr in self.trains:
             if tr.name == name:
-                return tr, ("trolley" if tr.suspended else "car")
+                return tr.car(car), ("trolley" if tr.suspended else "car")
         for b in self.bodies:
             if b.name == name:
                 return b, "body"
@@ -172,9 +242,10 @@ class SceneSpec:
     def box_of(self, label) -> tuple[tuple, tuple, float, float] | None:
         """(size (l, w, h) m, colour, cg_height m, rider_height m) of a recorded
         entity ``(name, car_no)``, or None when the scene does not know it."""
-        name, _car = label
+        name, car = label
         for tr in self.trains:
             if tr.name == name:
+                tr = tr.car(car)
                 return (tr.length, tr.width, tr.height), tr.colour, tr.cg_height, tr.rider_height
         for b in self.bodies:
             if b.name == name:
@@ -213,7 +284,8 @@ def _grade(geometry) -> float:
 
 def scene_from_scenario(scenario) -> SceneSpec:
     """The scene of a loaded ``trackrider.scenario.Scenario``."""
-    tracks = [TrackSpec(name=t.name, geometry=t.track, gauge=float(t.gauge), style=getattr(t, "style", None))
+    tracks = [TrackSpec(name=t.name, geometry=t.track, gauge=float(t.gauge), style=getattr(t, "style", None),
+                        body=None if getattr(t, "body", "world") in (None, "world") else str(t.body))
               for t in scenario.tracks]
     trains = []
     for i, tr in enumerate(scenario.trains):
@@ -239,9 +311,17 @@ def scene_from_scenario(scenario) -> SceneSpec:
                 grade=_grade(tracks[int(tr.track_index)].geometry),
             )
         )
+    for spec, tr in zip(trains, scenario.trains):
+        if getattr(tr, "vehicles", None):   # each car drawn with its own vehicle's size and kind
+            for v in tr.vehicles:
+                one = dataclasses.replace(spec, length=float(v.length), width=float(v.width),
+                                          height=float(v.height), cg_height=float(v.cg_height),
+                                          rider_height=float(v.rider_height), vehicle_kind=str(v.kind), per_car=[])
+                spec.per_car += [one] * int(v.count)
     names = {t.name for t in trains}
-    bodies = [BodySpec(name=b.name, size=_body_size(b)) for b in getattr(scenario, "bodies", [])
-              if b.name not in names]
+    bodies = [BodySpec(name=b.name, size=_body_size(b), position=tuple(float(v) for v in b.position),
+                       orientation=tuple(float(v) for v in (getattr(b, "orientation", None) or (1.0, 0.0, 0.0, 0.0))))
+              for b in getattr(scenario, "bodies", []) if b.name not in names]
     links = []
     for j in getattr(scenario, "joints", []) or []:
         ends = []
@@ -253,4 +333,8 @@ def scene_from_scenario(scenario) -> SceneSpec:
             else:
                 ends.append(None)
         links.append(LinkSpec(ends[0], tuple(j.anchor_a or (0.0, 0.0, 0.0)), ends[1], tuple(j.anchor_b or (0.0, 0.0, 0.0))))
-    return SceneSpec(tracks=tracks, trains=trains, bodies=bodies, links=links)
+    switches = [SwitchSpec(name=sw["name"], track=int(sw["track"]), at=sw["at"], branches=list(sw["branches"]),
+                           branch_names=list(sw["branch_names"]), position=int(sw["position"]),
+                           throw_time=float(sw["throw_time"]))
+                for sw in getattr(scenario, "switches", []) or []]
+    return SceneSpec(tracks=tracks, trains=trains, bodies=bodies, links=links, switches=switches)

@@ -261,6 +261,7 @@ def render_frames(recording, spec, times, camera, size, fps, speed, quality, con
         for i in range(total):
             j = i + pad
             t1 = _time.perf_counter()
+            scene.show_switches(float(times[i]))
             scene.show(pr.positions[j], pr.rotations[j], cam, j, values[i], units)
             img = scene.grab(deferred=deferred)
             t2 = _time.perf_counter()
@@ -406,7 +407,9 @@ def _read_results(results: Path, notice=None):
     scenario, message = load_results_scenario(results, summary, notice, loader=_load_scenario)
     if scenario is None:
         raise InputError(message, path=summary_path, where="scenario")
-    return Recording.from_timeseries(res.flat(), path=results / "timeseries.csv"), scenario
+    rec = Recording.from_timeseries(res.flat(), path=results / "timeseries.csv")
+    rec.switches = summary.get("switches") or {}
+    return rec, scenario
 
 
 def _progress_bar(enabled):
@@ -575,6 +578,7 @@ def render_ride(
                          progress=bar("simulating") if bar is not None else None)
                 rec, _ = _read_results(run_dir)
                 spec = scene_from_scenario(scenario)
+            spec.set_throws(rec.switches)
             recording = recording or rec
             scene = scene or spec
         t_start, t_end = recording.t_start, recording.t_end

@@ -83,6 +83,8 @@ class RunData:
     block_lanes: dict = field(default_factory=dict)
     #: ``summary.json`` names an unnamed section ``section[i]``; the page calls it this
     section_names: dict = field(default_factory=dict)
+    #: a track network (connections or switches): ``network_plan``'s tracks, switches and connections
+    network: dict | None = None
 
     def section(self, name) -> str | None:
         """What the page calls the section ``summary.json`` names ``name`` (None stays None)."""
@@ -153,7 +155,51 @@ def load_run(results_dir) -> RunData:
     return RunData(path=d, summary=summary, t=t, trains=trains, title=str(title),
                    description=str(description or ""), scenario_note=note,
                    block_lanes=block_lanes(scenario) if isinstance(summary.get("operation"), dict) else {},
-                   section_names=names)
+                   section_names=names, network=network_plan(scenario, summary))
+
+
+def network_plan(scenario, summary: dict) -> dict | None:
+    """A scenario's track network as the report draws it (None without connections or switches):
+    ``tracks`` [(name, (n, 3) points every ~1 m)], ``switches`` [{name, at, point, branches
+    [(name, (m, 3) points of its first stretch)], position (set at the start), end (set at the
+    end), throws [(t, to)]}], ``connections`` [{a, b, point}] (m, world)."""
+    if scenario is None or not (getattr(scenario, "switches", None) or getattr(scenario, "connections", None)):
+        return None
+    tracks = scenario.tracks
+
+    def points(k, s):
+        return np.asarray(tracks[k].track.frames(np.asarray(s, dtype=float)).position, dtype=float)
+
+    def at(k, end):
+        length = float(tracks[k].track.length)
+        return {"start": 0.0, "end": length}.get(end, end) if isinstance(end, str) else float(end)
+
+    plan = {"tracks": [], "switches": [], "connections": []}
+    for k, t in enumerate(tracks):
+        length = float(t.track.length)
+        plan["tracks"].append((t.name, points(k, np.linspace(0.0, length, max(int(length) + 1, 2)))))
+    done = summary.get("switches") if isinstance(summary.get("switches"), dict) else {}
+    for sw in scenario.switches:
+        k0 = sw["track"]
+        branches = []
+        for (k, end), word in zip(sw["branches"], sw["branch_names"]):
+            length = float(tracks[k].track.length)
+            reach = min(30.0, length)
+            if k == k0 and not isinstance(sw["at"], str):
+                s = np.linspace(float(sw["at"]), min(float(sw["at"]) + reach, length), 16)
+            else:
+                s = np.linspace(length, length - reach, 16) if end == "end" else np.linspace(0.0, reach, 16)
+            branches.append((word, points(k, s)))
+        rec = done.get(sw["name"]) or {}
+        plan["switches"].append(dict(
+            name=sw["name"], at=sw.get("text", ""), point=points(k0, [at(k0, sw["at"])])[0], branches=branches,
+            position=sw["branch_names"][sw["position"]], end=rec.get("position", sw["branch_names"][sw["position"]]),
+            throws=[(float(th["t"]), str(th["to"])) for th in rec.get("throws", []) if isinstance(th, dict)]))
+    for c in scenario.connections:
+        (ka, ea), (kb, eb) = c["a"], c["b"]
+        plan["connections"].append(dict(a=f"{tracks[ka].name}:{ea}", b=f"{tracks[kb].name}:{eb}",
+                                         point=points(ka, [at(ka, ea)])[0]))
+    return plan
 
 
 def track_profile(scenario, train_name: str):

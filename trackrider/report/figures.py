@@ -485,6 +485,77 @@ def layout_views(runs: list[RunData], name: str, units: Units, views=("side", "t
     return to_svg(fig, f"layout-{_slug(name)}")
 
 
+def network_plan(run: RunData, units: Units) -> str | None:
+    """The track network from above (a plan): every track named at its middle, an arrow at its start
+    pointing along +s; each switch a diamond, named, its branches' first 30 m drawn thick — solid the
+    branch set at the start, dashed the others; each connection a circle. Equal axes, unless the
+    layout is more than four times longer in x for its width in y than the figure (a line with a
+    passing loop): then y is stretched, as its axis says."""
+    plan = run.network
+    if not plan:
+        return None
+    allp = np.concatenate([p for _n, p in plan["tracks"]])
+    x, y = units.length(allp[:, 0]), units.length(allp[:, 1])
+    w_in, h_in = 11.0, 4.6
+    span_x, span_y = max(float(np.ptp(x)), 1e-6), max(float(np.ptp(y)), 1e-6)
+    stretch = (span_x / w_in) / (span_y / h_in) if span_y > 0 else 1.0
+    equal = stretch < 4.0
+    fig = _figure(w_in, h_in + 0.9)
+    ax = fig.subplots()
+    colours = matplotlib_colours()
+    for k, (name, p) in enumerate(plan["tracks"]):
+        px, py = units.length(p[:, 0]), units.length(p[:, 1])
+        c = colours[k % len(colours)]
+        ax.plot(px, py, color=c, lw=2.0, zorder=2)
+        mid = len(px) // 2
+        ax.annotate(name, (px[mid], py[mid]), xytext=(0, 7), textcoords="offset points", ha="center",
+                    fontsize=9, color=c, fontweight="bold", zorder=5)
+        if len(px) > 2:
+            j = min(max(len(px) // 20, 1), len(px) - 1)
+            ax.annotate("", (px[j], py[j]), xytext=(px[0], py[0]),
+                        arrowprops=dict(arrowstyle="-|>", color=c, lw=1.2), zorder=3)
+    for sw in plan["switches"]:
+        for word, p in sw["branches"]:
+            set_now = word == sw["position"]
+            ax.plot(units.length(p[:, 0]), units.length(p[:, 1]), color="k", lw=4.0 if set_now else 1.6,
+                    ls="-" if set_now else "--", zorder=4, solid_capstyle="butt")
+        px, py = units.length(sw["point"][0]), units.length(sw["point"][1])
+        ax.plot([px], [py], marker="D", ms=8, mfc="gold", mec="k", zorder=6, ls="none")
+        throws = len(sw["throws"])
+        ax.annotate(f"{sw['name']}\nset: {sw['position']}" + (f" → {sw['end']} ({throws} throw{'s' if throws != 1 else ''})"
+                                                             if throws else ""),
+                    (px, py), xytext=(0, -12), textcoords="offset points", ha="center", va="top", fontsize=8,
+                    zorder=6, bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.6", alpha=0.85))
+    for c in plan["connections"]:
+        px, py = units.length(c["point"][0]), units.length(c["point"][1])
+        ax.plot([px], [py], marker="o", ms=7, mfc="white", mec="k", zorder=6, ls="none")
+        ax.annotate(f"{c['a']} – {c['b']}", (px, py), xytext=(0, 9), textcoords="offset points", ha="center",
+                    fontsize=7, zorder=6)
+    ax.set_xlabel(f"x ({units.length_unit})")
+    if equal:
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_ylabel(f"y ({units.length_unit})")
+    else:
+        pad = 0.25 * span_y + 1e-6
+        ax.set_ylim(float(y.min()) - pad, float(y.max()) + pad)
+        ax.set_ylabel(f"y ({units.length_unit}), stretched: not to scale")
+    ax.grid(True, alpha=0.3)
+    ax.plot([], [], color="k", lw=4.0, label="branch set at the start")
+    ax.plot([], [], color="k", lw=1.6, ls="--", label="other branches")
+    ax.plot([], [], marker="D", ms=8, mfc="gold", mec="k", ls="none", label="switch")
+    if plan["connections"]:
+        ax.plot([], [], marker="o", ms=7, mfc="white", mec="k", ls="none", label="connection")
+    ax.legend(loc="best", fontsize=8, framealpha=0.85)
+    return to_svg(fig, "network")
+
+
+def matplotlib_colours() -> list:
+    """The tracks' colours in the plan: matplotlib's default cycle."""
+    import matplotlib
+
+    return list(matplotlib.rcParams["axes.prop_cycle"].by_key()["color"])
+
+
 def _coloured_path(ax, x, y, values, norm):
     """The path (x, y) coloured by ``values``, rasterised (thousands of segments would make the SVG heavy)."""
     from matplotlib.collections import LineCollection

@@ -316,6 +316,32 @@ def mechanisms_html(mechanisms) -> str:
     return "\n".join(out)
 
 
+def network_html(run, units: Units) -> str:
+    """The page's Network section: the plan of the tracks, switches and connections, and each
+    switch's branches, its setting at the start and at the end, and its throws."""
+    from trackrider.report import figures
+
+    plan = run.network
+    body = ['<h2 id="network">Network: tracks, switches and connections</h2>',
+            _figure_html(figures.network_plan(run, units),
+                         "The tracks from above, each named at its middle, an arrow at its start pointing along "
+                         "its s; switches as diamonds, their branches' first 30 m in black (thick: the branch set "
+                         "at the start, dashed: the others); connections as circles. A long, narrow layout is "
+                         "stretched across, as its axis says.")]
+    if plan["switches"]:
+        body.append('<table><tr><th class="l">switch</th><th class="l">at</th><th class="l">branches</th>'
+                    '<th class="l">set at the start</th><th class="l">throws (t s → branch)</th>'
+                    '<th class="l">set at the end</th></tr>')
+        for sw in plan["switches"]:
+            throws = ", ".join(f"{t:.1f} → {to}" for t, to in sw["throws"]) or "none"
+            body.append(f'<tr><td class="l">{_e(sw["name"])}</td><td class="l">{_e(sw["at"])}</td>'
+                        f'<td class="l">{_e(", ".join(w for w, _p in sw["branches"]))}</td>'
+                        f'<td class="l">{_e(sw["position"])}</td><td class="l">{_e(throws)}</td>'
+                        f'<td class="l">{_e(sw["end"])}</td></tr>')
+        body.append("</table>")
+    return "\n".join(body)
+
+
 def operation_html(run) -> str:
     """The page's Operation section: the table and the block-occupancy timeline."""
     from trackrider.report import figures
@@ -515,6 +541,8 @@ def run_page(runs, units: Units) -> str:
                     "; vertical + presses into the seat (1 g at rest, below 0 g is airtime), lateral + towards "
                     "the rider's left, longitudinal + forwards (speeding up). Drag across a long chart to zoom "
                     "in; double-click to zoom out.</p>")
+    if run.network:
+        body.append(network_html(run, units))
     if run.operation is not None:
         body.append(operation_html(run))
     if run.summary.get("mechanisms"):
