@@ -19,7 +19,8 @@ with a hinge in the world (the kernel with every joint kind).
 ``--compile-profile`` compiles the kernels from a cold cache in a fresh interpreter and prints
 what the compile is made of, function by function: CPU seconds in numba (typing and lowering,
 Python) and in LLVM (optimisation and machine code), each function's own share (its callees
-are listed separately).
+are listed separately; LLVM's share of a caller includes optimising again and compiling to machine
+code everything it calls, which numba links into it), and how many signatures each was compiled for.
 
 Timings on a shared machine are noisy: the CPU-time columns (process time) are the ones
 to compare.
@@ -180,11 +181,14 @@ _PROFILE_CODE = r"""
 import sys, time, collections
 sys.path.insert(0, %r); sys.path.insert(0, %r)
 from numba.core import event as ev
-stack, own, llvm = [], collections.Counter(), collections.Counter()
+stack, own, llvm, sigs = [], collections.Counter(), collections.Counter(), collections.Counter()
 class Compile(ev.Listener):
     def on_start(self, e):
         d = e.data.get("dispatcher")
-        stack.append([getattr(getattr(d, "py_func", None), "__qualname__", "?"), time.process_time(), 0.0])
+        name = getattr(getattr(d, "py_func", None), "__module__", "?").split(".")[-1] + "." + \
+            getattr(getattr(d, "py_func", None), "__qualname__", "?")
+        sigs[name] += 1
+        stack.append([name, time.process_time(), 0.0])
     def on_end(self, e):
         name, t, child = stack.pop()
         dt = time.process_time() - t
@@ -207,11 +211,11 @@ t0 = time.process_time()
 w.run(2, 1)
 total = time.process_time() - t0
 print(f"run_chunk and everything it calls, cold: {total:.2f} s CPU = numba {total - sum(llvm.values()):.2f} s"
-      f" + LLVM {sum(llvm.values()):.2f} s")
-print(f"{'function':32s} {'own s':>7s} {'numba':>7s} {'LLVM':>7s}")
+      f" + LLVM {sum(llvm.values()):.2f} s; {sum(sigs.values())} compiles of {len(sigs)} functions")
+print(f"{'function':40s} {'own s':>7s} {'numba':>7s} {'LLVM':>7s} {'sigs':>5s}")
 for name, t in own.most_common():
-    if t >= 0.05:
-        print(f"{name:32s} {t:7.2f} {t - llvm[name]:7.2f} {llvm[name]:7.2f}")
+    if t >= 0.05 or sigs[name] > 1:
+        print(f"{name:40s} {t:7.2f} {t - llvm[name]:7.2f} {llvm[name]:7.2f} {sigs[name]:5d}")
 """
 
 

@@ -2,13 +2,18 @@
 
 ``cache=True`` caches in trackrider's own folders (``trackrider.cache``), never next to the
 source: the per-user folder of this version of the sources, and the kernels shipped in the
-package by its wheel (``trackrider.jit_cache``). And two things only about compile time (the results are
+package by its wheel (``trackrider.jit_cache``). And three things only about compile time (the results are
 the same):
 
 * ``njit`` here is numba's with ``no_cfunc_wrapper=True`` by default. numba otherwise adds a
   C-callable wrapper to each compiled function (for first-class function use, which
   trackrider does not need) and LLVM inlines the function into it, so every level of calls
   carried a second copy of the code below it: about 2 s of a cold compile's 7 s of LLVM time.
+
+* A kernel's callee is compiled once per set of argument types, not per constant value passed
+  to it (``_one_signature_per_type``): numba would otherwise compile a helper again for every
+  column index or flag it is called with as a literal (25 of the 165 compiles of a cold compile
+  were such repeats).
 
 * numba formats an error message, with terminal colours (colorama, when installed), for every
   failed try while it types a kernel — tens of thousands per cold compile, about 5 % of it.
@@ -72,9 +77,11 @@ def _compiled(function, args, options):
 
     options = dict(options)
     cache = options.pop("cache", False)
-    if not cache or numba.config.DISABLE_JIT:
+    if numba.config.DISABLE_JIT:
         return numba.njit(*args, **options)(function)
-    dispatcher = numba.njit(**options)(function)  # compiled on first call, or below (a signature)
+    if not cache:
+        return _one_signature_per_type(numba.njit(*args, **options)(function))
+    dispatcher = _one_signature_per_type(numba.njit(**options)(function))  # compiled on first call, or below
     user, shipped = kernel_folders()
     if user is not None or shipped is not None:
         from trackrider.jit_cache import KernelCache
@@ -85,6 +92,29 @@ def _compiled(function, args, options):
         for sig in args[0] if isinstance(args[0], list) else [args[0]]:
             dispatcher.compile(sig)
         dispatcher.disable_compile()
+    return dispatcher
+
+
+def _one_signature_per_type(dispatcher):
+    """``dispatcher`` compiled for the types of its arguments when a kernel calls it, not their
+    values: numba types a constant argument (a column index, a flag, −1) as a literal of its value
+    and would compile the callee once per value it is called with (the result is the same; the
+    compile is not). A callee that needs a constant's value (none does now) is still compiled for
+    it: when its plain types do not type."""
+    from numba.core import errors, types
+
+    template = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        plain = tuple(types.unliteral(a) for a in args)
+        if plain == tuple(args) and not kws:
+            return template(args, kws)
+        try:
+            return template(plain, {k: types.unliteral(v) for k, v in kws.items()})
+        except errors.TypingError:
+            return template(args, kws)
+
+    dispatcher.get_call_template = get_call_template
     return dispatcher
 
 

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T
 from trackrider.jit import njit
+from trackrider.physics.couplings import chain_impulses, solve_chain
 from trackrider.physics.joints.dispatch import prepare_joint
-from trackrider.physics.maths import body_mobility, carrier_motion, cross, invert_spd
+from trackrider.physics.maths import body_mobility, carrier_motion, cross, frame_turn, gauss_jordan, invert_spd
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -133,7 +134,7 @@ def turn_local(b, tracks, bodies, cars, x0, x1, x2):
     y0 = R0[0, 0] * l0 + R0[0, 1] * l1 + R0[0, 2] * l2
     y1 = R0[1, 0] * l0 + R0[1, 1] * l1 + R0[1, 2] * l2
     y2 = R0[2, 0] * l0 + R0[2, 1] * l1 + R0[2, 2] * l2
-    return _turn(fr, pf, y0, y1, y2)
+    return frame_turn(fr, pf, y0, y1, y2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -158,16 +159,6 @@ def turn_relative(b, tracks, bodies, cars, trk):
     w0, w1, w2 = turn_local(b, tracks, bodies, cars, r3, r4, r5)
     omg = bodies.omg
     return p0 + v0, p1 + v1, p2 + v2, omg[k, 0] + w0, omg[k, 1] + w1, omg[k, 2] + w2
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def _turn(fr, pf, x0, x1, x2):
-    """R x with R = F_new F_oldᵀ: F_new the frame ``fr`` (T, N, B), F_old ``pf`` (9: T, N, B)."""
-    a0 = pf[0] * x0 + pf[1] * x1 + pf[2] * x2
-    a1 = pf[3] * x0 + pf[4] * x1 + pf[5] * x2
-    a2 = pf[6] * x0 + pf[7] * x1 + pf[8] * x2
-    return (fr[C_T] * a0 + fr[C_N] * a1 + fr[C_B] * a2, fr[C_T + 1] * a0 + fr[C_N + 1] * a1 + fr[C_B + 1] * a2,
-            fr[C_T + 2] * a0 + fr[C_N + 2] * a1 + fr[C_B + 2] * a2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -564,7 +555,7 @@ def factor_carrier_chains(k, chains, joints, rows, trk, wk):
             for r in range(6):
                 s += Gm[i, r] * Wt[t, r, q]
             C[i, q] = s
-    invert_general(C, 6, chains.kC[k])
+    gauss_jordan(C, 6, chains.kC[k], True)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -573,8 +564,7 @@ def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
     x = y − S⁻¹U W̃_t C⁻¹ Uᵀ y, y = S⁻¹ r (Woodbury); the impulses applied to the cars (their own
     W̃, as ``couplings.solve_chain``) and, through the body, Σ U x to the carrier."""
     t = trk.kbody[k]
-    jJ, jt, jgam, jlam = rows.J, rows.target, rows.gamma, joints.lam
-    cw, cp, cd, cf, cy = chains.w, chains.p, chains.d, chains.f, chains.y
+    jlam, cw, cp, cy = joints.lam, chains.w, chains.p, chains.y
     vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
     q6 = wk.rr
     for i in range(12):
@@ -584,22 +574,7 @@ def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
         if chains.carrier[tr] != k or n == 0:
             continue
         j0 = chains.first[tr]
-        for q in range(n):
-            j = j0 + q
-            a, b = joints.a[j], joints.b[j]
-            r = jt[j, 0] - jgam[j] * jlam[j, 0]
-            for i in range(3):
-                r -= jJ[j, 0, i] * vel[a, i] + jJ[j, 0, 3 + i] * omg[a, i]
-                r -= jJ[j, 0, 6 + i] * vel[b, i] + jJ[j, 0, 9 + i] * omg[b, i]
-            if q > 0:
-                r -= cf[j - 1] * cy[j - 1] / cd[j - 1]
-            cy[j] = r
-        for q in range(n - 1, -1, -1):
-            j = j0 + q
-            if q < n - 1:
-                cy[j] = (cy[j] - cf[j] * cy[j + 1]) / cd[j]
-            else:
-                cy[j] = cy[j] / cd[j]
+        chain_impulses(j0, n, chains, joints, rows, bodies)
         for q in range(n):
             j = j0 + q
             for i in range(6):
@@ -645,34 +620,15 @@ def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def invert_general(A, n, Ainv):
-    """Inverse of the leading n×n block of ``A`` (Gauss–Jordan with partial pivoting; A is overwritten)."""
-    for i in range(n):
-        for j in range(n):
-            Ainv[i, j] = 1.0 if i == j else 0.0
-    for c in range(n):
-        p = c
-        for i in range(c + 1, n):
-            if abs(A[i, c]) > abs(A[p, c]):
-                p = i
-        if p != c:
-            for j in range(n):
-                A[c, j], A[p, j] = A[p, j], A[c, j]
-                Ainv[c, j], Ainv[p, j] = Ainv[p, j], Ainv[c, j]
-        piv = A[c, c]
-        if abs(piv) < 1e-300:
-            piv = 1e-300
-        ip = 1.0 / piv
-        for j in range(n):
-            A[c, j] *= ip
-            Ainv[c, j] *= ip
-        for i in range(n):
-            if i != c:
-                f = A[i, c]
-                if f != 0.0:
-                    for j in range(n):
-                        A[i, j] -= f * A[c, j]
-                        Ainv[i, j] -= f * Ainv[c, j]
+def solve_carried_chains(bodies, cars, joints, tmp):
+    """One exact solve of every train's chain of couplers in a world with moving tracks: those on
+    the world alone (``couplings.solve_chain``), those on a carrier with its body
+    (``solve_carrier_chains``)."""
+    for t in range(tmp.chains.first.shape[0]):
+        if tmp.chains.count[t] > 0 and tmp.chains.carrier[t] < 0:
+            solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
+    for k in range(tmp.trk.kbody.shape[0]):
+        solve_carrier_chains(k, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
 
 
 # ----------------------------------------------------------------------------- rows along T

@@ -72,13 +72,12 @@ def factor_chain(t, chains, joints, rows, trk, cars):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_chain(t, chains, joints, rows, trk, cars, bodies):
-    """One exact solve of train ``t``'s coupler rows (rows 1–5 of its cars stay exact)."""
-    j0, n = chains.first[t], chains.count[t]
+def chain_impulses(j0, n, chains, joints, rows, bodies):
+    """``chains.y`` = S⁻¹ r for the ``n`` couplers of a chain from ``j0``: r = t − γλ − J u of each
+    at the velocities now, S its tridiagonal system factored (LDLᵀ: ``chains.d``, ``chains.f``)."""
     jJ, jt, jgam, jlam = rows.J, rows.target, rows.gamma, joints.lam
-    cw, cp, cd, cf, cy = chains.w, chains.p, chains.d, chains.f, chains.y
-    vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
-    ncars, car_on = cars.n, cars.held
+    cd, cf, cy = chains.d, chains.f, chains.y
+    vel, omg = bodies.vel, bodies.omg
     for k in range(n):
         j = j0 + k
         a = joints.a[j]
@@ -96,6 +95,17 @@ def solve_chain(t, chains, joints, rows, trk, cars, bodies):
             cy[j] = (cy[j] - cf[j] * cy[j + 1]) / cd[j]
         else:
             cy[j] = cy[j] / cd[j]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def solve_chain(t, chains, joints, rows, trk, cars, bodies):
+    """One exact solve of train ``t``'s coupler rows (rows 1–5 of its cars stay exact)."""
+    j0, n = chains.first[t], chains.count[t]
+    jlam = joints.lam
+    cw, cp, cy = chains.w, chains.p, chains.y
+    vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
+    ncars, car_on = cars.n, cars.held
+    chain_impulses(j0, n, chains, joints, rows, bodies)
     for k in range(n):
         j = j0 + k
         dl = cy[j]

@@ -30,7 +30,7 @@ from trackrider.physics.couplings import factor_chain, solve_chain, train_car, t
 from trackrider.physics.joints.dispatch import prepare_joint
 from trackrider.physics.network import car_frame, pass_junction, stage_switches
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
-from trackrider.physics.maths import rotation_error  # noqa: F401
+from trackrider.physics.maths import frame_turn, rotation_error  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
                                           prepare_contacts, solve_contacts, watch)
 from trackrider.physics.railway import apply_gear_forces, apply_traction, gear_modes, rail_after, stage_rail
@@ -41,7 +41,7 @@ from trackrider.physics.programs import record_joints, stage_programs
 from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
 from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
                                         keep_table_axes, move_frame, moving_row, moving_track_block, relative_along,
-                                        relative_speed, solve_carrier_chains, to_table, transport_impulse,
+                                        relative_speed, solve_carried_chains, to_table, transport_impulse,
                                         turn_relative)
 
 # section type codes (``sections.SECTIONS``) and which types have the anti-rollback ratchet, by code
@@ -234,16 +234,18 @@ def stage_track_rows(cfg, bodies, cars, joints, rows, trk, wk, free_joints):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints):
-    """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``)."""
+def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
+    """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``);
+    ``carried``: the chains on moving tracks with their bodies (``carrier.factor_carrier_chains``)."""
     for j in range(joints.kind.shape[0]):
-        if joints.chain[j] != 2:   # 2: held a carrier, solved with it (stage_track_rows)
+        if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_track_rows)
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     for t in range(tmp.chains.first.shape[0]):
         if tmp.chains.count[t] > 0:
             factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars)
-    for k in range(tmp.trk.kbody.shape[0]):
-        factor_carrier_chains(k, tmp.chains, joints, tmp.rows, tmp.trk, tmp.wk)
+    if carried:
+        for k in range(tmp.trk.kbody.shape[0]):
+            factor_carrier_chains(k, tmp.chains, joints, tmp.rows, tmp.trk, tmp.wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -388,13 +390,16 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_chains(bodies, cars, joints, tmp):
-    """One exact solve of every train's chain of couplers (those on a moving track with its body)."""
+def solve_chains(bodies, cars, joints, tmp, carried):
+    """One exact solve of every train's chain of couplers. ``carried`` (some track is on a moving
+    body; ``run_chunk`` chooses it once per step): the trains on a moving track with its body
+    (``carrier.solve_carried_chains``); else every chain on its own."""
+    if carried:
+        solve_carried_chains(bodies, cars, joints, tmp)
+        return
     for t in range(tmp.chains.first.shape[0]):
-        if tmp.chains.count[t] > 0 and tmp.chains.carrier[t] < 0:
+        if tmp.chains.count[t] > 0:
             solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
-    for k in range(tmp.trk.kbody.shape[0]):
-        solve_carrier_chains(k, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -427,7 +432,7 @@ def carrier_train_mode(t, chains, joints, trk, crow):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
+def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried):
     """The cars' bounded rows with the couplers. When every train is rigid (``couplings.train_mode``)
     exactly: per pass one scalar equation per train (``couplings.train_rows_scalar``; a car outside
     the chains alone), the impulses applied, the couplers solved; again while a friction bound
@@ -466,7 +471,7 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
         crow.gamma[b, 0] = ROW_SOFTNESS * s2
         crow.gamma[b, 1] = HOLD_SOFTNESS * s2
         crow.gamma[b, 2] = HOLD_SOFTNESS * s2
-    solve_chains(bodies, cars, joints, tmp)  # the couplers consistent with the impulses so far
+    solve_chains(bodies, cars, joints, tmp, carried)  # the couplers consistent with the impulses so far
     n_pass = MAX_PASSES if rigid else cfg.iterations
     for it in range(n_pass):
         if rigid:
@@ -484,7 +489,7 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
                 if crow.moving[b] >= 0:
                     apply_impulse(crow.moving[b], crow.g[b], crow.mu[b], tmp.trk, cars, bodies)
                 dmax = max(dmax, abs(crow.mu[b]))
-        solve_chains(bodies, cars, joints, tmp)
+        solve_chains(bodies, cars, joints, tmp, carried)
         crow.passes[0] = it + 1
         moved = False
         for b in range(cars.n):
@@ -500,7 +505,7 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops):
+def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops, carried):
     """The step's rows after the track blocks: with no bounded row, one exact chain solve. Else the
     cars' bounded rows with the chains (``solve_car_rows``: exact for rigid trains); joints outside
     the chains (``free_joints`` True) and contacts between trains (``ops``, when one is active)
@@ -510,8 +515,9 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     (``car_rows_flag``; that code is skipped); ``ops`` None: no contacts, no block sections (not
     compiled; ``run_chunk`` passes an idle record instead, which has none)."""
     if not any_bounded:
-        solve_chains(bodies, cars, joints, tmp)
-        keep_folded(joints, tmp.trk)
+        solve_chains(bodies, cars, joints, tmp, carried)
+        if carried:
+            keep_folded(joints, tmp.trk)
         return
     sweeps = free_joints
     if ops is not None:
@@ -527,11 +533,11 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     while True:
         if car_rows:
             if rows_now:
-                solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol)
+                solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried)
             else:
-                solve_chains(bodies, cars, joints, tmp)
+                solve_chains(bodies, cars, joints, tmp, carried)
         else:
-            solve_chains(bodies, cars, joints, tmp)
+            solve_chains(bodies, cars, joints, tmp, carried)
         if not sweeps or it >= cfg.iterations:
             break
         dmax = 0.0
@@ -550,7 +556,8 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
             cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
             cars.lam_ratchet[b] = lam[b, 1] if present[b, 1] != ABSENT else 0.0
             cars.lam_friction[b] = lam[b, 2] if present[b, 2] != ABSENT else 0.0
-    keep_folded(joints, tmp.trk)
+    if carried:
+        keep_folded(joints, tmp.trk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -710,16 +717,6 @@ def diverged_body(bodies):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def _turn(fr, pf, x0, x1, x2):
-    """R x with R = F_new F_oldᵀ: F_new the frame ``fr`` (T, N, B), F_old ``pf`` (9: T, N, B)."""
-    a0 = pf[0] * x0 + pf[1] * x1 + pf[2] * x2
-    a1 = pf[3] * x0 + pf[4] * x1 + pf[5] * x2
-    a2 = pf[6] * x0 + pf[7] * x1 + pf[8] * x2
-    return (fr[C_T] * a0 + fr[C_N] * a1 + fr[C_B] * a2, fr[C_T + 1] * a0 + fr[C_N + 1] * a1 + fr[C_B + 1] * a2,
-            fr[C_T + 2] * a0 + fr[C_N + 2] * a1 + fr[C_B + 2] * a2)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def keep_start_velocities(cars, scratch):
     """Before a recorded step: each car's velocities after this step's transport (``v0t`` (nb, 6):
     velocity, angular velocity), i.e. vel0 turned by F_new F_oldᵀ as ``stage_velocities`` will
@@ -728,8 +725,8 @@ def keep_start_velocities(cars, scratch):
     for b in range(cars.n):
         if cars.held[b] and cars.has_prev[b] and cars.support[b]:
             fr, pf = cars.frame[b], cars.prev_frame[b]
-            v0, v1, v2 = _turn(fr, pf, vel0[b, 0], vel0[b, 1], vel0[b, 2])
-            w0, w1, w2 = _turn(fr, pf, omg0[b, 0], omg0[b, 1], omg0[b, 2])
+            v0, v1, v2 = frame_turn(fr, pf, vel0[b, 0], vel0[b, 1], vel0[b, 2])
+            w0, w1, w2 = frame_turn(fr, pf, omg0[b, 0], omg0[b, 1], omg0[b, 2])
         else:
             v0, v1, v2 = vel0[b, 0], vel0[b, 1], vel0[b, 2]
             w0, w1, w2 = omg0[b, 0], omg0[b, 1], omg0[b, 2]
@@ -786,8 +783,8 @@ def record_sample(cfg, tracks, bodies, cars, sections, trk, scratch, out, rail):
             if trk.carrier[b] >= 0:   # the relative motion turned on the track body's motion
                 ve0, ve1, ve2, we0, we1, we2 = turn_relative(b, tracks, bodies, cars, trk)
             else:
-                ve0, ve1, ve2 = _turn(fr, pf, vel[b, 0], vel[b, 1], vel[b, 2])
-                we0, we1, we2 = _turn(fr, pf, omg[b, 0], omg[b, 1], omg[b, 2])
+                ve0, ve1, ve2 = frame_turn(fr, pf, vel[b, 0], vel[b, 1], vel[b, 2])
+                we0, we1, we2 = frame_turn(fr, pf, omg[b, 0], omg[b, 1], omg[b, 2])
             vs0, vs1, vs2 = v0t[b, 0], v0t[b, 1], v0t[b, 2]
             ws0, ws1, ws2 = v0t[b, 3], v0t[b, 4], v0t[b, 5]
         else:
@@ -902,6 +899,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     update_rotations(bodies)
     operated = ops.until.shape[0] > 0
     railed = rail.train.shape[0] > 0
+    carried = tmp.trk.kbody.shape[0] > 0   # some track is on a moving body (carrier.py)
     nrec = 0
     for n in range(n_steps):
         step = step0 + n + 1
@@ -929,13 +927,13 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
                 apply_traction(cfg, bodies, cars, rail)
                 apply_gear_forces(cfg, bodies, joints, rail)
             stage_track_rows(cfg, bodies, cars, joints, tmp.rows, tmp.trk, tmp.wk, free_joints)
-            stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
+            stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
             if operated:
                 contact = prepare_contacts(cfg, bodies, cars, joints, ops, tmp)
             stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded or contact, free_joints, car_rows,
-                        ops)
+                        ops, carried)
             redo = stage_supports(cfg, bodies, cars, tmp.trk)
             if railed:
                 redo = gear_modes(cfg, bodies, joints, tmp.rows, rail) or redo
@@ -977,9 +975,10 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
             tmp.scratch.vel0[b, i] = bodies.vel[b, i]  # u*: the velocities before any projection
             tmp.scratch.omg0[b, i] = bodies.omg[b, i]
     stage_track_rows(cfg, bodies, cars, joints, tmp.rows, tmp.trk, tmp.wk, free_joints)
-    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints)
+    carried = tmp.trk.kbody.shape[0] > 0
+    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
-    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None)
+    stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None, carried)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

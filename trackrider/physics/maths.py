@@ -1,9 +1,10 @@
-"""Small maths of the kernels: 3-vectors as scalars, quaternions (w, x, y, z), 6×6 mobilities,
-and the impulse / velocity of one generalised row on one body."""
+"""Small maths of the kernels: 3-vectors as scalars, quaternions (w, x, y, z), a track frame's turn,
+6×6 mobilities and inverses, and the impulse / velocity of one generalised row on one body."""
 from __future__ import annotations
 
 import numpy as np
 
+from trackrider.curves.compact import C_B, C_N, C_T
 from trackrider.jit import njit
 
 
@@ -34,6 +35,16 @@ def mv(R, v0, v1, v2):
     """R v for a 3×3 R."""
     return (R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2, R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2,
             R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def frame_turn(fr, pf, x0, x1, x2):
+    """R x with R = F_new F_oldᵀ: F_new the frame ``fr`` (T, N, B), F_old ``pf`` (9: T, N, B)."""
+    a0 = pf[0] * x0 + pf[1] * x1 + pf[2] * x2
+    a1 = pf[3] * x0 + pf[4] * x1 + pf[5] * x2
+    a2 = pf[6] * x0 + pf[7] * x1 + pf[8] * x2
+    return (fr[C_T] * a0 + fr[C_N] * a1 + fr[C_B] * a2, fr[C_T + 1] * a0 + fr[C_N + 1] * a1 + fr[C_B + 1] * a2,
+            fr[C_T + 2] * a0 + fr[C_N + 2] * a1 + fr[C_B + 2] * a2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -111,25 +122,45 @@ def rotation_error(qa, qf, theta):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def invert_spd(A, n, Ainv, work):
-    """Inverse of the leading n×n block of a symmetric positive definite ``A`` (Gauss–Jordan)."""
+    """Inverse of the leading n×n block of a symmetric positive definite ``A`` (Gauss–Jordan on a copy
+    in ``work``, no pivoting)."""
     for i in range(n):
         for j in range(n):
             work[i, j] = A[i, j]
+    gauss_jordan(work, n, Ainv, False)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def gauss_jordan(A, n, Ainv, pivot):
+    """Inverse of the leading n×n block of ``A`` into ``Ainv`` by Gauss–Jordan elimination (``A`` is
+    overwritten): with partial pivoting (``pivot``; a pivot below 1e-300 in size taken as 1e-300) or
+    without (a symmetric positive definite ``A``: a pivot below 1e-300 taken as 1e-300)."""
+    for i in range(n):
+        for j in range(n):
             Ainv[i, j] = 1.0 if i == j else 0.0
     for c in range(n):
-        p = work[c, c]
-        if p < 1e-300:
-            p = 1e-300
-        ip = 1.0 / p
+        if pivot:
+            p = c
+            for i in range(c + 1, n):
+                if abs(A[i, c]) > abs(A[p, c]):
+                    p = i
+            if p != c:
+                for j in range(n):
+                    A[c, j], A[p, j] = A[p, j], A[c, j]
+                    Ainv[c, j], Ainv[p, j] = Ainv[p, j], Ainv[c, j]
+        piv = A[c, c]
+        if (abs(piv) if pivot else piv) < 1e-300:
+            piv = 1e-300
+        ip = 1.0 / piv
         for j in range(n):
-            work[c, j] *= ip
+            A[c, j] *= ip
             Ainv[c, j] *= ip
         for i in range(n):
             if i != c:
-                f = work[i, c]
+                f = A[i, c]
                 if f != 0.0:
                     for j in range(n):
-                        work[i, j] -= f * work[c, j]
+                        A[i, j] -= f * A[c, j]
                         Ainv[i, j] -= f * Ainv[c, j]
 
 

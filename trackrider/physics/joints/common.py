@@ -114,6 +114,27 @@ def buffered_stop(j, x, lo, hi, k, c, h, rows):
     rows.target[j, 0] = -(k / den) * C
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def hold_row(j, x, hold_at, active, wrap, erp_h, joints, rows):
+    """Row 0 as a hold of the coordinate x (J·u = ẋ) by the joint's state columns ``hold_at`` and
+    ``active``: ACTIVE 2 locks where it is now (HOLD_AT ← x, then 1); while ACTIVE the target is
+    −erp/h (x − HOLD_AT) (an angle's error wrapped to (−π, π] with ``wrap``), unbounded; ACTIVE 0:
+    released (no row)."""
+    jf = joints.param
+    if jf[j, active] == 2.0:
+        jf[j, hold_at] = x
+        jf[j, active] = 1.0
+    if jf[j, active] == 0.0:
+        rows.lo[j, 0] = 0.0
+        rows.hi[j, 0] = 0.0
+        joints.lam[j, 0] = 0.0
+    else:
+        e = x - jf[j, hold_at]
+        if wrap:
+            e = (e + np.pi) % (2.0 * np.pi) - np.pi
+        rows.target[j, 0] = -erp_h * e
+
+
 # ----------------------------------------------------------------------------- at creation (Python)
 class Created:
     """What ``World`` knows of a joint when it is added, for a kind's ``columns``: the table rows

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import axis_w, buffered_stop, one_sided, param_columns, set_row
+from trackrider.physics.joints.common import axis_w, buffered_stop, hold_row, one_sided, param_columns, set_row
 from trackrider.physics.maths import cross
 
 # parameter columns: the hinge's axis in a's axes; reference normals in a's and b's axes (equal at the start);
@@ -55,18 +55,7 @@ def prepare(j, joints, bodies, h, erp_h, rows):
         else:
             one_sided(j, th, jf[j, MIN_ANGLE], jf[j, MAX_ANGLE], h, erp_h, rows)
     elif jf[j, MODE] == MODE_HOLD:
-        th = angle(j, a, b, bodies.rot, jf, axx, axy, axz)
-        if jf[j, ACTIVE] == 2.0:
-            jf[j, HOLD_AT] = th
-            jf[j, ACTIVE] = 1.0
-        if jf[j, ACTIVE] == 0.0:
-            rows.lo[j, 0] = 0.0
-            rows.hi[j, 0] = 0.0
-            joints.lam[j, 0] = 0.0
-        else:
-            e = th - jf[j, HOLD_AT]
-            e = (e + np.pi) % (2.0 * np.pi) - np.pi
-            rows.target[j, 0] = -erp_h * e
+        hold_row(j, angle(j, a, b, bodies.rot, jf, axx, axy, axz), HOLD_AT, ACTIVE, True, erp_h, joints, rows)
     else:
         rows.target[j, 0] = jf[j, SPEED]
         rows.lo[j, 0] = -jf[j, MAX_TORQUE] * h

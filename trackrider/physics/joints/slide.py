@@ -17,7 +17,8 @@ MAX_FORCE, HOLD_AT, ACTIVE, STOP_K, STOP_C. A motor's speed and force may follow
 from __future__ import annotations
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import LA, LB, anchor, axis_w, buffered_stop, one_sided, param_columns, set_row
+from trackrider.physics.joints.common import (LA, LB, anchor, axis_w, buffered_stop, hold_row, one_sided, param_columns,
+                                              set_row)
 from trackrider.physics.maths import cross
 
 # parameter columns: the axis in a's axes; travel limits m; spring N/m, damper N·s/m; its rest travel m; the
@@ -50,15 +51,7 @@ def prepare(j, joints, bodies, h, erp_h, rows):
         rows.lo[j, 0] = -jf[j, MAX_FORCE] * h
         rows.hi[j, 0] = jf[j, MAX_FORCE] * h
     elif jf[j, MODE] == MODE_HOLD:
-        if jf[j, ACTIVE] == 2.0:
-            jf[j, HOLD_AT] = x
-            jf[j, ACTIVE] = 1.0
-        if jf[j, ACTIVE] == 0.0:
-            rows.lo[j, 0] = 0.0
-            rows.hi[j, 0] = 0.0
-            joints.lam[j, 0] = 0.0
-        else:
-            rows.target[j, 0] = -erp_h * (x - jf[j, HOLD_AT])
+        hold_row(j, x, HOLD_AT, ACTIVE, False, erp_h, joints, rows)
     else:
         k = jf[j, STIFFNESS]
         c = jf[j, DAMPING]
