@@ -67,8 +67,14 @@ def limit_text(kind: str) -> str:
 
 
 def entities(trains, bodies) -> int:
-    """The cars and bodies a run records (a suspended car: its trolley and its hanging body)."""
-    return sum(int(t.cars) * (2 if getattr(t.car, "suspended", False) else 1) for t in trains) + len(bodies)
+    """The cars and bodies a run records (a suspended car: its trolley and its hanging body; a car on
+    bogies: its two wheel frames and its body)."""
+    def per_car(car):
+        if getattr(car, "bogies", "none") != "none":
+            return 3
+        return 2 if getattr(car, "suspended", False) else 1
+
+    return sum(int(t.cars) * per_car(t.car) for t in trains) + len(bodies)
 
 
 def expected_output(simulation, n_entities: int, duration: float | None = None) -> tuple[int, float]:
