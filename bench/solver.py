@@ -144,7 +144,7 @@ def bogie_grade_error(n_cars, bogies, pitch=1.0, steps=3000):
     length = n_cars * 4.5 + 60.0
     w = bogie_build(n_cars, analytic.straight(length, pitch_deg=pitch, n=max(201, int(length))), bogies,
                     start_speed=0.0, start_s=length - 20.0)
-    w.add_section(kind="brake", track=0, s_from=length - 24.0, s_to=length - 16.0, speed=0.0, max_force=1e9)
+    w.add_section(kind="brake", track=0, s_from=length - 22.0, s_to=length - 14.0, speed=0.0, max_force=1e9)
     w.run(steps, steps)
     lam = w.records.joints.lam[:, 0] / w.dt
     lam = np.abs(lam[1:2 * n_cars - 1:2] if bogies else lam[:n_cars - 1])

@@ -45,8 +45,9 @@ def test_lever_rule_splits_the_static_wheel_loads_between_the_frames():
 
 def test_body_on_a_circle_is_the_chord_between_its_pivots():
     """Level circle R = 150 m, pivots L = 18 m apart, running at 10 m/s: the body's forward axis
-    makes asin(L/2R) with the tangent at each pivot (1e-4 rad) and its centre (cg_forward 0, seen
-    from above) lies R − √(R² − L²/4) inside the curve (1 mm)."""
+    makes asin(L/2R) with the tangent at each pivot (1e-4 rad), its centre (cg_forward 0, seen
+    from above) lies R − √(R² − L²/4) inside the curve and its ends, e beyond the pivots, swing out
+    to √(R² − L²/4 + (L/2 + e)²) (1 mm); each wheel frame reports its own loads."""
     R, L = 150.0, 18.0
     w = World(dt=1e-3)
     k = w.add_track(analytic.flat_circle(R=R, n=4001))
@@ -54,6 +55,16 @@ def test_body_on_a_circle_is_the_chord_between_its_pivots():
                 start_speed=10.0, wheels="railway")
     t, s, st = analytic.run(w, 3000, 100)
     assert st.ok
+    # each bogie's own loads: by symmetry each frame carries half the car's centripetal force and
+    # half its weight, (m/2) v²/R and m g/2 (1e-4); the body's roll moment about the pivot line,
+    # M (v²/R²) √(R² − L²/4) cg_height, goes to the front frame (its roll row), none to the rear:
+    # about the frame's tangent, at asin(L/2R) to the chord, cos φ = √(R² − L²/4)/R of it
+    m, mb, v = 40000.0, 4000.0, s[-1, :4, ch.SPEED]
+    np.testing.assert_allclose(np.abs(s[-1, :4, ch.LATERAL_LOAD]), m / 2 * v * v / R, rtol=1e-4)
+    np.testing.assert_allclose(s[-1, :4, ch.WHEEL_LOAD], m / 2 * G, rtol=1e-4)
+    roll = (m - 2 * mb) * v[0] ** 2 * (R * R - L * L / 4) / R ** 3 * 1.5
+    np.testing.assert_allclose(np.abs(s[-1, [0, 2], ch.ROLL_TORQUE]), roll, rtol=1e-4)
+    assert np.all(np.abs(s[-1, [1, 3], ch.ROLL_TORQUE]) < 1e-6 * roll)
     for body in (4, 5):
         fwd = _rot(s[-1, body, ch.QW:ch.QZ + 1])[:, 0]
         for frame in (2 * (body - 4), 2 * (body - 4) + 1):
@@ -62,6 +73,11 @@ def test_body_on_a_circle_is_the_chord_between_its_pivots():
             assert abs(np.arccos(np.clip(fwd @ tangent, -1, 1)) - np.arcsin(L / (2 * R))) < 1e-4
         r = np.hypot(s[-1, body, ch.X], s[-1, body, ch.Y] - R)
         assert abs((R - r) - (R - np.sqrt(R * R - L * L / 4))) < 1e-3
+        # the body's ends, e = 3 m beyond each pivot, swing out to √(R² − L²/4 + (L/2 + e)²)
+        for sign in (1.0, -1.0):
+            end = s[-1, body, ch.X:ch.Z + 1] + sign * (L / 2 + 3.0) * fwd
+            out = np.hypot(end[0], end[1] - R) - R
+            assert abs(out - (np.sqrt(R * R - L * L / 4 + (L / 2 + 3.0) ** 2) - R)) < 1e-3
 
 
 def test_frictionless_bogie_train_conserves_energy():
