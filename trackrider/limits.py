@@ -68,13 +68,14 @@ def limit_text(kind: str) -> str:
 
 def entities(trains, bodies) -> int:
     """The cars and bodies a run records (a suspended car: its trolley and its hanging body; a car on
-    bogies: its two wheel frames and its body)."""
-    def per_car(car):
-        if getattr(car, "bogies", "none") != "none":
-            return 3
-        return 2 if getattr(car, "suspended", False) else 1
+    bogies: its two wheel frames and its body; a Jacobs set of N cars: N + 1 frames and N bodies)."""
+    def count(t):
+        bogies = getattr(t.car, "bogies", "none")
+        if bogies != "none":
+            return 2 * int(t.cars) + (1 if bogies == "jacobs" else int(t.cars))
+        return int(t.cars) * (2 if getattr(t.car, "suspended", False) else 1)
 
-    return sum(int(t.cars) * per_car(t.car) for t in trains) + len(bodies)
+    return sum(count(t) for t in trains) + len(bodies)
 
 
 def expected_output(simulation, n_entities: int, duration: float | None = None) -> tuple[int, float]:

@@ -452,12 +452,14 @@ class CarSpec:
     bogies : str, default "none"
         ``"none"``: the car is one body on one point of the track; ``"two"``: the car body rides
         on two wheel frames (bogies) ``bogie_spacing`` apart, each a rigid body on its own track
-        joint, the body on each by a swivel (docs/physics.md, "Bogies").
+        joint, the body on each by a swivel (docs/physics.md, "Bogies"); ``"jacobs"``: an
+        articulated set, neighbouring bodies share the wheel frame between them (N bodies on
+        N + 1 frames, no couplers).
     bogie_spacing : float or None
         m, between the two pivots (0 < spacing < ``length``; required with ``bogies = "two"``).
     bogie_mass : float or None
         kg, each wheel frame (default 0.1 × ``mass``; ``mass`` is the whole car's: the body is
-        ``mass − 2 bogie_mass``).
+        ``mass − 2 bogie_mass``, in a Jacobs set ``mass − bogie_mass``).
     bogie_wheelbase : float, default 2.0
         m, a wheel frame's length (its inertia and the drawing).
     cg_forward : float, default 0.0
@@ -478,7 +480,7 @@ class CarSpec:
     rows: int | None = setting(None, kind=INTEGER, ge=1, le=100)
     seats_per_row: int | None = setting(None, kind=INTEGER, ge=1, le=100)
     riders: int | None = setting(None, kind=INTEGER, ge=0, le=10000)
-    bogies: str = setting("none", kind=STRING, choices=("none", "two"))
+    bogies: str = setting("none", kind=STRING, choices=("none", "two", "jacobs"))
     bogie_spacing: float | None = setting(None, unit="m", gt=0, le=1000)
     bogie_mass: float | None = setting(None, unit="kg", gt=0, maximum=MAX_MASS)
     bogie_wheelbase: float = setting(2.0, unit="m", gt=0, le=100)
@@ -894,8 +896,9 @@ class TrainConfig:
     def _rules(self, error):
         if self.coupling.type in ("distance", "draft_gear") and self.coupling.gap <= 0.0 and self.cars > 1:
             raise error("coupling.gap", f"must be > 0 for a {self.coupling.type} coupling (the bar length)")
-        if self.car.bogies != "none" and self.coupling.slack is not None:
-            raise error("coupling.slack", "a train on bogies has rigid or sprung couplers (no slack) for now")
+        if self.car.bogies != "none" and (self.coupling.slack is not None or self.coupling.type == "draft_gear"):
+            raise error("coupling.slack" if self.coupling.slack is not None else "coupling.type",
+                        "a train on bogies has rigid or sprung couplers (no slack, no draft gear) for now")
         if self.vehicles is None:
             if self.brake is not None or self.driver:
                 raise error("brake" if self.brake is not None else "driver",

@@ -120,6 +120,38 @@ def test_a_bogie_wagons_steady_coupler_forces_on_a_grade_equal_the_plain_wagons(
     np.testing.assert_allclose(np.abs(bogie[1:2 * n - 1:2]), exact, rtol=1e-6)
 
 
+def test_a_jacobs_set_shares_its_frames_by_the_lever_rule_and_follows_a_circle_as_chords():
+    """Three bodies on four shared frames (``bogies = "jacobs"``), at rest on a level straight: an
+    end frame carries its own weight and its body's share by the lever rule, a shared frame its own
+    and both neighbours' shares, (L/2 − e)/L + (L/2 + e)/L = 1 body (1 N). Running on a level circle
+    R = 150 m each body is the chord between its frames (asin(L/2R), 1e-4 rad)."""
+    m, mb, L, e = 30000.0, 3000.0, 18.0, 1.0
+    w = World(dt=1e-3)
+    k = w.add_track(analytic.straight(100.0))
+    w.add_train("j", track=k, car=_wagon(mass=m, length=19.0, bogies="jacobs", bogie_mass=mb, cg_forward=e),
+                cars=3, start_s=70.0, wheels="railway")
+    assert [lab for lab in w.entity_labels] == [("j", c) for c in range(1, 5)] + [("j.body", c) for c in range(1, 4)]
+    t, s, st = analytic.run(w, 2000, 100)
+    assert st.ok
+    body = (m - mb) * G
+    exact = [mb * G + body * (L / 2 + e) / L, mb * G + body, mb * G + body, mb * G + body * (L / 2 - e) / L]
+    np.testing.assert_allclose(s[-1, :4, ch.WHEEL_LOAD], exact, atol=1.0)
+    np.testing.assert_allclose(-np.diff(s[-1, :4, ch.S]), L, atol=1e-6)
+    R = 150.0
+    w = World(dt=1e-3)
+    k = w.add_track(analytic.flat_circle(R=R, n=4001))
+    w.add_train("j", track=k, car=_wagon(mass=m, length=19.0, bogies="jacobs", bogie_mass=mb), cars=3,
+                start_s=60.0, start_speed=10.0, wheels="railway")
+    t, s, st = analytic.run(w, 3000, 100)
+    assert st.ok
+    for c in range(3):
+        fwd = _rot(s[-1, 4 + c, ch.QW:ch.QZ + 1])[:, 0]
+        for frame in (c, c + 1):
+            th = s[-1, frame, ch.S] / R
+            tangent = np.array([np.cos(th), np.sin(th), 0.0])
+            assert abs(np.arccos(np.clip(fwd @ tangent, -1, 1)) - np.arcsin(L / (2 * R))) < 1e-4
+
+
 def test_bad_bogie_settings_name_their_key():
     w = World()
     k = w.add_track(analytic.straight(100.0))
@@ -128,8 +160,12 @@ def test_bad_bogie_settings_name_their_key():
         with pytest.raises(InputError) as e:
             w.add_train("b", track=k, car=_wagon(**kw), start_s=50.0)
         assert e.value.where == key
-    with pytest.raises(InputError, match="no slack") as e:
-        w.add_train("b", track=k, car=_wagon(), cars=2, coupling=CouplingSpec(gap=1.0, slack=0.1), start_s=50.0)
+    # a draft gear's free play is its slack (its default when not given)
+    for coupling, key in ((CouplingSpec(gap=1.0, slack=0.1), "coupling.slack"),
+                          (CouplingSpec("draft_gear", 1.0), "coupling.slack")):
+        with pytest.raises(InputError, match="no slack, no draft gear") as e:
+            w.add_train("b", track=k, car=_wagon(), cars=2, coupling=coupling, start_s=50.0)
+        assert e.value.where == key
 
 
 def test_a_scenario_with_cars_on_bogies_runs_and_reports_frames_and_bodies(write):

@@ -1,5 +1,5 @@
 """Cars on bogies (docs/physics.md "Bogies"): how ``World`` builds a train whose cars ride on two
-wheel frames each (``CarSpec.bogies = "two"``). Python only: the kernels see wheel frames as a
+wheel frames each (``CarSpec.bogies = "two"``) or share them (``"jacobs"``: N bodies on N + 1 frames). Python only: the kernels see wheel frames as a
 train's cars (each on its own track joint), the car bodies as bodies after the free bodies and
 the suspended cars' hanging bodies, and swivels (``joints/swivel.py``) between them.
 
@@ -8,7 +8,8 @@ A train of N cars on bogies is, to the kernels, a train of 2N wheel frames (fron
 ends of the car bodies (``length``) measured along the frames; the two frames of one car are
 joined in the chain by a rigid bar between their pivots (the body keeps that distance too, so the
 bar only takes over the squeeze along the pivot line, which moves nothing), and the body by a
-swivel on each frame.
+swivel on each frame. A Jacobs set has no couplers: every link of its chain is such a bar, and
+neighbouring bodies hang on their shared frame by one swivel each.
 """
 from __future__ import annotations
 
@@ -36,18 +37,16 @@ def _chord_behind(world, ct, s_front, chord):
 def expand(world, t, ct, car, frame_inertia_height=0.5):
     """Turn the train ``t`` (``World.add_train``'s dict, its cars placed as plain cars) into its
     wheel frames, and keep what its car bodies need under ``t["bogie"]``."""
-    n, L = t["n"], car.bogie_spacing
+    n, L, jacobs = t["n"], car.bogie_spacing, car.bogies == "jacobs"
     mb = car.frame_mass
-    body_mass = car.mass - 2.0 * mb
+    body_mass = car.mass - (1.0 if jacobs else 2.0) * mb
     half = (car.length - L) / 2.0          # a pivot to its end of the body
     gap, ctype, offset = t["gap"], t["ctype"], t["coupling"].start_offset()
-    s = []
+    s = [t["s"][0] + L / 2.0]
     for c in range(n):
-        if c == 0:
-            sf = t["s"][0] + L / 2.0
-        else:
-            sf = world._place_behind(ct, s[-1], 2.0 * half, 2.0 * half, gap, ctype, offset)
-        s += [sf, _chord_behind(world, ct, sf, L)]
+        if c > 0 and not jacobs:
+            s.append(world._place_behind(ct, s[-1], 2.0 * half, 2.0 * half, gap, ctype, offset))
+        s.append(_chord_behind(world, ct, s[-1], L))
     if not ct.closed:
         for i, sv in enumerate(s):
             if not 0.0 <= sv <= ct.length:
@@ -57,18 +56,25 @@ def expand(world, t, ct, car, frame_inertia_height=0.5):
     frame_inertia = mb / 12.0 * np.array([W ** 2 + H ** 2, wb ** 2 + H ** 2, wb ** 2 + W ** 2])
     body_inertia = t["inertias"][0] * (body_mass / car.mass)
     t["bogie"] = dict(cars=n, spacing=L, mass=body_mass, inertia=body_inertia, cg=car.cg_height,
-                      forward=car.cg_forward, rider=car.rider_height, length=car.length)
-    m2 = 2 * n
-    t.update(n=m2, s=s, mass=mb, inertia=frame_inertia, cg=0.0, masses=[mb] * m2, lengths=[2.0 * half] * m2,
-             inertias=[frame_inertia] * m2, cgs=[0.0] * m2, riders=[car.rider_height] * m2)
+                      forward=car.cg_forward, rider=car.rider_height, length=car.length, jacobs=jacobs)
+    m = len(s)
+    t.update(n=m, s=s, mass=mb, inertia=frame_inertia, cg=0.0, masses=[mb] * m, lengths=[2.0 * half] * m,
+             inertias=[frame_inertia] * m, cgs=[0.0] * m, riders=[car.rider_height] * m)
+
+
+def frames_of(bg, c):
+    """The front and rear wheel frames (indices in the train) of car ``c``."""
+    return (c, c + 1) if bg["jacobs"] else (2 * c, 2 * c + 1)
 
 
 def link_row(t, c):
-    """The bar between car c // 2's frames (c even: front frame c, rear frame c + 1): the distance
-    kind's columns ``(anchor a, anchor b, length)``, or None for a coupler (c odd)."""
-    if "bogie" not in t or c % 2:
+    """The bar between one car's two pivots when link c (frames c, c + 1) is one (every link of a
+    Jacobs set; c even for cars on two bogies each): the distance kind's columns ``(anchor a, anchor
+    b, length)``; None for a coupler."""
+    bg = t.get("bogie")
+    if bg is None or (c % 2 and not bg["jacobs"]):
         return None
-    return np.zeros(3), np.zeros(3), t["bogie"]["spacing"]
+    return np.zeros(3), np.zeros(3), bg["spacing"]
 
 
 def place_bodies(world, b, labels, etrain) -> int:
@@ -84,7 +90,7 @@ def place_bodies(world, b, labels, etrain) -> int:
             continue
         L, e, cg = bg["spacing"], bg["forward"], bg["cg"]
         for c in range(bg["cars"]):
-            ff, fr = world._car0[ti] + 2 * c, world._car0[ti] + 2 * c + 1
+            ff, fr = (world._car0[ti] + k for k in frames_of(bg, c))
             pf, pr = pos[ff], pos[fr]          # frames' centres: their pivots, on the curve
             fwd = (pf - pr) / np.linalg.norm(pf - pr)
             up = _rot(quat[ff])[:, 2] + _rot(quat[fr])[:, 2]
@@ -101,6 +107,8 @@ def place_bodies(world, b, labels, etrain) -> int:
             world.inv_mass[b] = 1.0 / bg["mass"]
             world.ib[b] = bg["inertia"]
             for f in (ff, fr):                  # the car's G-forces: its body's, at its rider point
+                if cars.hang[f] >= 0:           # a Jacobs set's shared frame: the front car's body
+                    continue
                 cars.hang[f] = b
                 cars.hang_rider[f] = bg["rider"] - cg
             labels.append((t["name"] + ".body", c + 1))

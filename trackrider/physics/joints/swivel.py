@@ -1,7 +1,7 @@
 """Swivel: a car body on a wheel frame (bogie), free to yaw and pitch about the pivot (docs/physics.md
 "Bogies").
 
-    rows 0–2   the ball rows (``ball.ball_rows``): the pivot p_a (on the frame) = p_b (on the body)
+    rows 0–2   a ball joint's (``ball.prepare``): the pivot p_a (on the frame) = p_b (on the body)
     row 3      (with ROLL = 1) the body's roll held by the frame:
                u_w = R_a u (the frame's up axis), y_w = R_b y (the body's left axis)
                C = u_w·y_w,   Ċ = (ω_a × u_w)·y_w + u_w·(ω_b × y_w) = ω_a·(u_w × y_w) − ω_b·(u_w × y_w)
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.ball import ball_rows
-from trackrider.physics.joints.common import LA, LB, anchor, axis_w, param_columns, set_row
+from trackrider.physics.joints import ball
+from trackrider.physics.joints.common import axis_w, param_columns, set_row
 from trackrider.physics.maths import cross
 
 UP, LEFT, ROLL, END = param_columns(3, 3, 1)
@@ -27,12 +27,9 @@ UP, LEFT, ROLL, END = param_columns(3, 3, 1)
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare(j, joints, bodies, h, erp_h, rows):
+    ball.prepare(j, joints, bodies, h, erp_h, rows)
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, LA)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, LB)
-    rows.m[j] = 3
-    ball_rows(j, rows, (rax, ray, raz), (rbx, rby, rbz), (pax - pbx, pay - pby, paz - pbz), erp_h)
     if jf[j, ROLL] > 0.5:
         rows.m[j] = 4
         ux, uy, uz = axis_w(a, bodies.rot, jf, j, UP)
