@@ -896,9 +896,9 @@ class TrainConfig:
     def _rules(self, error):
         if self.coupling.type in ("distance", "draft_gear") and self.coupling.gap <= 0.0 and self.cars > 1:
             raise error("coupling.gap", f"must be > 0 for a {self.coupling.type} coupling (the bar length)")
-        if self.car.bogies != "none" and (self.coupling.slack is not None or self.coupling.type == "draft_gear"):
-            raise error("coupling.slack" if self.coupling.slack is not None else "coupling.type",
-                        "a train on bogies has rigid or sprung couplers (no slack, no draft gear) for now")
+        if self.car.bogies != "none" and self.coupling.slack is not None:   # a draft gear's free play too
+            raise error("coupling.slack", "a train on bogies has rigid or sprung couplers (no slack, no draft gear) "
+                        "for now")
         if self.vehicles is None:
             if self.brake is not None or self.driver:
                 raise error("brake" if self.brake is not None else "driver",
