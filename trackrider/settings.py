@@ -449,6 +449,21 @@ class CarSpec:
         of width): drawn in a coaster or suspended car, and the default of ``riders``.
     riders : int or None
         riders per car, for the capacity figures (None: rows × seats per row).
+    bogies : str, default "none"
+        ``"none"``: the car is one body on one point of the track; ``"two"``: the car body rides
+        on two wheel frames (bogies) ``bogie_spacing`` apart, each a rigid body on its own track
+        joint, the body on each by a swivel (docs/physics.md, "Bogies"); ``"jacobs"``: an
+        articulated set, neighbouring bodies share the wheel frame between them (N bodies on
+        N + 1 frames, no couplers).
+    bogie_spacing : float or None
+        m, between the two pivots (0 < spacing < ``length``; required with ``bogies = "two"``).
+    bogie_mass : float or None
+        kg, each wheel frame (default 0.1 × ``mass``; ``mass`` is the whole car's: the body is
+        ``mass − 2 bogie_mass``, in a Jacobs set ``mass − bogie_mass``).
+    bogie_wheelbase : float, default 2.0
+        m, a wheel frame's length (its inertia and the drawing).
+    cg_forward : float, default 0.0
+        m, the body's centre of mass ahead of the middle between its pivots.
     """
 
     mass: float = setting(unit="kg", gt=0, maximum=MAX_MASS)
@@ -465,9 +480,16 @@ class CarSpec:
     rows: int | None = setting(None, kind=INTEGER, ge=1, le=100)
     seats_per_row: int | None = setting(None, kind=INTEGER, ge=1, le=100)
     riders: int | None = setting(None, kind=INTEGER, ge=0, le=10000)
+    bogies: str = setting("none", kind=STRING, choices=("none", "two", "jacobs"))
+    bogie_spacing: float | None = setting(None, unit="m", gt=0, le=1000)
+    bogie_mass: float | None = setting(None, unit="kg", gt=0, maximum=MAX_MASS)
+    bogie_wheelbase: float = setting(2.0, unit="m", gt=0, le=100)
+    cg_forward: float = setting(0.0, unit="m", maximum=1000)
 
     #: settings of a suspended car only
     SUSPENDED_ONLY = ("hang", "trolley_mass", "swing_damping")
+    #: settings of a car on bogies only
+    BOGIE_ONLY = ("bogie_spacing", "bogie_mass", "bogie_wheelbase", "cg_forward")
 
     def seat_layout(self) -> tuple[int, int]:
         """(rows, seats per row): the settings, else a row per 0.9 m of length and a seat per 0.55 m of width."""
@@ -489,6 +511,23 @@ class CarSpec:
             if a + b < c or b + c < a or a + c < b:
                 raise error("inertia", f"{list(self.inertia)} breaks the triangle inequality "
                             "(no rigid body has these principal moments)")
+        if self.bogies == "none":
+            return
+        if self.suspended:
+            raise error("bogies", "a suspended car has no bogies")
+        if self.bogie_spacing is None:
+            raise error("bogie_spacing", f"required with bogies = \"{self.bogies}\"")
+        if self.bogie_spacing >= self.length:
+            raise error("bogie_spacing", f"must be < length ({self.length:g} m), got {self.bogie_spacing:g}")
+        if abs(self.cg_forward) >= self.bogie_spacing / 2.0:
+            raise error("cg_forward", f"must lie between the pivots (|cg_forward| < {self.bogie_spacing / 2.0:g} m)")
+        if 2.0 * self.frame_mass >= self.mass:
+            raise error("bogie_mass", f"two frames of {self.frame_mass:g} kg leave no body of a {self.mass:g} kg car")
+
+    @property
+    def frame_mass(self) -> float:
+        """kg, each wheel frame of a car on bogies (``bogie_mass``, default 0.1 × ``mass``)."""
+        return 0.1 * self.mass if self.bogie_mass is None else self.bogie_mass
 
 
 #: the kinds of railway vehicle (``[[train.vehicle]]``)
@@ -857,6 +896,9 @@ class TrainConfig:
     def _rules(self, error):
         if self.coupling.type in ("distance", "draft_gear") and self.coupling.gap <= 0.0 and self.cars > 1:
             raise error("coupling.gap", f"must be > 0 for a {self.coupling.type} coupling (the bar length)")
+        if self.car.bogies != "none" and self.coupling.slack is not None:   # a draft gear's free play too
+            raise error("coupling.slack", "a train on bogies has rigid or sprung couplers (no slack, no draft gear) "
+                        "for now")
         if self.vehicles is None:
             if self.brake is not None or self.driver:
                 raise error("brake" if self.brake is not None else "driver",
@@ -866,6 +908,8 @@ class TrainConfig:
             raise error("vehicle", "needs at least one [[train.vehicle]]")
         if self.car.suspended:
             raise error("suspended", "a railway train's vehicles are not suspended")
+        if any(v.bogies != "none" for v in self.vehicles):
+            raise error("vehicle", "a railway train's vehicles do not take bogies yet")
         self.cars = sum(v.count for v in self.vehicles)
         if self.cars > 10_000:
             raise error("vehicle", f"{self.cars} vehicles: at most 10000")

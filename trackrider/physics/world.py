@@ -13,6 +13,7 @@ import numpy as np
 
 from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, NCOL, CompactTrack, eval_track, pack_tracks
 from trackrider.errors import InputError
+from trackrider.physics import bogies
 from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
@@ -226,6 +227,8 @@ class World:
                                  lengths=lengths, inertias=inertias, cgs=cgs, riders=[c.rider_height for c in specs],
                                  coupling=coupling, vehicles=specs if vehicles is not None else None,
                                  blocks=vehicles, brake=train.brake, driver=driver))
+        if car.bogies != "none":
+            bogies.expand(self, self._trains[-1], ct, car)
         return len(self._trains) - 1
 
     def _track_end(self, ref, key):
@@ -536,7 +539,8 @@ class World:
         cars' hanging bodies; the entities' labels and trains."""
         ncars = sum(t["n"] for t in self._trains)
         nhang = sum(t["n"] for t in self._trains if t["suspended"])
-        nb = ncars + len(self._bodies) + nhang
+        nbog = sum(t["bogie"]["cars"] for t in self._trains if "bogie" in t)
+        nb = ncars + len(self._bodies) + nhang + nbog
         self.ncars = ncars
         packed = pack_tracks(self._tracks) if self._tracks else pack_tracks([])
         self._packed = packed
@@ -556,7 +560,10 @@ class World:
         self.cars = cars
         b = self._place_cars(labels, etrain)
         b = self._place_free_bodies(b, labels, etrain)
-        self._hang_bodies(b, labels, etrain)
+        b = self._hang_bodies(b, labels, etrain)
+        self._swivels = []
+        if nbog:
+            bogies.place_bodies(self, b, labels, etrain)
         self.inv_ib = 1.0 / ib
         self._entity_labels = labels
         self._entity_train = np.array(etrain, dtype=np.int64)
@@ -667,6 +674,7 @@ class World:
                 etrain.append(-1)
                 self._hangs.append((cb, b, t["hang"], t["swing_damping"]))
                 b += 1
+        return b
 
     def _build_joints(self):
         """The joints' table rows: each train's couplers (chained ones contiguous), the user's joints,
@@ -689,6 +697,9 @@ class World:
             ji_rows.extend(self._joint_rows(jd, jf_rows)[0])
             ti = max(k for k in range(len(self._car0)) if self._car0[k] <= cb)
             susp.append(dict(jd, a=("car", ti, cb - self._car0[ti]), b=("body", hb - self._body0), suspension=True))
+        for jd in self._swivels:      # cars on bogies: each body on its two frames
+            ji_rows.extend(self._joint_rows(jd, jf_rows)[0])
+            susp.append(dict(jd, suspension=True))
         # listed with the user's joints (after them) so that joined entities are known (energy groups)
         self._joints.extend(susp)
         nj = len(ji_rows)
@@ -738,7 +749,11 @@ class World:
                 f = np.zeros(jc.NJF)
                 i = np.zeros(jc.NJI, np.int64)
                 i[jc.JI_A], i[jc.JI_B] = a_, b_
-                if t["ctype"] == "ball" and t["slack"] is None:
+                bar = bogies.link_row(t, c)
+                if bar is not None:    # a car on bogies: the bar between its frames' pivots
+                    i[jc.JI_KIND] = jk.CODES["distance"]
+                    f[jc.LA:jc.LA + 3], f[jc.LB:jc.LB + 3], f[distance.LENGTH] = bar
+                elif t["ctype"] == "ball" and t["slack"] is None:
                     i[jc.JI_KIND] = jk.CODES["ball_track"]
                     if t["stiffness"] is not None or t["damping"] is not None:
                         f[ball_track.STIFFNESS] = t["stiffness"] or 0.0
@@ -774,7 +789,7 @@ class World:
                         i[jc.JI_SLACK] = 1
                         f[distance.MIN_LENGTH] = max(gap - t["slack"] / 2.0, 0.0)
                         f[distance.MAX_LENGTH] = gap + t["slack"] / 2.0
-                i[jc.JI_CHAIN] = 0 if t["slack"] is not None and t["ctype"] != "draft_gear" else 1
+                i[jc.JI_CHAIN] = 0 if t["slack"] is not None and t["ctype"] != "draft_gear" and bar is None else 1
                 if i[jc.JI_CHAIN]:
                     nch += 1
                 ji_rows.append(i)

@@ -566,6 +566,10 @@ def _vehicle(ctx: _Ctx, c: Any, where: str, suspended: bool, cls=VehicleSpec):
             if key in c:
                 raise ctx.error(f"{where}.{key}", "applies to suspended trains only: add suspended = true to the "
                                 "[[train]]")
+    if car.bogies == "none":
+        for key in CarSpec.BOGIE_ONLY:
+            if key in c:
+                raise ctx.error(f"{where}.{key}", "applies to cars on bogies only: add bogies = \"two\"")
     return car
 
 
@@ -729,7 +733,7 @@ def _check_work(ctx: _Ctx, simulation, trains: list, bodies: list) -> None:
             if running > limits.MAX_ENTITIES:
                 where = f"train[{i}].cars"
                 break
-        raise ctx.error(where, f"{n:,} cars and bodies (a suspended car counts twice) are more than a scenario may "
+        raise ctx.error(where, f"{n:,} cars and bodies (a suspended car counts twice, a car on bogies three times) are more than a scenario may "
                         f"have ({limits.MAX_ENTITIES:,})")
     limits.check_output(simulation, n, path=ctx.path)
 

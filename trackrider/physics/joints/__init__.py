@@ -43,6 +43,7 @@ KINDS = (
     ("hinge_axis", INNER),    # a hinge's limit or motor row
     ("slide", INNER),         # a prismatic joint's limit or spring row
     ("draft_gear", INNER),    # a railway train's coupler: free play and a friction draft gear
+    ("swivel", INNER),        # a car body on a wheel frame (bogies)
 )
 #: name → code
 CODES = {name: code for code, (name, _) in enumerate(KINDS)}

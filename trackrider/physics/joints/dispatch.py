@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from trackrider.jit import njit
 from trackrider.physics.joints import (CODES, ball, ball_track, distance, draft_gear, hinge, hinge_axis, prismatic,
-                                       pulley, slide)
+                                       pulley, slide, swivel)
 from trackrider.physics.joints.common import reset_rows
 
 J_DISTANCE, J_BALL, J_PULLEY, J_BALL_TRACK = CODES["distance"], CODES["ball"], CODES["pulley"], CODES["ball_track"]
 J_HINGE, J_PRISMATIC, J_HINGE_AXIS, J_SLIDE = CODES["hinge"], CODES["prismatic"], CODES["hinge_axis"], CODES["slide"]
-J_DRAFT_GEAR = CODES["draft_gear"]
+J_DRAFT_GEAR, J_SWIVEL = CODES["draft_gear"], CODES["swivel"]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -39,6 +39,8 @@ def prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
         hinge_axis.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_SLIDE:
         slide.prepare(j, joints, bodies, h, erp_h, rows)
+    elif kind == J_SWIVEL:
+        swivel.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_PULLEY:
         pulley.prepare(j, joints, bodies, h, erp_h, rows)
     else:

@@ -1,0 +1,65 @@
+"""Swivel: a car body on a wheel frame (bogie), free to yaw and pitch about the pivot (docs/physics.md
+"Bogies").
+
+    rows 0–2   a ball joint's (``ball.prepare``): the pivot p_a (on the frame) = p_b (on the body)
+    row 3      (with ROLL = 1) the body's roll held by the frame:
+               u_w = R_a u (the frame's up axis), y_w = R_b y (the body's left axis)
+               C = u_w·y_w,   Ċ = (ω_a × u_w)·y_w + u_w·(ω_b × y_w) = ω_a·(u_w × y_w) − ω_b·(u_w × y_w)
+               J = [0, u_w × y_w, 0, −(u_w × y_w)],   target −erp/h · C
+
+The body turns freely about the frame's up axis (yaw: ``y_w`` stays ⟂ ``u_w``) and about its own
+left axis (pitch: ``y_w`` does not move), so a body on two frames follows a vertical curve as a
+chord. Only a car's front swivel holds its roll: two roll rows would be one constraint twice on a
+track of constant cant and two that disagree on a twisting one. Parameters: LA, LB, UP (in a's
+axes), LEFT (in b's axes), ROLL (1.0: row 3).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.jit import njit
+from trackrider.physics.joints import ball
+from trackrider.physics.joints.common import axis_w, param_columns, set_row
+from trackrider.physics.maths import cross
+
+UP, LEFT, ROLL, END = param_columns(3, 3, 1)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def prepare(j, joints, bodies, h, erp_h, rows):
+    ball.prepare(j, joints, bodies, h, erp_h, rows)
+    jf = joints.param
+    a, b = joints.a[j], joints.b[j]
+    if jf[j, ROLL] > 0.5:
+        rows.m[j] = 4
+        ux, uy, uz = axis_w(a, bodies.rot, jf, j, UP)
+        yx, yy, yz = axis_w(b, bodies.rot, jf, j, LEFT)
+        c0, c1, c2 = cross(ux, uy, uz, yx, yy, yz)
+        set_row(rows.J, j, 3, (0.0, 0.0, 0.0), (c0, c1, c2), (0.0, 0.0, 0.0), (-c0, -c1, -c2))
+        rows.target[j, 3] = -erp_h * (ux * yx + uy * yy + uz * yz)
+        rows.lo[j, 3] = -np.inf
+        rows.hi[j, 3] = np.inf
+
+
+def columns(c):
+    """Parameter columns at creation (``common.Created``): the frame's up and the body's left axes,
+    and whether this swivel holds the body's roll (``p["roll"]``); no extra rows."""
+    c.f[UP:UP + 3] = (0.0, 0.0, 1.0)
+    c.f[LEFT:LEFT + 3] = (0.0, 1.0, 0.0)
+    c.f[ROLL] = 1.0 if c.p.get("roll") else 0.0
+    return []
+
+
+# ----------------------------------------------------------------------------- in Python
+ANCHOR_B_AT_A = False
+NO_WORLD_END = "a swivel joins a car body to its wheel frame"
+START_WORDS = "its pivot starts {:.4g} m apart"
+
+
+def position_error(pa, pb, p, pa0, pb0):
+    """Distance between the pivot's two points, m."""
+    return np.linalg.norm(pb - pa, axis=-1)
+
+
+def unrecorded_energy(p) -> bool:
+    return False
