@@ -112,13 +112,15 @@ class Paths:
 
     def _branches(self, k, route, at):
         """Branches (index, route position) a walk facing switch ``k`` follows: all of them for a
-        block (``route`` None), else the one of the next track of the route, else the one set."""
+        block (``route`` None); for a train with a route the one of the route's next track, else
+        the straight on (as ``network._route_branch`` asks); without a route (empty) the one set."""
         nb = self.tr.sw_branch[k]
         if route is None:
             return [(j, at) for j in range(nb.shape[0]) if nb[j] >= 0]
-        if at + 1 < len(route):
+        if route:
+            nxt = route[at + 1] if at + 1 < len(route) else -1
             for j in range(nb.shape[0]):
-                if nb[j] >= 0 and nb[j] == route[at + 1] and self.tr.sw_bend[k, j] != self.nw.END_POINT:
+                if nb[j] >= 0 and nb[j] == nxt and self.tr.sw_bend[k, j] != self.nw.END_POINT:
                     return [(j, at + 1)]
             for j in range(nb.shape[0]):
                 if self.tr.sw_bend[k, j] == self.nw.END_POINT:
@@ -146,7 +148,6 @@ class Paths:
             end = math.inf if self.closed[t] else ((L - x) if d > 0 else x)
             ahead = sorted((dist, k, S) for k, tk, S in self.points if tk == t
                            for dist in [self._dist(t, x, d, S, False)] if dist is not None and dist < min(stop, end))
-            nxt = []
             if d < 0:                      # trailing through points inside the track: the straight on
                 passed += [(k, self._through(k)) for _, k, _ in ahead]
             elif ahead:                    # facing the first points ahead
@@ -155,8 +156,7 @@ class Paths:
                 for j, a in self._branches(k, route, at):
                     passed.append((k, j))
                     b, e = int(tr.sw_branch[k, j]), int(tr.sw_bend[k, j])
-                    nxt.append((t, S, 1, False, a) if e == nw.END_POINT else self._entry(b, e, route, a))
-                todo += nxt
+                    todo.append((t, S, 1, False, a) if e == nw.END_POINT else self._entry(b, e, route, a))
                 continue
             if stop <= end:
                 self._piece(t, x, d, stop, pieces)
@@ -317,7 +317,8 @@ class Operation:
             ops.loop[i] = self.loop[sec["track"]]
             if not sec["block"]:
                 continue
-            mine = [k for k in range(len(self.train_cars)) if w.network is not None or w.trains[k]["track"] == sec["track"]]
+            mine = [k for k in range(len(self.train_cars))          # on a network, any train may come
+                    if w.network is not None or w.trains[k]["track"] == sec["track"]]
             longest = max([self._train_length(k) for k in mine] or [0.0])
             span = sec["to"] - sec["from"]
             margin = min(HOLD_MARGIN, max(0.0, 0.5 * (span - longest)))

@@ -381,7 +381,8 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
             crow.target[b, 0], crow.lo[b, 0], crow.hi[b, 0] = tv, lo, hi
             crow.present[b, 0] = PRESENT
             if HAS_RATCHET[sections.kind[sec]]:
-                crow.target[b, 1], crow.lo[b, 1], crow.hi[b, 1] = (0.0, 0.0, np.inf) if cars.dir[b] > 0.0 else (0.0, -np.inf, 0.0)
+                lo, hi = (0.0, np.inf) if cars.dir[b] > 0.0 else (-np.inf, 0.0)   # against −s of the track
+                crow.target[b, 1], crow.lo[b, 1], crow.hi[b, 1] = 0.0, lo, hi
                 crow.present[b, 1] = PRESENT
         if friction:
             bound = friction_bound(b, cfg, bodies, cars, res, trk.lam)
