@@ -114,3 +114,16 @@ def test_a_connection_that_does_not_meet_is_refused_when_built(tmp_path):
     sc = load_scenario(write(tmp_path, text))
     with pytest.raises(Exception, match=r"connection\[0\]\.b: the (ends are|tangents differ)"):
         build_world(sc)
+
+
+def test_a_start_at_point_carries_its_roll(tmp_path):
+    # "a" banks to 25° by its end; "b" starts there with no roll of its own: it takes the 25° (its
+    # up axis is a's to 1e-9) and the connection between them builds (without the roll the up
+    # axes would differ by 25°: refused)
+    text = NET.replace('name = "a"\n', 'name = "a"\nroll = [[0.0, 0.0], [20.0, 25.0], [30.0, 25.0]]\n', 1)
+    sc = load_scenario(write(tmp_path, text))
+    a, b = sc.tracks[0].track, sc.tracks[1].track
+    fa, fb = a.frames(np.array([a.length])), b.frames(np.array([0.0, 5.0]))
+    np.testing.assert_allclose(fb.roll, 25.0, atol=1e-9)
+    np.testing.assert_allclose(fb.binormal[0], fa.binormal[0], atol=1e-9)
+    build_world(sc)

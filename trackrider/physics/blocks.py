@@ -60,6 +60,148 @@ def blocks_along(starts, loop: float, s) -> np.ndarray:
     return np.searchsorted(starts, s, side="right").astype(np.int64) - 1
 
 
+class Paths:
+    """Blocks on a track network (docs/physics.md, "Block sections"): the block of a block section
+    is the stretch of the network reached from its ``from`` along +s — through connections and
+    every branch of a switch — up to the next block section met (its ``from`` going +s, its ``to``
+    going −s) or an open end; stretches reached from two block sections (after a switch where two
+    lines merge) are in both blocks. A train's *path* from a block section is the stretch from its
+    ``to`` along its route (at a facing switch the branch of the next track of its route, else the
+    branch set) to the next block section: the switches on it (facing and trailing, with the
+    branch the train needs) and that section."""
+
+    def __init__(self, world, sections, block_sections):
+        from trackrider.physics import network as nw
+
+        self.nw = nw
+        tr = world.records.tracks
+        self.tr = tr
+        self.length = [ct.length for ct in world._tracks]
+        self.closed = [bool(ct.closed) for ct in world._tracks]
+        self.sections = sections
+        self.on_track: dict[int, list[int]] = {}
+        for i in block_sections:
+            self.on_track.setdefault(sections[i]["track"], []).append(i)
+        self.points = [(k, int(tr.sw_track[k]), float(tr.sw_s[k])) for k in range(tr.sw_track.shape[0])
+                       if tr.sw_at[k] == nw.END_POINT]
+        self.pieces = {i: self.walk(sections[i]["track"], sections[i]["from"], 1, False, None, None)[0]
+                       for i in block_sections}
+
+    def _dist(self, t, x, d, p, inclusive):
+        """Distance from ``x`` to ``p`` on track ``t`` going ``d`` (±1); None behind (or at ``x``
+        unless ``inclusive``)."""
+        dist = (p - x) * d
+        if self.closed[t]:
+            dist %= self.length[t]
+            if dist == 0.0 and not inclusive:
+                dist = self.length[t]
+        if dist < 0.0 or (dist == 0.0 and not inclusive):
+            return None
+        return dist
+
+    def _piece(self, t, x, d, dist, out):
+        """The stretch from ``x`` over ``dist`` going ``d`` as (track, lo, hi) pieces."""
+        L = self.length[t]
+        y = x + d * dist
+        if self.closed[t] and not 0.0 <= y <= L:
+            out.append((t, x, L) if d > 0 else (t, 0.0, x))
+            y %= L
+            out.append((t, 0.0, y) if d > 0 else (t, y, L))
+        else:
+            out.append((t, min(x, y), max(x, y)))
+
+    def _branches(self, k, route, at):
+        """Branches (index, route position) a walk facing switch ``k`` follows: all of them for a
+        block (``route`` None); for a train with a route the one of the route's next track, else
+        the straight on (as ``network._route_branch`` asks); without a route (empty) the one set."""
+        nb = self.tr.sw_branch[k]
+        if route is None:
+            return [(j, at) for j in range(nb.shape[0]) if nb[j] >= 0]
+        if route:
+            nxt = route[at + 1] if at + 1 < len(route) else -1
+            for j in range(nb.shape[0]):
+                if nb[j] >= 0 and nb[j] == nxt and self.tr.sw_bend[k, j] != self.nw.END_POINT:
+                    return [(j, at + 1)]
+            for j in range(nb.shape[0]):
+                if self.tr.sw_bend[k, j] == self.nw.END_POINT:
+                    return [(j, at)]
+        return [(int(self.tr.sw_set[k]), at)]
+
+    def walk(self, t, x, d, inclusive, route, at):
+        """Follow the network from ``x`` on track ``t`` going ``d``: (pieces, sections met (−1: an
+        open end), switches passed as (switch, branch needed)); ``route``/``at``: a train's route
+        (track indices) and its place in it, None for a block's whole stretch."""
+        nw, tr = self.nw, self.tr
+        pieces, stops, passed, seen = [], [], [], set()
+        todo = [(t, x, d, inclusive, at)]
+        while todo:
+            t, x, d, inc, at = todo.pop()
+            if (t, round(x, 9), d) in seen:
+                continue
+            seen.add((t, round(x, 9), d))
+            L = self.length[t]
+            stop, j_stop = math.inf, -1
+            for j in self.on_track.get(t, ()):
+                dist = self._dist(t, x, d, self.sections[j]["from" if d > 0 else "to"], inc)
+                if dist is not None and dist < stop:
+                    stop, j_stop = dist, j
+            end = math.inf if self.closed[t] else ((L - x) if d > 0 else x)
+            ahead = sorted((dist, k, S) for k, tk, S in self.points if tk == t
+                           for dist in [self._dist(t, x, d, S, False)] if dist is not None and dist < min(stop, end))
+            if d < 0:                      # trailing through points inside the track: the straight on
+                passed += [(k, self._through(k)) for _, k, _ in ahead]
+            elif ahead:                    # facing the first points ahead
+                dist, k, S = ahead[0]
+                self._piece(t, x, d, dist, pieces)
+                for j, a in self._branches(k, route, at):
+                    passed.append((k, j))
+                    b, e = int(tr.sw_branch[k, j]), int(tr.sw_bend[k, j])
+                    todo.append((t, S, 1, False, a) if e == nw.END_POINT else self._entry(b, e, route, a))
+                continue
+            if stop <= end:
+                self._piece(t, x, d, stop, pieces)
+                stops.append(j_stop)
+                continue
+            self._piece(t, x, d, end, pieces)
+            e = nw.END_END if d > 0 else nw.END_START
+            t2, e2, k = (int(v) for v in tr.link[t, e])
+            if k >= 0 and int(tr.sw_track[k]) == t and int(tr.sw_at[k]) == e:      # facing points at the end
+                for j, a in self._branches(k, route, at):
+                    passed.append((k, j))
+                    todo.append(self._entry(int(tr.sw_branch[k, j]), int(tr.sw_bend[k, j]), route, a))
+            elif k >= 0:                                                             # trailing from a branch
+                passed.append((k, self._branch_of(k, t, e)))
+                th, at_e = int(tr.sw_track[k]), int(tr.sw_at[k])
+                if at_e == nw.END_POINT:
+                    todo.append((th, float(tr.sw_s[k]), -1, True, self._step(route, at, th)))
+                else:
+                    todo.append(self._entry(th, at_e, route, at))
+            elif t2 >= 0:
+                todo.append(self._entry(t2, e2, route, at))
+            else:
+                stops.append(-1)
+        return pieces, stops, passed
+
+    def _step(self, route, at, t):
+        return at + 1 if route is not None and at + 1 < len(route) and route[at + 1] == t else at
+
+    def _entry(self, t, e, route, at):
+        """A walk entering track ``t`` through its start (going +s) or end (going −s)."""
+        if e == self.nw.END_START:
+            return (t, 0.0, 1, True, self._step(route, at, t))
+        return (t, self.length[t], -1, True, self._step(route, at, t))
+
+    def _through(self, k):
+        return next(j for j in range(self.tr.sw_bend.shape[1]) if self.tr.sw_bend[k, j] == self.nw.END_POINT)
+
+    def _branch_of(self, k, t, e):
+        return next(j for j in range(self.tr.sw_branch.shape[1])
+                    if self.tr.sw_branch[k, j] == t and self.tr.sw_bend[k, j] == e)
+
+    def contains(self, pieces, t, s) -> bool:
+        return any(tk == t and lo <= s <= hi for tk, lo, hi in pieces)
+
+
 class Operation:
     """Block sections, stations and laps of one world; updates ``ops`` and logs events.
 
@@ -113,6 +255,10 @@ class Operation:
         self.lap_prev = [math.nan] * len(trains)
         self.laps: list[list[float]] = [[] for _ in trains]
         self.contact_pairs = []   # (behind train, ahead train) per contact, set by World
+        # a network's blocks and paths (None: every block is a stretch of one track)
+        self.paths = Paths(world, self.sections, self.block_sections) if (
+            world.network is not None and self.block_sections) else None
+        self.why: dict[int, str] = {}      # section -> the switch a hold waits for
         self._init_ops()
 
     # ------------------------------------------------------------------ geometry
@@ -171,13 +317,13 @@ class Operation:
             ops.loop[i] = self.loop[sec["track"]]
             if not sec["block"]:
                 continue
-            longest = max([self._train_length(k) for k in range(len(self.train_cars))
-                           if w.trains[k]["track"] == sec["track"]] or [0.0])
+            mine = [k for k in range(len(self.train_cars))          # on a network, any train may come
+                    if w.network is not None or w.trains[k]["track"] == sec["track"]]
+            longest = max([self._train_length(k) for k in mine] or [0.0])
             span = sec["to"] - sec["from"]
             margin = min(HOLD_MARGIN, max(0.0, 0.5 * (span - longest)))
             ops.hold_s[i] = sec["to"] - margin
-            mass = max([max(w.trains[k].get("masses", [w.trains[k]["mass"]])) for k in range(len(self.train_cars))
-                        if w.trains[k]["track"] == sec["track"]] or [1.0])
+            mass = max([max(w.trains[k].get("masses", [w.trains[k]["mass"]])) for k in mine] or [1.0])
             ops.decel[i] = max(1e-3, min(HOLD_DECEL, 0.5 * sec["fmax"] / mass))
         for k, t in enumerate(w.trains):
             for c, b in enumerate(self.train_cars[k]):
@@ -235,12 +381,17 @@ class Operation:
             inside = sorted({int(self.car_train[b]) for b in range(w.ncars)
                              if on[b] and cars.track[b] == tk and self.in_section(i, float(s[b]))})
             train = inside[0] if inside else -1
-            others = occ.get(nxt, set()) - {train}
-            if nxt[1] >= len(self.track_blocks[tk]):
-                others = set()           # an open track's last block: nothing ahead to wait for
-            clear = not others
+            if self.paths is not None:
+                others, switch = self._path_ahead(i, train, s, on)
+                self.why[i] = switch
+                clear = not others and switch is None
+            else:
+                others = occ.get(nxt, set()) - {train}
+                if nxt[1] >= len(self.track_blocks[tk]):
+                    others = set()           # an open track's last block: nothing ahead to wait for
+                clear = not others
             if train >= 0 and ops.mode[i] == MODE_HOLD:
-                self._overrun(i, t, train, tk, occ.get(nxt, set()) - {train}, s, on)
+                self._overrun(i, t, train, tk, others, s, on)
             self.overran = {(j, k) for j, k in self.overran if j != i or k == train}
             if SECTIONS[sec["kind"]].block == "station":
                 mode = self._station(i, t, train, clear, s, first)
@@ -252,6 +403,35 @@ class Operation:
                 self._hold_log(i, t, train if (mode == MODE_HOLD and lead_inside) else -1)
             ops.mode[i] = mode
         self._timers(step)
+
+    def _path_ahead(self, i, train, s, on):
+        """On a network: (the other trains on the path from section ``i`` to the next block section
+        or in that section's block, the name of the first switch on the path not yet set for it —
+        or moving — None when all are). The switches are asked for their branches (interlocked:
+        ``network.py``) once no other train is ahead."""
+        w = self.world
+        tr, cars, sec = w.records.tracks, w.cars, self.sections[i]
+        route, at = [], 0
+        if train >= 0:
+            b = next((b for b in self.train_cars[train] if on[b] and cars.track[b] == sec["track"]),
+                     self.train_cars[train][-1])
+            if b < tr.route.shape[0] and tr.route[b, 0] >= 0:
+                route, at = [int(x) for x in tr.route[b] if x >= 0], int(tr.route_at[b])
+        pieces, stops, passed = self.paths.walk(sec["track"], sec["to"], 1, True, route, at)
+        nxt = [self.paths.pieces[j] for j in stops if j >= 0]
+        ahead = set()
+        for b in range(w.ncars):
+            k = int(self.car_train[b])
+            if on[b] and k != train and k not in ahead:
+                tk, sb = int(cars.track[b]), float(s[b])
+                if self.paths.contains(pieces, tk, sb) or any(self.paths.contains(p, tk, sb) for p in nxt):
+                    ahead.add(k)
+        pending = [(k, j) for k, j in passed if tr.sw_set[k] != j or tr.sw_until[k] >= 0]
+        if train >= 0 and not ahead:
+            for k, j in pending:
+                if tr.sw_until[k] < 0 and tr.sw_req[k] != j:
+                    w.network.request(k, j, tr)
+        return ahead, (w.network.switches[pending[0][0]]["name"] if pending else None)
 
     def _station(self, i, t, train, clear, s, first):
         state = self.station_state[i]
@@ -311,7 +491,8 @@ class Operation:
             self._event(t, cur, "block_release", section=self.section_name(i), held_s=held)
         if train >= 0:
             self.hold_since[i] = t
-            self._event(t, train, "block_hold", section=self.section_name(i))
+            extra = {"switch": self.why[i]} if self.why.get(i) else {}
+            self._event(t, train, "block_hold", section=self.section_name(i), **extra)
         self.held_train[i] = train
 
     def _timers(self, step):

@@ -279,7 +279,10 @@ def car_section_row(sections, sec, b, cars, h, ops):
     if ops is not None:
         if ops.mode[sec] != 0:
             return held_row(ops, sec, sections.speed[sec], sections.fmax[sec], h, cars.s[b], b)
-    return section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h, cars.speed0[b])
+    tv, lo, hi = section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h, cars.speed0[b])
+    if cars.dir[b] < 0.0 and sections.kind[sec] == S_LIFT:   # a lift pulls towards +s of its track
+        return -tv, -hi, -lo
+    return tv, lo, hi
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -331,7 +334,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
             if not HAS_RATCHET[sections.kind[sec]]:
                 cars.lam_ratchet[b] = 0.0
             else:
-                cars.lam_ratchet[b] = max(cars.lam_ratchet[b], 0.0)
+                cars.lam_ratchet[b] = max(cars.lam_ratchet[b] * cars.dir[b], 0.0) * cars.dir[b]
         lam = cars.lam_motor[b] + cars.lam_ratchet[b] + cars.lam_friction[b]
         if lam != 0.0:
             apply_impulse(b, row_t[b], lam, trk, cars, bodies)
@@ -380,7 +383,8 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
             crow.target[b, 0], crow.lo[b, 0], crow.hi[b, 0] = tv, lo, hi
             crow.present[b, 0] = PRESENT
             if HAS_RATCHET[sections.kind[sec]]:
-                crow.target[b, 1], crow.lo[b, 1], crow.hi[b, 1] = 0.0, 0.0, np.inf
+                lo, hi = (0.0, np.inf) if cars.dir[b] > 0.0 else (-np.inf, 0.0)   # against −s of the track
+                crow.target[b, 1], crow.lo[b, 1], crow.hi[b, 1] = 0.0, lo, hi
                 crow.present[b, 1] = PRESENT
         if friction:
             bound = friction_bound(b, cfg, bodies, cars, res, trk.lam)

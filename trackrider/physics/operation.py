@@ -33,7 +33,8 @@ brake towards ``speed`` like a booster (a station dispatching, a block brake pas
 
 The watch. After each step every car's move from ``s_old`` to ``s`` is checked against the
 watch points of its track (block starts, block sections' ends, station stop marks); a crossing,
-or reaching step ``until``, ends ``run_chunk`` early (status 2) so the Python block logic runs.
+reaching step ``until``, or a row in a track network's log (a change of track, a switch set),
+ends ``run_chunk`` early (status 2) so the Python block logic runs.
 """
 from __future__ import annotations
 
@@ -249,8 +250,11 @@ def keep_positions(cars, ops):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def watch(step, cars, tracks, ops):
     """True when the Python block logic must run after this step: a car crossed a watch point of
-    its track (either way), a car ran off, the hit buffer filled, or step ``until`` is reached."""
+    its track (either way), a car ran off, the hit buffer filled, step ``until`` is reached, or a
+    track network logged a row (a car changed track, a switch moved: ``network.py``)."""
     if ops.until[0] >= 0 and step >= ops.until[0]:
+        return True
+    if tracks.nlog[0] > 0:
         return True
     if ops.nhits[0] >= ops.hits.shape[0] - 4:
         return True

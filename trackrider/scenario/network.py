@@ -101,7 +101,8 @@ def switches(ctx, document, tracks, array_of_tables, check_keys, number) -> list
 
 def start_at(ctx, cfg, i: int, tracks) -> None:
     """A segment list's ``{type = "start", at = "TRACK:end" | "TRACK:S"}``: the position, heading and
-    pitch of that point of an earlier track (loaded), written into the start segment."""
+    pitch of that point of an earlier track (loaded), written into the start segment, and its roll
+    (its bank against the vertical), held along the new track unless it has a ``roll`` of its own."""
     import numpy as np
 
     seg = cfg.segments[0]
@@ -122,6 +123,8 @@ def start_at(ctx, cfg, i: int, tracks) -> None:
     seg["position"] = [float(x) for x in f.position[0]]
     seg["heading"] = float(np.degrees(np.arctan2(T[1], T[0])))
     seg["pitch"] = float(np.degrees(np.arcsin(np.clip(T[2], -1.0, 1.0))))
+    if cfg.roll is None and f.roll[0] != 0.0:
+        cfg.roll = [(0.0, float(f.roll[0]))]
 
 
 def routes(ctx, document, trains, tracks, array_of_tables) -> dict:
