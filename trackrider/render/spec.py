@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from trackrider.render.recording import quat_to_matrix
 from trackrider.settings import CarSpec, TrackConfig, TrainConfig
 
 #: train colours (RGB 0..255), one per train in scenario order, cycled
@@ -282,6 +283,17 @@ def _grade(geometry) -> float:
     return float(np.median(np.arcsin(np.clip(t[:, 2], -1.0, 1.0))))
 
 
+def _start_point(scenario, end, anchor) -> tuple | None:
+    """World point where ``anchor`` (body axes; None: the centre) on a ``[[body]]`` end starts;
+    None for another kind of end (a car's start pose is known only once the world is built)."""
+    if not (isinstance(end, tuple) and end and end[0] == "body"):
+        return None
+    b = scenario.bodies[end[1]]
+    rot = quat_to_matrix(np.asarray(getattr(b, "orientation", None) or (1.0, 0.0, 0.0, 0.0), float))
+    p = np.asarray([float(v) for v in b.position]) + rot @ np.asarray(anchor or (0.0, 0.0, 0.0), float)
+    return tuple(float(v) for v in p)
+
+
 def scene_from_scenario(scenario) -> SceneSpec:
     """The scene of a loaded ``trackrider.scenario.Scenario``."""
     tracks = [TrackSpec(name=t.name, geometry=t.track, gauge=float(t.gauge), style=getattr(t, "style", None),
@@ -332,7 +344,11 @@ def scene_from_scenario(scenario) -> SceneSpec:
                 ends.append((scenario.bodies[end[1]].name, 1))
             else:
                 ends.append(None)
-        links.append(LinkSpec(ends[0], tuple(j.anchor_a or (0.0, 0.0, 0.0)), ends[1], tuple(j.anchor_b or (0.0, 0.0, 0.0))))
+        anchors = [tuple(float(v) for v in a) if a is not None else None for a in (j.anchor_a, j.anchor_b)]
+        for i in (0, 1):   # a world end's default anchor: where the other end's anchor starts
+            if ends[i] is None and anchors[i] is None:
+                anchors[i] = _start_point(scenario, (j.end_a, j.end_b)[1 - i], anchors[1 - i])
+        links.append(LinkSpec(ends[0], anchors[0] or (0.0, 0.0, 0.0), ends[1], anchors[1] or (0.0, 0.0, 0.0)))
     switches = [SwitchSpec(name=sw["name"], track=int(sw["track"]), at=sw["at"], branches=list(sw["branches"]),
                            branch_names=list(sw["branch_names"]), position=int(sw["position"]),
                            throw_time=float(sw["throw_time"]))
