@@ -16,7 +16,7 @@ G = 9.81
 M, m = 2000.0, 500.0          # the table's and the car's mass, kg
 
 
-def table_line(v0, shift=0.0, motor=None, max_travel=None):
+def table_line(v0, shift=0.0, motor=None, max_travel=None, cars=1):
     """A level line along +x: a fixed track "in" (0 … 10 m), a 10 m transfer table (a body on a
     prismatic joint across the line, along +y) whose track starts ``shift`` m to −y of the line,
     and a fixed track "out" (20 … 30 m). A frictionless car starts at x = 2 m at ``v0`` m/s."""
@@ -25,7 +25,7 @@ def table_line(v0, shift=0.0, motor=None, max_travel=None):
     b = w.add_body("table", M, size=(10.0, 3.0, 0.5), position=(15.0, -shift, -0.25))
     k = w.add_track(analytic.straight(10.0, n=101, origin=(10.0, -shift, 0.0)), body=b, name="table")
     c = w.add_track(analytic.straight(10.0, n=101, origin=(20.0, 0.0, 0.0)), name="out")
-    w.add_train("car", a, 1, CarSpec(m, 2.0, 1.2, 1.0, cg_height=0.5), start_s=2.0, start_speed=v0)
+    w.add_train("car", a, cars, CarSpec(m, 2.0, 1.2, 1.0, cg_height=0.5), start_s=2.0 + 2.5 * (cars - 1), start_speed=v0)
     joint = dict(motor_speed=0.0) if motor is None else dict(motor_speed=motor, max_force=5000.0)
     if max_travel is not None:
         joint.update(min_travel=0.0, max_travel=max_travel)
@@ -111,3 +111,22 @@ def test_a_connection_to_a_moving_track_joins_an_end_to_a_start():
         w.add_connection((a, "end"), (k, "end"))
     with pytest.raises(InputError, match="branches are on its track's body"):
         w.add_switch("sw", a, "end", [k, (k, "end")])
+
+
+def test_a_two_car_train_crosses_car_by_car_and_the_table_carries_the_cars_on_it():
+    """Two coupled frictionless cars (2.5 m apart) over the table at rest: each changes track when
+    its own anchor reaches the end (t = 2.75 s and 4 s onto the table, 7.75 s and 9 s off it); the
+    joint carries M g plus m g for each car on the table (1e-6 relative); speed and energy stay
+    (1e-9 relative)."""
+    v0 = 2.0
+    w = table_line(v0, cars=2)
+    t, s, j, st = run(w, 12000)
+    assert st.status == "ok"
+    ev = changes(w)
+    assert [(a, b) for a, b, _ in ev] == [("in", "table")] * 2 + [("table", "out")] * 2
+    np.testing.assert_allclose([e[2] for e in ev], [2.75, 4.0, 7.75, 9.0], atol=2e-3)
+    on = ((t > 2.8) & (t < 3.95)) * 1 + ((t > 4.05) & (t < 7.7)) * 2 + ((t > 7.8) & (t < 8.95)) * 1
+    steady = np.abs(t[:, None] - np.array([2.75, 4.0, 7.75, 9.0])).min(axis=1) > 0.05
+    np.testing.assert_allclose(j[steady, 0, ch.J_FORCE], (M + m * on[steady]) * G, rtol=1e-6)
+    np.testing.assert_allclose(s[:, :2, ch.SPEED], v0, rtol=1e-9)
+    np.testing.assert_allclose(s[:, :2, ch.KINETIC_ENERGY].sum(axis=1), m * v0 ** 2, rtol=1e-9)
