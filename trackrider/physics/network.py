@@ -168,13 +168,13 @@ def aligned(tracks, bodies, t, e, t2, e2, fr):
     axes within ANGLE_TOL, at the bodies' poses now (``fr``: scratch of a frame)."""
     _end_now(tracks, bodies, t, e, fr)
     p0, p1, p2 = fr[C_P], fr[C_P + 1], fr[C_P + 2]
-    t0, t1, t2_ = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+    tx, ty, tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
     b0, b1, b2 = fr[C_B], fr[C_B + 1], fr[C_B + 2]
     _end_now(tracks, bodies, t2, e2, fr)
     d0, d1, d2 = fr[C_P] - p0, fr[C_P + 1] - p1, fr[C_P + 2] - p2
     sign = 1.0 if e != e2 else -1.0
     return (d0 * d0 + d1 * d1 + d2 * d2 <= POSITION_TOL * POSITION_TOL
-            and sign * (t0 * fr[C_T] + t1 * fr[C_T + 1] + t2_ * fr[C_T + 2]) >= COS_TOL
+            and sign * (tx * fr[C_T] + ty * fr[C_T + 1] + tz * fr[C_T + 2]) >= COS_TOL
             and b0 * fr[C_B] + b1 * fr[C_B + 1] + b2 * fr[C_B + 2] >= COS_TOL)
 
 
@@ -182,7 +182,8 @@ def aligned(tracks, bodies, t, e, t2, e2, fr):
 def regroup(cars, joints, tmp):
     """After cars changed between tracks on different bodies (``_change_carrier``): each carrier's
     member list (``trk.kfirst``, ``kcars``, in car order), each train's carrier (that of its first
-    car on a moving track, −1 none) and the rows along T of a car on the world without a body."""
+    car on a moving track, −1 none), and no body columns in the rows along T of a car now on the
+    world (``crow.moving``, ``crow.a``). Nothing when no car changed carrier."""
     trk, chains, crow = tmp.trk, tmp.chains, tmp.crow
     nk = trk.kbody.shape[0]
     same = True
