@@ -373,7 +373,10 @@ def test_drop_track_falls_with_its_train(tmp_path):
     assert j["travel"][-1] == pytest.approx(-4.0 - (M + m) * G / k, abs=2e-3)
     assert car["wheel_load"][-1] == pytest.approx(sc.trains[0].car.mass * G, rel=1e-3)
     mech = res.summary["mechanisms"][0]
-    assert mech["joint"] == "drop_lock" and mech["body"] == "drop" and mech["held_s"] == pytest.approx(t0, abs=0.02)
+    hold = [e["t"] for e in res.summary["events"] if e["kind"] == "joint_hold"]   # locked again on the buffer
+    assert len(hold) == 1
+    assert mech["joint"] == "drop_lock" and mech["body"] == "drop"
+    assert mech["held_s"] == pytest.approx(t0 + sc.simulation.duration - hold[0], abs=0.02)
 
 
 def test_turntable_turns_the_loco_half_round(tmp_path):
@@ -384,13 +387,23 @@ def test_turntable_turns_the_loco_half_round(tmp_path):
     assert abs(j["travel"][-1]) == pytest.approx(math.pi, abs=1e-6)
     loco = series(res, "loco")
     m, L, W = sc.trains[0].car.mass, sc.trains[0].car.length, sc.trains[0].car.width
+    d = sc.trains[0].start_s - 12.0                                    # the loco's centre off the axis
     deck = sc.bodies[0]
     I_deck = deck.mass * (deck.size[0] ** 2 + deck.size[1] ** 2) / 12
-    I = I_deck + m * (L ** 2 + W ** 2) / 12 + m * 2.0 ** 2
+    I = I_deck + m * (L ** 2 + W ** 2) / 12 + m * d ** 2
     alpha = math.radians(3.0) / 10.0
     ramp = (j["t"] > 0.5) & (j["t"] < 9.5)
     np.testing.assert_allclose(j["drive"][ramp], I * alpha, rtol=1e-3)
     steady = (j["t"] > 15.0) & (j["t"] < 55.0)
     assert np.max(np.abs(j["drive"][steady])) < 1.0
-    np.testing.assert_allclose(j["torque"], m * G * 2.0, rtol=2e-3)   # the loco's weight 2 m off the axis
-    assert np.max(np.abs(loco["s"] - 14.0)) < 1e-3                    # held by its brake on the deck
+    turning = j["t"] < 75.0
+    np.testing.assert_allclose(j["torque"][turning], m * G * d, rtol=2e-3)   # the loco's weight off the axis
+    on_deck = loco["t"] < 75.0
+    assert np.max(np.abs(loco["s"][on_deck] - sc.trains[0].start_s)) < 1e-3   # held by the station on the deck
+    # the deck's end meets the west road only after the turn: the loco leaves by it once dispatched
+    ev = [(e["kind"], e.get("from"), e.get("to"), e["t"]) for e in res.summary["events"]
+          if e["kind"] in ("dispatch", "track_change")]
+    assert [e[:3] for e in ev] == [("dispatch", None, None), ("track_change", "deck_track", "west_road")]
+    assert ev[0][3] == pytest.approx(75.0, abs=0.01)
+    assert ev[1][3] == pytest.approx(75.0 + (24.0 - sc.trains[0].start_s) / 1.5, abs=0.5)
+    assert np.max(j["torque"][j["t"] > ev[1][3] + 5.0]) < 1.0               # the empty deck: no moment

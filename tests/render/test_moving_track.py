@@ -42,7 +42,7 @@ def test_the_drop_track_is_drawn_where_its_body_is_before_and_after_the_drop():
     assert abs(drop_before) < 1e-3  # held at the top
     assert start_before > 200, start_before
     # after the fall: the piece rests on its buffer (4 m + the buffer's 0.64 m)
-    at_start, at_body, drop = _teal_pixels(6.0)
+    at_start, at_body, drop = _teal_pixels(8.5)
     assert -4.8 < drop < -4.5, drop
     assert at_body > 0.8 * start_before, (at_body, start_before)
     assert at_start == 0, at_start  # nothing of it left where it was

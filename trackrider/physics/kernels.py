@@ -28,7 +28,7 @@ from trackrider.jit import njit
 from trackrider.physics import channels as ch
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.joints.dispatch import prepare_joint
-from trackrider.physics.network import car_frame, pass_junction, stage_switches
+from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
 from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import frame_turn, rotation_error  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
@@ -663,8 +663,13 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         s = closest_s(tracks, t, s, ax, ay, az, fr2)
         ok = True
         if tracks.net[0]:   # a connection or switch passed: the next track (physics/network.py)
-            s, ok = pass_junction(b, cars.s[b], s, cars, tracks)
+            s, ok = pass_junction(b, cars.s[b], s, cars, tracks, bodies, trk, fr2)
             if cars.track[b] != t:
+                if tracks.body[cars.track[b]] != tracks.body[t]:   # onto or off a moving track
+                    ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
+                    moving = trk.carrier[b] >= 0
+                    if moving:
+                        ax, ay, az = to_table(cars.track[b], tracks, bodies, ax, ay, az)
                 t = cars.track[b]
                 s = closest_s(tracks, t, s, ax, ay, az, fr2)
         L = tracks.length[t]
@@ -948,6 +953,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         if railed:
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
+        if carried and tracks.net[0]:   # cars may have moved onto or off a moving track
+            regroup(cars, joints, tmp)
         bad = diverged_body(bodies)
         if bad >= 0:
             return n + 1, nrec, 1, bad

@@ -25,13 +25,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_N, C_OMEGA, C_ROLL, C_T, eval_track
+from trackrider.curves.compact import C_B, C_N, C_OMEGA, C_P, C_ROLL, C_T, eval_track
 from trackrider.jit import njit
+from trackrider.physics.carrier import move_frame
+from trackrider.physics.couplings import train_car
 
 LOG_TRACK_CHANGE, LOG_RUN_THROUGH, LOG_SET, LOG_BLOCKED, LOG_SPLIT = 0, 1, 2, 3, 4
 END_START, END_END, END_POINT = 0, 1, 2
 MAX_BRANCHES = 4
 LOG_ROWS = 4096
+#: connections and switches are continuous within these (docs/scenarios.md, "Track networks")
+POSITION_TOL = 1e-3          # m
+ANGLE_TOL = 0.5              # degrees
+COS_TOL = float(np.cos(np.radians(ANGLE_TOL)))
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -92,11 +98,11 @@ def _facing(tracks, k, b):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def _enter(b, t, e, t2, e2, over, S, cars, tracks):
+def _enter(b, t, e, t2, e2, over, S, cars, tracks, bodies, trk):
     """Car ``b`` leaves track ``t`` through ``e`` (START towards −s; END or a switch's POINT towards
     +s) ``over`` metres and enters ``t2`` through ``e2`` (START: runs towards +s; END, or a switch's
     POINT reached from a branch: towards −s). Returns its s there; ``dir`` turns where the sense of
-    s does."""
+    s does; a track on another body makes it a member of that body's carrier (``_change_carrier``)."""
     if e2 == END_START:
         s2 = over
     elif e2 == END_END:
@@ -111,14 +117,117 @@ def _enter(b, t, e, t2, e2, over, S, cars, tracks):
             tracks.route_at[b] = i + 1
     log_event(tracks, LOG_TRACK_CHANGE, b, t, t2)
     cars.track[b] = t2
+    if tracks.body[t2] != tracks.body[t]:
+        _change_carrier(b, t, t2, tracks, bodies, cars, trk)
     return s2
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def pass_junction(b, s0, s, cars, tracks):
+def _change_carrier(b, t, t2, tracks, bodies, cars, trk):
+    """Car ``b`` moved from track ``t`` to ``t2`` on another body: it becomes a member of ``t2``'s
+    carrier (−1: the world). Its last frame axes (``cars.prev_frame``, which the next step's
+    transport turns from) go from ``t``'s table to world axes (its frame, still the old one) and
+    into ``t2``'s table (rot0 R_tᵀ e); its body columns are cleared (``regroup`` rebuilds the
+    carriers' member lists before the next step)."""
+    fr, pf = cars.frame[b], cars.prev_frame[b]
+    if trk.carrier[b] >= 0:
+        for a in range(3):
+            c = C_T if a == 0 else (C_N if a == 1 else C_B)
+            for i in range(3):
+                pf[3 * a + i] = fr[c + i]
+        for i in range(6):
+            for q in range(6):
+                trk.E[b, i, q] = 0.0
+    k = tracks.body[t2]
+    trk.carrier[b] = -1 if k < 0 else trk.carrier[k]
+    if k >= 0:
+        R, R0 = bodies.rot[k], tracks.rot0[t2]
+        for a in range(3):
+            e0, e1, e2 = pf[3 * a], pf[3 * a + 1], pf[3 * a + 2]
+            l0 = R[0, 0] * e0 + R[1, 0] * e1 + R[2, 0] * e2
+            l1 = R[0, 1] * e0 + R[1, 1] * e1 + R[2, 1] * e2
+            l2 = R[0, 2] * e0 + R[1, 2] * e1 + R[2, 2] * e2
+            for i in range(3):
+                pf[3 * a + i] = R0[i, 0] * l0 + R0[i, 1] * l1 + R0[i, 2] * l2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _end_now(tracks, bodies, t, e, fr):
+    """Track ``t``'s start (e = 0) or end frame where its body has it now, into ``fr``."""
+    L = tracks.length[t]
+    eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, tracks.closed[t],
+               0.0 if e == END_START else L, fr)
+    if tracks.body[t] >= 0:
+        move_frame(fr, t, tracks, bodies)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def aligned(tracks, bodies, t, e, t2, e2, fr):
+    """True while track ``t``'s end ``e`` and ``t2``'s end ``e2`` (on different bodies) meet as a
+    connection must: positions within POSITION_TOL, tangents (an end continuing into a start) and up
+    axes within ANGLE_TOL, at the bodies' poses now (``fr``: scratch of a frame)."""
+    _end_now(tracks, bodies, t, e, fr)
+    p0, p1, p2 = fr[C_P], fr[C_P + 1], fr[C_P + 2]
+    tx, ty, tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+    b0, b1, b2 = fr[C_B], fr[C_B + 1], fr[C_B + 2]
+    _end_now(tracks, bodies, t2, e2, fr)
+    d0, d1, d2 = fr[C_P] - p0, fr[C_P + 1] - p1, fr[C_P + 2] - p2
+    sign = 1.0 if e != e2 else -1.0
+    return (d0 * d0 + d1 * d1 + d2 * d2 <= POSITION_TOL * POSITION_TOL
+            and sign * (tx * fr[C_T] + ty * fr[C_T + 1] + tz * fr[C_T + 2]) >= COS_TOL
+            and b0 * fr[C_B] + b1 * fr[C_B + 1] + b2 * fr[C_B + 2] >= COS_TOL)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def regroup(cars, joints, tmp):
+    """After cars changed between tracks on different bodies (``_change_carrier``): each carrier's
+    member list (``trk.kfirst``, ``kcars``, in car order), each train's carrier (that of its first
+    car on a moving track, −1 none), and no body columns in the rows along T of a car now on the
+    world (``crow.moving``, ``crow.a``). Nothing when no car changed carrier."""
+    trk, chains, crow = tmp.trk, tmp.chains, tmp.crow
+    nk = trk.kbody.shape[0]
+    same = True
+    for k in range(nk):
+        m = trk.kfirst[k]
+        for b in range(cars.n):
+            if trk.carrier[b] == k:
+                if m >= trk.kfirst[k + 1] or trk.kcars[m] != b:
+                    same = False
+                m += 1
+        if m != trk.kfirst[k + 1]:
+            same = False
+    if same:
+        return
+    first = 0
+    for k in range(nk):
+        trk.kfirst[k] = first
+        for b in range(cars.n):
+            if trk.carrier[b] == k:
+                trk.kcars[first] = b
+                first += 1
+        trk.kfirst[k + 1] = first
+    for tr in range(chains.first.shape[0]):
+        c = -1
+        if chains.count[tr] > 0:
+            for i in range(chains.count[tr] + 1):
+                k = trk.carrier[train_car(tr, i, chains, joints, -1)]
+                if c < 0:
+                    c = k
+        chains.carrier[tr] = c
+    for b in range(cars.n):
+        if trk.carrier[b] < 0:
+            crow.moving[b] = -1
+            for i in range(6):
+                crow.a[b, i] = 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def pass_junction(b, s0, s, cars, tracks, bodies, trk, fr):
     """Car ``b`` moved from ``s0`` to ``s`` on its track: the track and ``s`` it is on after any
     connection or switch it passed (``cars.track``, ``cars.dir`` updated, a track-change row in
-    the log). Returns (s, ok): ok False when it ran into moving points."""
+    the log). Returns (s, ok): ok False when it ran into moving points. A connection between
+    tracks on different bodies is there only while its ends are ``aligned`` now (else the end is
+    open and the car runs off it); ``fr``: scratch of a frame."""
     t = cars.track[b]
     L = tracks.length[t]
     for k in range(tracks.sw_track.shape[0]):
@@ -131,7 +240,7 @@ def pass_junction(b, s0, s, cars, tracks):
                 return s, False
             x, xe = tracks.sw_branch[k, i], tracks.sw_bend[k, i]
             if xe != END_POINT:
-                return _enter(b, t, END_POINT, x, xe, s - S, S, cars, tracks), True
+                return _enter(b, t, END_POINT, x, xe, s - S, S, cars, tracks, bodies, trk), True
         elif s <= S < s0:                     # trailing through it from the through track
             _trail(tracks, k, b, t, END_POINT)
     if tracks.closed[t] or 0.0 <= s <= L:
@@ -149,9 +258,9 @@ def pass_junction(b, s0, s, cars, tracks):
             t2, e2 = tracks.sw_branch[k, i], tracks.sw_bend[k, i]
         else:                                                    # trailing from a branch
             _trail(tracks, k, b, t, e)
-    if t2 < 0:
+    if t2 < 0 or (tracks.body[t2] != tracks.body[t] and not aligned(tracks, bodies, t, e, t2, e2, fr)):
         return s, True                                  # an open end: the caller lets the car run off
-    return _enter(b, t, e, t2, e2, over, S, cars, tracks), True
+    return _enter(b, t, e, t2, e2, over, S, cars, tracks, bodies, trk), True
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -241,10 +350,6 @@ def stage_switches(step, cars, tracks):
 
 
 # ----------------------------------------------------------------------------- Python side
-#: connections and switches are continuous within these (docs/scenarios.md, "Networks")
-POSITION_TOL = 1e-3          # m
-ANGLE_TOL = 0.5              # degrees
-
 ENDS = {"start": END_START, "end": END_END}
 
 

@@ -245,7 +245,9 @@ class World:
     def add_connection(self, a, b) -> int:
         """Join two track ends, ``a`` and ``b`` each ``(track index, "start" | "end")``: a car whose
         anchor passes one continues on the other (docs/physics.md §12). The ends must meet within
-        1 mm, their tangents (head on for end–end and start–start) and up axes within 0.5°."""
+        1 mm, their tangents (head on for end–end and start–start) and up axes within 0.5°. Tracks
+        on different bodies (a turntable's, a transfer table's) join an end to a start and are
+        checked as the car reaches the end instead: joined only while aligned so."""
         from trackrider.physics import network as nw
 
         self._check_open()
@@ -256,10 +258,14 @@ class World:
         for key, end in (("a", (ta, ea)), ("b", (tb, eb))):
             self._check_free(end, key)
         flip = ea == eb
-        # an end leaves along +T, a start is entered along +T: end→start keeps T, end–end meets head on
-        bad = nw.mismatch(nw.end_frame(self._tracks[ta], a[1]), nw.end_frame(self._tracks[tb], b[1]), flip)
-        if bad:
-            raise InputError(bad, where="b")
+        if self._track_body[ta] != self._track_body[tb]:   # a moving side: joined only while aligned
+            if flip:
+                raise InputError("a connection to a track on another body joins an end to a start", where="b")
+        else:
+            # an end leaves along +T, a start is entered along +T: end→start keeps T, end–end meets head on
+            bad = nw.mismatch(nw.end_frame(self._tracks[ta], a[1]), nw.end_frame(self._tracks[tb], b[1]), flip)
+            if bad:
+                raise InputError(bad, where="b")
         if self._gauges[ta] != self._gauges[tb]:
             raise InputError(f"joins gauges {self._gauges[ta]:g} m and {self._gauges[tb]:g} m", where="b")
         self._connections.append(dict(a=(ta, ea), b=(tb, eb)))
@@ -320,6 +326,9 @@ class World:
         for e in [(int(track), end)] + ends:
             if e[1] != nw.END_POINT:
                 self._check_free(e, "at" if e == (int(track), end) else "branches")
+        if any(self._track_body[x] != self._track_body[track] for x, _ in ends):
+            raise InputError("a switch's branches are on its track's body (a moving track joins by a "
+                             "[[connection]])", where="branches")
         here = nw.end_frame(ct, S)
         for i, (x, xe) in enumerate(ends):
             if xe == nw.END_POINT:
@@ -844,7 +853,9 @@ class World:
         members = [[b for b in range(self.ncars) if tbody[cars.track[b]] == e] for e in self._carriers]
         train_carrier = [self._carriers.index(tbody[t["track"]]) if tbody[t["track"]] >= 0 else -1
                          for t in self._trains]
-        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), sum(map(len, members)), train_carrier)
+        # room for every car on a carrier when connections may move cars onto moving tracks (network.regroup)
+        nkc = self.ncars if self._connections and self._carriers else sum(map(len, members))
+        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), nkc, train_carrier)
         trk = self._temps.trk
         first = 0
         for k, (e, cars_k) in enumerate(zip(self._carriers, members)):
