@@ -337,6 +337,18 @@ def test_a_run_after_the_warm_up_loads_no_kernel(tmp_path, keep):
     assert (tmp_path / "runs" / "r0" / "timeseries.csv").is_file() == keep
 
 
+def test_warm_up_falls_back_to_the_base_scenario_when_the_first_run_is_bad(monkeypatch):
+    from trackrider import sim
+
+    seen = []
+    monkeypatch.setattr(sim, "simulate", lambda scenario, **kw: seen.append((scenario, kw)))
+    sw.warm_up(TINY_BASE, {"train.red.car.mass": 420.0}, False)
+    sw.warm_up(TINY_BASE, {"train.red.car.mass": -1.0}, True)    # a bad run: the base is warmed
+    assert [sc.trains[0].car.mass for sc, _ in seen] == [420.0, 400.0]
+    assert seen[0][1]["out_dir"] is None and seen[1][1]["out_dir"] is not None
+    assert seen[0][1]["duration"] == pytest.approx(3 / seen[0][0].simulation.record_hz)
+
+
 def test_real_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     # 14 cars fit behind start_s = 40 m, and 2 cars behind 10 m, but 14 cars
     # behind 10 m do not: only that combination fails, inside its task

@@ -210,18 +210,21 @@ def _simulate_into(task: dict, out: Path) -> tuple[dict, str]:
 def warm_up(scenario_path, overrides=None, keep_timeseries: bool = False) -> None:
     """Compile (or load from the cache) in this process every numba kernel a run of the sweep uses.
 
-    Runs the scenario (with ``overrides``: the sweep's first run) for a few recorded samples as a
-    run of the sweep does: writing its outputs, into a temporary folder removed after, when the sweep keeps
-    them (the output and filter kernels). Workers forked afterwards have the kernels already (a
-    worker that loads one itself pays seconds for it); workers started otherwise load them from the
-    cache rather than compiling them in parallel (parallel first compilations into one cache can
-    crash). Errors are left for the runs to report.
+    Runs the scenario (with ``overrides``: the sweep's first run; the base scenario when they make
+    a bad one) for a few recorded samples as a run of the sweep does: writing its outputs, into a
+    temporary folder removed after, when the sweep keeps them (the output and filter kernels).
+    Workers forked afterwards have the kernels already (else each would load them itself); workers
+    started otherwise load them from the cache rather than compiling them in parallel (parallel
+    first compilations into one cache can crash). Errors are left for the runs to report.
     """
     try:
         from .scenario import load_scenario
         from .sim import simulate
 
-        scenario = load_scenario(scenario_path, overrides=dict(overrides or {}))
+        try:
+            scenario = load_scenario(scenario_path, overrides=dict(overrides or {}))
+        except InputError:
+            scenario = load_scenario(scenario_path)
         sim = getattr(scenario, "simulation", None)
         dt = getattr(sim, "dt", 1e-3) or 1e-3
         # a few recorded samples (the filtered columns' kernel runs on them), at least 5 steps
