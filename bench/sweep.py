@@ -16,6 +16,10 @@ processes; Dask LocalCluster in-process, threads):
    simulate time of one run inside its worker (``wall_s`` of ``runs.jsonl``),
    and the overhead per run = wall × jobs / runs − mean run time (executor
    start, task transport, file writes, the driver's table).
+3. **The same runs in this process** (``run_one`` one after another, after the
+   warm-up): the mean run time of a single warm process, which a pool worker's
+   run should match (issue 30: every kernel a sweep needs ready before its
+   workers start, so none loads one itself).
 
 Set ``NUMBA_CACHE_DIR`` to a private directory on a shared machine.
 """
@@ -114,6 +118,16 @@ def tiny_sweep(backend, jobs, out):
     return wall, len(res.rows), statistics.mean(walls), res.csv_path.read_bytes(), statuses
 
 
+def single_process(out):
+    """Each run of the tiny sweep by ``run_one`` in this (warmed-up) process, in turn: (runs/s, mean run s)."""
+    spec = sw.load_sweep(TINY)
+    tasks = [dict(item, scenario=str(spec.scenario), sweep_dir=str(out), duration=spec.duration,
+                  keep_timeseries=spec.keep_timeseries) for item in sw.plan_runs(spec)]
+    t0 = time.perf_counter()
+    walls = [sw.run_one(t)["wall_s"] for t in tasks]
+    return len(tasks) / (time.perf_counter() - t0), statistics.mean(walls)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -127,6 +141,12 @@ def main(argv=None):
         t0 = time.perf_counter()
         sw.warm_up(sw.load_sweep(TINY).scenario)
         print(f"numba warm-up in the driver: {time.perf_counter() - t0:.2f} s")
+        tmp = Path(tempfile.mkdtemp(prefix="sweepbench"))
+        try:
+            rate, run_s = single_process(tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        print(f"one process, runs in turn: {rate:.2f} runs/s, {run_s:.3f} s per run")
     tables = {}
     print(f"{'backend':24s} {'start s':>8s} {'no-op ms/task':>14s} {'no-op tasks/s':>14s}"
           + ("" if args.skip_real else

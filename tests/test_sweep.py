@@ -306,6 +306,49 @@ def test_real_sweep_same_table_through_process_pool_and_dask(tmp_path):
         assert rows[(500.0, mu, 6.0)]["max_speed"] > rows[(300.0, mu, 6.0)]["max_speed"]
 
 
+WARM_THEN_RUN = """
+import json, sys
+from trackrider import jit_cache, sweep as sw
+keep = sys.argv[3] == "1"
+values = {"train.red.car.mass": 300.0, "resistance.rolling": 0.01, "train.red.start_speed": 6.0}
+sw.warm_up(sys.argv[1], values, keep)
+loads = []
+load = jit_cache.KernelCache.load_overload
+jit_cache.KernelCache.load_overload = lambda self, *a: loads.append(self._name) or load(self, *a)
+row = sw.run_one({"run": "r0", "seed": 0, "values": values, "scenario": sys.argv[1], "sweep_dir": sys.argv[2],
+                  "duration": None, "keep_timeseries": keep})
+print(json.dumps({"status": row["status"], "loads": loads}))
+"""
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_run_after_the_warm_up_loads_no_kernel(tmp_path, keep):
+    """The driver's warm-up readies every kernel a run of the sweep uses (its outputs too, when the
+    sweep keeps them): a worker forked after it loads none itself (each costs it time)."""
+    import subprocess
+    import sys
+
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        pytest.skip("kernels run as Python")
+    proc = subprocess.run([sys.executable, "-c", WARM_THEN_RUN, str(TINY_BASE), str(tmp_path), "1" if keep else "0"],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got == {"status": "completed", "loads": []}
+    assert (tmp_path / "runs" / "r0" / "timeseries.csv").is_file() == keep
+
+
+def test_warm_up_falls_back_to_the_base_scenario_when_the_first_run_is_bad(monkeypatch):
+    from trackrider import sim
+
+    seen = []
+    monkeypatch.setattr(sim, "simulate", lambda scenario, **kw: seen.append((scenario, kw)))
+    sw.warm_up(TINY_BASE, {"train.red.car.mass": 420.0}, False)
+    sw.warm_up(TINY_BASE, {"train.red.car.mass": -1.0}, True)    # a bad run: the base is warmed
+    assert [sc.trains[0].car.mass for sc, _ in seen] == [420.0, 400.0]
+    assert seen[0][1]["out_dir"] is None and seen[1][1]["out_dir"] is not None
+    assert seen[0][1]["duration"] == pytest.approx(3 / seen[0][0].simulation.record_hz)
+
+
 def test_real_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     # 14 cars fit behind start_s = 40 m, and 2 cars behind 10 m, but 14 cars
     # behind 10 m do not: only that combination fails, inside its task

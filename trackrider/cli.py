@@ -33,7 +33,13 @@ class _OneLineErrors(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             _plain_help(command)
+            _plain_values(command.get_params(ctx))   # its help option, made (once) with this context's names
         return command
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)
+        _plain_values(params)
+        return params
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
@@ -89,6 +95,82 @@ def _plain_help(command) -> None:
         if getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", True) \
                 and param.metavar is None and param.name:
             param.metavar = param.name.upper()
+
+
+_PLAIN = {str: str, float: float, int: int, bool: bool}
+
+
+def _plain_values(params) -> None:
+    """typer (≥ 0.29) converts each value given on the command line through a pydantic
+    ``TypeAdapter``: importing pydantic and building the adapters costs every command 0.2–0.4 s
+    (more than ``validate`` of a ride). trackrider's options are all ``str``, ``int``, ``float``,
+    a list of ``str`` or a flag, converted here in plain Python with pydantic's messages; anything
+    else (or a typer without this hook) keeps typer's own conversion."""
+    try:
+        from typer._coercion import RuntimeParam
+    except ImportError:
+        return
+    for param in params:
+        desc = getattr(param, "type_descriptor", None)
+        if getattr(param, "_runtime_param", False) is not None or desc is None or desc.is_file:
+            continue
+        annotation = desc.annotation
+        if getattr(annotation, "__origin__", None) is list and getattr(annotation, "__args__", ()) == (str,):
+            kind = list
+        elif annotation in _PLAIN and (annotation is not bool or getattr(param, "is_flag", False)):
+            kind = _PLAIN[annotation]
+        else:
+            continue
+        info = desc.parameter_info
+        if info.parser is not None or info.min is not None or info.max is not None or desc.is_choice:
+            continue
+        param._runtime_param = _plain_runtime_param(RuntimeParam)(parameter_info=info, annotation=annotation,
+                                                                  kind=kind)
+
+
+_PLAIN_CLASS = None
+
+
+def _plain_runtime_param(base):
+    """typer's ``RuntimeParam`` converting a value to ``str``, ``int``, ``float`` or ``list[str]`` (a
+    flag's value is already a ``bool``)."""
+    global _PLAIN_CLASS
+    if _PLAIN_CLASS is None:
+        from dataclasses import dataclass
+
+        from typer._click.exceptions import BadParameter
+
+        @dataclass(frozen=True)
+        class Plain(base):
+            kind: type = str
+
+            def _coerce_value(self, value, param, ctx):
+                if self.kind is list:
+                    return [str(v) for v in value]
+                if self.kind is str:
+                    return str(value)
+                if self.kind is bool:
+                    if isinstance(value, bool):
+                        return value
+                    raise BadParameter("Input should be a valid boolean", ctx=ctx, param=param)
+                try:
+                    if self.kind is float:
+                        return float(value)
+                    try:
+                        return int(value)
+                    except ValueError:
+                        number = float(value)     # "3.0" is 3, as pydantic reads it
+                        if number.is_integer():
+                            return int(number)
+                        raise
+                except (TypeError, ValueError, OverflowError):
+                    what = "a number" if self.kind is float else "an integer"
+                    noun = "number" if self.kind is float else "integer"
+                    raise BadParameter(f"Input should be a valid {noun}, unable to parse string as {what}",
+                                       ctx=ctx, param=param) from None
+
+        _PLAIN_CLASS = Plain
+    return _PLAIN_CLASS
 
 
 def _one_line(text: str) -> str:

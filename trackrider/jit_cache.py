@@ -69,6 +69,20 @@ class KernelCache(Cache):
                          if shipped is not None and user is not None else None)
         self.enable()
 
+    def load_overload(self, sig, target_context):
+        """numba's, without refreshing ``target_context`` first. numba's refresh loads every typing
+        and lowering registry it has (importing ``numba.np.arraymath``, whose BLAS check imports
+        ``scipy.linalg``): 0.5 s of CPU, a quarter of a warm ``trackrider run``, and none of it
+        needed to load machine code; a compile (a cache miss) refreshes the contexts itself. What
+        loaded code does need is set up here: numba's runtime (NRT: its memory functions) and the
+        hash secrets that ``numba.cpython.hashing`` gives the linker when imported. (Code of
+        ``parallel=True`` kernels starts its threads itself when loaded: numba's ``reload_init``.)"""
+        import numba.cpython.hashing  # noqa: F401 - its symbols, for code that hashes
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)
+        return self._load_overload(sig, target_context)
+
     def _load_overload(self, sig, target_context):
         if not self._enabled:
             return None

@@ -207,21 +207,33 @@ def _simulate_into(task: dict, out: Path) -> tuple[dict, str]:
     return summary_row(summary), error
 
 
-def warm_up(scenario_path) -> None:
-    """Compile the numba kernels in this process (and fill the on-disk cache).
+def warm_up(scenario_path, overrides=None, keep_timeseries: bool = False) -> None:
+    """Compile (or load from the cache) in this process every numba kernel a run of the sweep uses.
 
-    Runs the base scenario for a few steps without writing anything, so that
-    workers started afterwards load compiled kernels from the cache instead of
-    compiling them in parallel (parallel first compilations into one cache can
-    crash). Errors are left for the runs to report.
+    Runs the scenario (with ``overrides``: the sweep's first run; the base scenario when they make
+    a bad one) for a few recorded samples as a run of the sweep does: writing its outputs, into a
+    temporary folder removed after, when the sweep keeps them (the output and filter kernels).
+    Workers forked afterwards have the kernels already (else each would load them itself); workers
+    started otherwise load them from the cache rather than compiling them in parallel (parallel
+    first compilations into one cache can crash). Errors are left for the runs to report.
     """
     try:
         from .scenario import load_scenario
         from .sim import simulate
 
-        scenario = load_scenario(scenario_path)
-        dt = getattr(getattr(scenario, "simulation", None), "dt", 1e-3) or 1e-3
-        simulate(scenario, out_dir=None, duration=5 * dt, progress=None)
+        try:
+            scenario = load_scenario(scenario_path, overrides=dict(overrides or {}))
+        except InputError:
+            scenario = load_scenario(scenario_path)
+        sim = getattr(scenario, "simulation", None)
+        dt = getattr(sim, "dt", 1e-3) or 1e-3
+        # a few recorded samples (the filtered columns' kernel runs on them), at least 5 steps
+        duration = max(5 * dt, 3.0 / (getattr(sim, "record_hz", None) or 1.0 / dt))
+        if not keep_timeseries:
+            simulate(scenario, out_dir=None, duration=duration, progress=None)
+            return
+        with tempfile.TemporaryDirectory(prefix="trackrider-warm-up-") as tmp:
+            simulate(scenario, out_dir=Path(tmp) / "run", duration=duration, overwrite=True, progress=None)
     except Exception:  # noqa: BLE001 - the runs report their own errors
         pass
 
@@ -347,7 +359,7 @@ def make_executor(jobs: int | None = None, scheduler=None):
     return executor, close, desc, client
 
 
-def warm_dask_workers(client, scenario_path) -> None:
+def warm_dask_workers(client, scenario_path, overrides=None, keep_timeseries: bool = False) -> None:
     """Compile (or load) the kernels on every Dask worker before the runs start.
 
     One worker per host first (it compiles into that host's cache, alone), then
@@ -360,10 +372,10 @@ def warm_dask_workers(client, scenario_path) -> None:
         first.setdefault(str(info.get("host", address)), address)
     leaders = list(first.values())
     if leaders:
-        client.run(warm_up, str(scenario_path), workers=leaders)
+        client.run(warm_up, str(scenario_path), overrides, keep_timeseries, workers=leaders)
     rest = [a for a in sorted(workers) if a not in leaders]
     if rest:
-        client.run(warm_up, str(scenario_path), workers=rest)
+        client.run(warm_up, str(scenario_path), overrides, keep_timeseries, workers=rest)
 
 
 class _Progress:
@@ -506,16 +518,17 @@ def _sweep_into(out, spec, plan, digest, started, jobs, scheduler, resume, progr
     executor = close = None
     if todo:
         dask = bool(scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS"))
+        warm = (spec.scenario, todo[0]["values"], spec.keep_timeseries)   # as the first run goes
         if task is run_one and not dask:
-            warm_up(spec.scenario)  # compile numba kernels once, before the pool forks
+            warm_up(*warm)  # compile numba kernels once, before the pool forks
         if not dask and jobs is None:
             jobs = min(os.cpu_count() or 1, len(todo))   # no idle workers to fork
         # a Dask cluster is reached first, so a bad address fails at once
         executor, close, result.backend, client = make_executor(jobs, scheduler)
         if client is not None and task is run_one:
             try:
-                warm_up(spec.scenario)  # fills this host's cache for local workers
-                warm_dask_workers(client, spec.scenario)
+                warm_up(*warm)  # fills this host's cache for local workers
+                warm_dask_workers(client, *warm)
             except BaseException:
                 close()
                 raise

@@ -2,6 +2,7 @@
 import json
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -109,6 +110,24 @@ def test_auto_closed_detection(tmp_path):
     p.write_text("x,y,z\n" + "".join(f"{10 * math.cos(a)},{10 * math.sin(a)},0\n" for a in t))
     assert load_curve(p).closed
     assert not load_curve(p, closed=False).closed
+
+
+@pytest.mark.parametrize("text", [
+    "x,y,z\n0,0,0\n1,0,0.5\n",
+    "# a comment\n\n X , y,Z,Roll\r\n 0, 0,0, 5 \r\n# between\r\n1,2,3,-4\r\n\r\n2,2,3,1e1\r\n",
+    '"x","y","z"\r1_0, 2e3,-0\r3,4,5',
+])
+def test_points_csv_read_at_once_as_line_by_line(monkeypatch, text):
+    """A well-formed points CSV is converted in one go: the same points, roll and line numbers as
+    reading it line by line (which names the line of anything wrong)."""
+    from trackrider.curves import io
+
+    fast = io._points_csv_at_once(text)
+    monkeypatch.setattr(io, "_points_csv_at_once", lambda text: None)
+    slow = io._parse_points_csv(Path("c.csv"), text)
+    assert fast is not None
+    for a, b in zip(fast, slow):
+        assert (a is None and b is None) or (a.dtype == b.dtype and np.array_equal(a, b))
 
 
 # ---------------------------------------------------------------------------- bad files

@@ -78,7 +78,34 @@ def _lines(text: str):
         yield ln.rstrip("\n")
 
 
+def _points_csv_at_once(text: str):
+    """``_parse_points_csv`` of a well-formed file, all rows converted at once (a 50 km track of
+    points 1 m apart in 0.1 s, not 1 s); None for anything else (no header, a wrong field count, a
+    value that is not a finite number, too many points), which the line-by-line reading then names."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")   # the lines _lines yields
+    nums = [no for no, ln in enumerate(lines, start=1) if (st := ln.strip()) and not st.startswith("#")]
+    if len(nums) < 2:
+        return None
+    header = [f.strip().lower().strip('"') for f in lines[nums[0] - 1].strip().split(",")]
+    if header not in (["x", "y", "z"], ["x", "y", "z", "roll"]) or len(nums) - 1 > limits.left("points"):
+        return None
+    rows = [lines[no - 1] for no in nums[1:]]
+    if any(ln.count(",") != len(header) - 1 for ln in rows):
+        return None
+    try:
+        a = np.array(list(map(float, ",".join(rows).split(","))))   # float() ignores the blanks around
+    except ValueError:
+        return None
+    if not np.isfinite(a).all():
+        return None
+    a = a.reshape(len(rows), len(header))
+    return a[:, :3], (a[:, 3] if len(header) == 4 else None), np.array(nums[1:])
+
+
 def _parse_points_csv(path: Path, text: str):
+    fast = _points_csv_at_once(text)
+    if fast is not None:
+        return fast
     header = None
     rows, nums = [], []
     for no, ln in enumerate(_lines(text), start=1):
