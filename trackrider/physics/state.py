@@ -22,6 +22,7 @@ Work (``Temps``: overwritten each step; ``WorldState`` groups the records above 
     TrackRows   the five track rows of every car, every body's mobility W̃ and the map P
     Rows        the rows of every joint (J, target, bounds, softness, row count)
     Chains      each train's chain of couplers and its factorisation
+    CarBlocks   trains of cars on bogies: each car's swivel rows and the couplers as blocks of one chain
     CarRows     each car's bounded rows along T (section, ratchet, friction) for their exact solve
     Scratch     per-body copies of the step's start velocities, the cars' row along T
     Work        small fixed-size temporaries (3×3, 6×6, 5×5 …)
@@ -125,7 +126,7 @@ Joints = record("Joints", (
     Field("a", ("nj",), I, "", "body index, -1 the world"),
     Field("b", ("nj",), I, "", "body index, -1 the world"),
     Field("slack", ("nj",), I, "", "1 one-sided (rope, slack range, limit)"),
-    Field("chain", ("nj",), I, "", "1 solved exactly by its train's chain solve"),
+    Field("chain", ("nj",), I, "", "1 solved by its train's chain solve, 2 with its carrier, 3 in its car blocks"),
     Field("param", ("nj", "NJF"), F, "", "parameters: anchors (joints/common.py), then the kind's own columns"),
     Field("lam", ("nj", NJR), F, "N·s, N·m·s", "accumulated impulses"),
 ))
@@ -328,6 +329,22 @@ Chains = record("Chains", (
     Field("kC", ("nk", 6, 6), F, "", "per carrier: I + Σ Uᵀ S⁻¹ U W̃_t of its chains"),
 ))
 
+CarBlocks = record("CarBlocks", (
+    # a train of cars on bogies (physics/car_blocks.py): its rows in groups along the train, block tridiagonal
+    Field("tfirst", ("ntrains",), I, "", "first group of each train (car_blocks.py)"),
+    Field("tcount", ("ntrains",), I, "", "its groups; 0: the train's chain is solved by couplings.py"),
+    Field("gj", ("ng", 2), I, "", "each group's joints (a car's two swivels, or one coupler, and -1)"),
+    Field("n", ("ng",), I, "", "rows of the group this step"),
+    Field("ej", ("ng", "GR"), I, "", "joint of each row of the group"),
+    Field("er", ("ng", "GR"), I, "", "its row in that joint"),
+    Field("w", ("ng", "GR", 12), F, "", "W̃ Jᵀ of both ends of each row"),
+    Field("p", ("ng", "GR", 10), F, "", "P Jᵀ of both ends"),
+    Field("L", ("ng", "GR", "GR"), F, "", "Cholesky factor of the group's pivot block"),
+    Field("E", ("ng", "GR", "GR"), F, "", "the group's coupling to the group before, B L⁻ᵀ"),
+    Field("y", ("ng", "GR"), F, "", "right-hand side, then solution"),
+    Field("dv", ("nb",), F, "", "work: row velocity change per body (car_blocks.block_train_mode)"),
+))
+
 Scratch = record("Scratch", (
     Field("vel0", ("nb", 3), F, "m/s", "velocities at the start of the step"),
     Field("omg0", ("nb", 3), F, "rad/s", "angular velocities at the start of the step"),
@@ -364,22 +381,29 @@ Work = record("Work", (
     Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
 ))
 
-Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow"])
+Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow", "blocks"])
 
 WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "res", "joints", "programs"])
 
 
-def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrier=None) -> Temps:
+def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrier=None, groups=None) -> Temps:
     """Work arrays of ``run_chunk`` for ``nb`` bodies and ``nj`` joints (allocated once); ``nk``
-    carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's."""
+    carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's;
+    ``groups``: per train the joint pairs of its row groups (``car_blocks.py``; empty: its chain)."""
     sizes = dict(nb=max(nb, 1), nj=max(nj, 1), nk=nk, nk1=nk + 1, nkc=nkc,
                  ntrains=max(len(first), 1))
     carrier = np.full(len(first), -1, np.int64) if carrier is None else np.asarray(carrier, np.int64)
     chains = allocate(Chains, sizes, first=np.asarray(first, np.int64), count=np.asarray(count, np.int64),
                       carrier=carrier)
     trk = allocate(TrackRows, sizes, carrier=np.full(sizes["nb"], -1, np.int64), kfold=np.full(nk, -1, np.int64))
+    groups = [[] for _ in first] if groups is None else groups
+    pairs = [pair for g in groups for pair in g]
+    tcount = np.array([len(g) for g in groups], np.int64)
+    tfirst = np.concatenate([[0], np.cumsum(tcount)[:-1]]).astype(np.int64) if len(groups) else tcount
+    blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=8), tfirst=tfirst, tcount=tcount,
+                      gj=np.array(pairs, np.int64).reshape(len(pairs), 2) if pairs else np.full((1, 2), -1, np.int64))
     return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
-                 allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)))
+                 allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks)
 
 
 def make_cars(n: int) -> Cars:
