@@ -242,7 +242,7 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
         if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_track_rows)
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     for t in range(tmp.chains.first.shape[0]):
-        if tmp.blocks.tcount[t] > 0:   # cars on bogies: swivels and couplers in blocks (car_blocks.py)
+        if tmp.blocks.train[t, 1] > 0:   # cars on bogies: swivels and couplers in blocks (car_blocks.py)
             factor_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars)
         elif tmp.chains.count[t] > 0:
             factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars)
@@ -411,7 +411,7 @@ def solve_chains(bodies, cars, joints, tmp, carried):
         return
     blk = tmp.blocks
     for t in range(tmp.chains.first.shape[0]):
-        if blk.tcount[t] > 0:
+        if blk.train[t, 1] > 0:
             solve_blocks(t, blk, joints, tmp.rows, tmp.trk, cars, bodies)
         elif tmp.chains.count[t] > 0:
             solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
@@ -465,7 +465,7 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried):
         crow.chained[b] = 0
     for t in range(chains.first.shape[0]):
         if chains.count[t] > 0 and rigid:
-            if tmp.blocks.tcount[t] > 0:   # cars on bogies: the mode through their blocks
+            if tmp.blocks.train[t, 1] > 0:   # cars on bogies: the mode through their blocks
                 ok = block_train_mode(t, train_car(t, 0, chains, joints, -1), chains.count[t] + 1, tmp.blocks,
                                       joints, tmp.rows, cars, crow)
             else:

@@ -329,19 +329,18 @@ Chains = record("Chains", (
     Field("kC", ("nk", 6, 6), F, "", "per carrier: I + Σ Uᵀ S⁻¹ U W̃_t of its chains"),
 ))
 
+GR = 8               # rows of a car block at most (a car's swivels: 4 + 3)
+GI, GF = 3 + 2 * GR, 2 * GR + 1   # columns of CarBlocks.group and .fac
+
 CarBlocks = record("CarBlocks", (
-    # a train of cars on bogies (physics/car_blocks.py): its rows in groups along the train, block tridiagonal
-    Field("tfirst", ("ntrains",), I, "", "first group of each train (car_blocks.py)"),
-    Field("tcount", ("ntrains",), I, "", "its groups; 0: the train's chain is solved by couplings.py"),
-    Field("gj", ("ng", 2), I, "", "each group's joints (a car's two swivels, or one coupler, and -1)"),
-    Field("n", ("ng",), I, "", "rows of the group this step"),
-    Field("ej", ("ng", "GR"), I, "", "joint of each row of the group"),
-    Field("er", ("ng", "GR"), I, "", "its row in that joint"),
-    Field("w", ("ng", "GR", 12), F, "", "W̃ Jᵀ of both ends of each row"),
-    Field("p", ("ng", "GR", 10), F, "", "P Jᵀ of both ends"),
-    Field("L", ("ng", "GR", "GR"), F, "", "Cholesky factor of the group's pivot block"),
-    Field("E", ("ng", "GR", "GR"), F, "", "the group's coupling to the group before, B L⁻ᵀ"),
-    Field("y", ("ng", "GR"), F, "", "right-hand side, then solution"),
+    # a train of cars on bogies (physics/car_blocks.py): its rows in groups along the train, block
+    # tridiagonal; few arrays (each array of a record passed to a stage costs every step)
+    Field("train", ("ntrains", 2), I, "", "first group and groups of each train (0: its chain is couplings.py's)"),
+    Field("group", ("ng", "GI"), I, "", "each group: its joints (a car's two swivels, or a coupler and -1), rows "
+          "this step, then joint and row of each row (car_blocks.G_*)"),
+    Field("wp", ("ng", "GR", 22), F, "", "W̃ Jᵀ (12) and P Jᵀ (10) of both ends of each row"),
+    Field("fac", ("ng", "GR", "GF"), F, "", "Cholesky factor L of the pivot block, E = B L⁻ᵀ (the group's coupling "
+          "to the one before), right-hand side and solution y (car_blocks.F_*)"),
     Field("dv", ("nb",), F, "", "work: row velocity change per body (car_blocks.block_train_mode)"),
 ))
 
@@ -398,10 +397,12 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     trk = allocate(TrackRows, sizes, carrier=np.full(sizes["nb"], -1, np.int64), kfold=np.full(nk, -1, np.int64))
     groups = [[] for _ in first] if groups is None else groups
     pairs = [pair for g in groups for pair in g]
-    tcount = np.array([len(g) for g in groups], np.int64)
-    tfirst = np.concatenate([[0], np.cumsum(tcount)[:-1]]).astype(np.int64) if len(groups) else tcount
-    blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=8), tfirst=tfirst, tcount=tcount,
-                      gj=np.array(pairs, np.int64).reshape(len(pairs), 2) if pairs else np.full((1, 2), -1, np.int64))
+    train = np.zeros((sizes["ntrains"], 2), np.int64)
+    for t, g in enumerate(groups):
+        train[t] = sum(map(len, groups[:t])), len(g)
+    group = np.full((max(len(pairs), 1), GI), -1, np.int64)
+    group[:len(pairs), :2] = np.array(pairs, np.int64).reshape(len(pairs), 2)
+    blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=GR, GI=GI, GF=GF), train=train, group=group)
     return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
                  allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks)
 
