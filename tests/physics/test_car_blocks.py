@@ -1,6 +1,6 @@
 """Trains of cars on bogies solved exactly (``physics/car_blocks.py``, docs/physics.md "The car
 blocks"): each car's swivel rows and the couplers as one block tridiagonal system along the train.
-The kernel's impulses of one step are compared with a dense direct solve of the same step's rows,
+The kernel's impulses of one step are compared with a direct (sparse LU) solve of the same step's rows,
 assembled independently (``reference.exact_joint_impulses``; with the cars' bounded rows,
 ``reference.exact_bounded_solve``)."""
 from __future__ import annotations
@@ -51,10 +51,10 @@ def test_swivels_are_solved_in_the_car_blocks_not_by_sweeps():
     assert np.all(w.ji[swivels, JI_CHAIN] == 3)
 
 
-def test_coupler_and_swivel_impulses_on_a_hilly_curve_equal_a_dense_exact_solve():
+def test_coupler_and_swivel_impulses_on_a_hilly_curve_equal_a_direct_solve():
     """Four cars on bogies coasting round a hilly circle (R 60 m, ±1.5 m hills: curves, grades and
     their changes at once), 0.5 s in: every coupler and swivel impulse of the step within 1e-6 of
-    the largest against a dense solve of all the step's equality rows (frames' track rows, swivels,
+    the largest against a direct solve of all the step's equality rows (frames' track rows, swivels,
     couplers), and the bar inside each car carries nothing (its body keeps the pivots apart)."""
     w = World(dt=1e-3)
     k = w.add_track(analytic.hilly_circle(R=60.0, amp=1.5, waves=3, n=6001))
@@ -68,9 +68,9 @@ def test_coupler_and_swivel_impulses_on_a_hilly_curve_equal_a_dense_exact_solve(
     assert np.all(w.records.joints.lam[bars] == 0.0)
 
 
-def test_a_jacobs_set_on_a_banked_curve_equals_a_dense_exact_solve():
+def test_a_jacobs_set_on_a_banked_curve_equals_a_direct_solve():
     """Three bodies on four shared frames on a banked circle (R 80 m, 8°) at 15 m/s: the swivels'
-    impulses within 1e-6 of the largest against the dense solve."""
+    impulses within 1e-6 of the largest against the direct solve."""
     w = World(dt=1e-3)
     k = w.add_track(analytic.flat_circle(R=80.0, n=4001, bank_deg=8.0))
     w.add_train("j", track=k, car=_car(bogies="jacobs", length=3.0), cars=3, start_s=30.0, start_speed=15.0)
