@@ -14,7 +14,9 @@ with a hinge in the world (the kernel with every joint kind).
     python bench/solver.py [--quick] [--compile-only] [--compile-profile] [--railway] [--bogies]
 
 ``--bogies`` times trains of 7, 100 and 1000 cars on bogies beside plain ones and prints the
-error of their coupler forces held on a grade against the closed form (also printed by a full run).
+error of their coupler forces held on a grade against the closed form, and the error of one coasting
+step's coupler and swivel impulses against a sparse direct solve of that step's equality rows
+(``reference.exact_joint_impulses``) (also printed by a full run).
 
 ``--railway`` times only a locomotive-hauled train of 100 wagons with draft gears and air brakes
 (also printed by a full run).
@@ -63,7 +65,7 @@ def build(n_cars, track, rolling=0.0):
     return w
 
 
-from reference import bounded_row_error, exact_coupler_impulses, one_step_rows  # noqa: E402
+from reference import bounded_row_error, exact_coupler_impulses, exact_joint_impulses, one_step_rows  # noqa: E402
 
 
 def timing(n_cars, steps, track, rolling=0.0):
@@ -126,12 +128,31 @@ def bogie_build(n_cars, track, bogies, start_speed=12.0, start_s=None):
 
 def bogie_timing(n_cars, steps, track, bogies):
     """µs per step (wall, CPU) of a coasting train of ``n_cars`` 600 kg cars, 4 m long, plain or each on
-    two wheel frames 3 m apart (60 kg each)."""
+    two wheel frames 3 m apart (60 kg each), and the world after it."""
     w = bogie_build(n_cars, track, bogies)
     w.run(20, 20)
     t0, c0 = time.perf_counter(), time.process_time()
     w.run(steps, 100)
-    return (time.perf_counter() - t0) / steps * 1e6, (time.process_time() - c0) / steps * 1e6
+    return (time.perf_counter() - t0) / steps * 1e6, (time.process_time() - c0) / steps * 1e6, w
+
+
+def bogie_exact_error(w):
+    """Largest error of one step's coupler and swivel impulses of a train on bogies against a sparse
+    direct solve of the step's equality rows, relative to the largest impulse of each kind (the
+    larger of the two)."""
+    from trackrider.physics.joints import CODES
+    from trackrider.physics.joints.common import JI_CHAIN, JI_KIND
+
+    swivels = list(np.flatnonzero(w.ji[:, JI_KIND] == CODES["swivel"]))
+    couplers = list(np.flatnonzero(w.ji[:, JI_CHAIN] == 1)[1::2])   # (the even ones: the bars inside the cars)
+    kernel, exact = exact_joint_impulses(w, couplers + swivels)
+    err = 0.0
+    for js in (couplers, swivels):
+        if js:
+            k = np.concatenate([kernel[j] for j in js])
+            e = np.concatenate([exact[j] for j in js])
+            err = max(err, float(np.max(np.abs(k - e)) / np.max(np.abs(e))))
+    return err
 
 
 def bogie_grade_error(n_cars, bogies, pitch=1.0, steps=3000):
@@ -158,17 +179,20 @@ def print_bogies(quick):
     import analytic
 
     track = analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001)
-    print("cars on bogies (each car body on two wheel frames, swivels as PGS rows) beside plain cars, dt = 1 ms")
+    print("cars on bogies (each car body on two wheel frames, its swivels solved with the couplers in car blocks) "
+          "beside plain cars, dt = 1 ms")
     print(f"{'cars':>5} {'plain us/step cpu':>18} {'bogies us/step cpu':>19} {'ratio':>6} "
-          f"{'plain coupler err':>18} {'bogies coupler err':>19}")
+          f"{'plain coupler err':>18} {'bogies coupler err':>19} {'bogies vs exact':>16}")
     for n, steps in ((7, 2000 if quick else 10000), (100, 300 if quick else 2000), (1000, 30 if quick else 200)):
-        _, plain = bogie_timing(n, steps, track, False)
-        _, bog = bogie_timing(n, steps, track, True)
+        _, plain, _ = bogie_timing(n, steps, track, False)
+        _, bog, w = bogie_timing(n, steps, track, True)
+        ex = bogie_exact_error(w)
         ep = bogie_grade_error(n, False, steps=300 if quick else 3000)
         eb = bogie_grade_error(n, True, steps=300 if quick else 3000)
-        print(f"{n:>5} {plain:>18.1f} {bog:>19.1f} {bog / plain:>6.1f} {ep:>18.2e} {eb:>19.2e}")
+        print(f"{n:>5} {plain:>18.1f} {bog:>19.1f} {bog / plain:>6.1f} {ep:>18.2e} {eb:>19.2e} {ex:>16.2e}")
     print("coupler err: largest error of the coupler forces of the train held at its front on a 1° grade "
-          "(after 3 s; 0.3 s with --quick) against (n − k) m g sin θ, relative to the largest")
+          "(after 3 s; 0.3 s with --quick) against (n − k) m g sin θ, relative to the largest; vs exact: one "
+          "coasting step's coupler and swivel impulses against a sparse direct solve of the step's rows")
 
 
 def print_railway(quick):

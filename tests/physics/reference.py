@@ -8,6 +8,8 @@ friction) independently (sparse assembly, active set, sparse LU); ``bounded_row_
 compares the kernel's impulses with it.
 ``exact_coupler_impulses(rows)`` assembles the same step's equality system independently
 (sparse ``J``, block-diagonal ``W``) and solves ``(J W Jᵀ + Γ) λ = t − J u*`` directly.
+``exact_joint_impulses(world, joints)`` does the same with every row of the given joints (a train
+of cars on bogies: its couplers and swivels) and returns each joint's impulses.
 """
 from __future__ import annotations
 
@@ -62,7 +64,66 @@ def _section_row(kind, speed, fmax, h, v):
     return (speed, -F, F) if forward else (-speed, -F, F)
 
 
-def exact_bounded_solve(w, max_passes=5000):
+def _body_mobilities(bodies):
+    """W of every body (6×6 blocks: 1/m, R I⁻¹ Rᵀ)."""
+    from trackrider.physics import kernels as kn
+
+    out = []
+    R = np.zeros((3, 3))
+    for b in range(bodies.pos.shape[0]):
+        kn.quat_to_mat(bodies.quat[b], R)
+        m = np.zeros((6, 6))
+        m[:3, :3] = np.eye(3) * bodies.inv_mass[b]
+        m[3:, 3:] = R @ np.diag(bodies.inv_ib[b]) @ R.T
+        out.append(m)
+    return out
+
+
+def exact_joint_impulses(w, joints):
+    """The step's equality rows solved directly: rows 1–5 of every car on its track (row 2 only with
+    its support) and every row of the joints ``joints`` (indices into ``w.ji``; each kind's rows as
+    the kernel prepared them this step), ``(J W Jᵀ + Γ) λ = t − J u*`` with ``J`` (sparse) and
+    ``W`` (block diagonal) assembled here over all bodies, solved by a sparse LU. Returns (kernel,
+    exact): per joint its impulses (one array of its rows) after the kernel's solve, and exact."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+    from trackrider.physics.joints.common import JI_A, JI_B
+
+    world, tmp = _one_step(w, w.iterations, False)
+    bodies, cars = world.bodies, world.cars
+    nb = bodies.pos.shape[0]
+    G, tgt = tmp.trk.J, tmp.trk.target
+    I, C, V, t, gam, where = [], [], [], [], [], []
+
+    def add(body, vec):
+        for k in range(6):
+            if vec[k] != 0.0:
+                I.append(len(t)); C.append(6 * body + k); V.append(vec[k])
+
+    for b in range(w.ncars):
+        if cars.held[b]:
+            for r in range(5):
+                if r != 1 or cars.support[b]:
+                    add(b, G[b, r]); t.append(tgt[b, r]); gam.append(0.0); where.append(-1)
+    for j in joints:
+        a, b = w.ji[j, JI_A], w.ji[j, JI_B]
+        for r in range(int(tmp.rows.m[j])):
+            if a >= 0:
+                add(a, tmp.rows.J[j, r, :6])
+            if b >= 0:
+                add(b, tmp.rows.J[j, r, 6:])
+            t.append(tmp.rows.target[j, r]); gam.append(tmp.rows.gamma[j]); where.append(j)
+    J = sp.csr_matrix((V, (I, C)), shape=(len(t), 6 * nb))
+    Wm = sp.block_diag(_body_mobilities(bodies), format="csr")
+    u_star = np.hstack([tmp.scratch.vel0, tmp.scratch.omg0])[:nb].reshape(-1)
+    lam = spla.spsolve((J @ Wm @ J.T + sp.diags(np.array(gam))).tocsc(), np.array(t) - J @ u_star)
+    where = np.array(where)
+    exact = {j: lam[where == j] for j in joints}
+    kernel = {j: world.joints.lam[j, :int(tmp.rows.m[j])].copy() for j in joints}
+    return kernel, exact
+
+
+def exact_bounded_solve(w, max_passes=5000, joint_list=None):
     """The same step as the kernel's, solved independently: every row of every car (track rows 1–5,
     chained couplers, the bounded rows along T: section, ratchet, friction) assembled into one
     sparse ``J``, block-diagonal ``W``: the box-constrained problem ``(J W Jᵀ + Γ) λ = t − J u*``
@@ -71,33 +132,26 @@ def exact_bounded_solve(w, max_passes=5000):
     eliminated by a sparse LU (Schur complement onto the bounded rows), the bounded rows solved by
     bounded-variable least squares (scipy's BVLS: an exact active-set method), the friction bounds
     iterated with the wheel impulses until they stop moving. Only for worlds of trains (no joint
-    outside the chains).
+    outside the chains); ``joint_list``: the joints whose rows (all of them) are the step's joint rows
+    (a train of cars on bogies: its couplers and swivels), by default every joint's row 0.
 
     Returns (kernel, exact): dicts of ``section`` (section + ratchet impulse per car), ``friction``
     and ``coupler`` arrays (N·s)."""
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
     from scipy.optimize import lsq_linear
-    from trackrider.physics import kernels as kn
     from trackrider.physics.joints.common import JI_A, JI_B, JI_CHAIN
     from trackrider.physics.rows import HOLD_SOFTNESS, ROW_SOFTNESS, SAME_TARGET
 
     world, tmp = _one_step(w, w.iterations, True)
     bodies, cars, joints, res, secs = world.bodies, world.cars, world.joints, world.res, world.sections
-    if not np.all(w.ji[:, JI_CHAIN] == 1):
+    if joint_list is None and not np.all(w.ji[:, JI_CHAIN] == 1):
         raise ValueError("exact_bounded_solve: only trains (every joint a chained coupler)")
     h, g = w.dt, w.gravity
     nb, n = bodies.pos.shape[0], w.ncars
     G, tgt = tmp.trk.J, tmp.trk.target
     u_star = np.hstack([tmp.scratch.vel0, tmp.scratch.omg0])[:nb].reshape(-1)
-    Wb = []
-    R = np.zeros((3, 3))
-    for b in range(nb):
-        kn.quat_to_mat(bodies.quat[b], R)
-        m = np.zeros((6, 6))
-        m[:3, :3] = np.eye(3) * bodies.inv_mass[b]
-        m[3:, 3:] = R @ np.diag(bodies.inv_ib[b]) @ R.T
-        Wb.append(m)
+    Wb = _body_mobilities(bodies)
     I, Jc, V, t, gam, kind = [], [], [], [], [], []   # kind: -1 equality, else (car, row: 0 section, 1 ratchet, 2 friction)
     track_row = {}
 
@@ -117,10 +171,11 @@ def exact_bounded_solve(w, max_passes=5000):
             track_row[(b, r)] = len(t)
             add([(b, G[b, r])], tgt[b, r], 0.0, -1)
     first_coupler = len(t)
-    nj = w.ji.shape[0]
-    for j in range(nj):
+    sel = [(j, 0) for j in range(w.ji.shape[0])] if joint_list is None else \
+        [(j, r) for j in joint_list for r in range(int(tmp.rows.m[j]))]
+    for j, r in sel:
         a, b = w.ji[j, JI_A], w.ji[j, JI_B]
-        add([(a, tmp.rows.J[j, 0, :6]), (b, tmp.rows.J[j, 0, 6:])], tmp.rows.target[j, 0], tmp.rows.gamma[j], -1)
+        add([(a, tmp.rows.J[j, r, :6]), (b, tmp.rows.J[j, r, 6:])], tmp.rows.target[j, r], tmp.rows.gamma[j], -1)
     bounded = []   # (row index, car, which, lo, hi)
     for b in range(n):
         sec = cars.section[b]
@@ -216,11 +271,12 @@ def exact_bounded_solve(w, max_passes=5000):
             break
     else:
         raise RuntimeError("exact_bounded_solve: the friction bounds did not settle")
-    exact = {"section": np.zeros(n), "friction": np.zeros(n), "coupler": lam[first_coupler:first_coupler + nj].copy()}
+    exact = {"section": np.zeros(n), "friction": np.zeros(n),
+             "coupler": lam[first_coupler:first_coupler + len(sel)].copy()}
     for row, b, which, lo, hi in bounded:
         exact["friction" if which == 2 else "section"][b] += lam[row]
     kernel = {"section": (cars.lam_motor + cars.lam_ratchet)[:n].copy(), "friction": cars.lam_friction[:n].copy(),
-              "coupler": joints.lam[:nj, 0].copy()}
+              "coupler": np.array([joints.lam[j, r] for j, r in sel])}
     return kernel, exact
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
 from trackrider.jit import njit
 from trackrider.physics import channels as ch
+from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_blocks
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.joints.dispatch import prepare_joint
 from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
@@ -241,7 +242,9 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
         if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_track_rows)
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     for t in range(tmp.chains.first.shape[0]):
-        if tmp.chains.count[t] > 0:
+        if tmp.blocks.train[t, 1] > 0:   # cars on bogies: swivels and couplers in blocks (car_blocks.py)
+            factor_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars)
+        elif tmp.chains.count[t] > 0:
             factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars)
     if carried:
         for k in range(tmp.trk.kbody.shape[0]):
@@ -288,7 +291,8 @@ def car_section_row(sections, sec, b, cars, h, ops):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops):
     """Bounded rows start from their last impulses × ``cfg.warm`` (clamped to this step's bounds);
-    chained couplers start from zero (their solve is exact). Fills each car's row along T."""
+    chained couplers and the swivels of cars on bogies start from zero (their solve is exact). Fills
+    each car's row along T."""
     warm, h = cfg.warm, cfg.h
     rows, trk, row_t = tmp.rows, tmp.trk, tmp.scratch.row_t
     jlam = joints.lam
@@ -302,6 +306,9 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
                     joint_apply(j, r, jlam[j, r], joints, rows, trk, cars, bodies)
         elif joints.chain[j] == 1:
             for r in range(3):
+                jlam[j, r] = 0.0
+        elif joints.chain[j] == 3:   # a swivel in its train's blocks (car_blocks.py)
+            for r in range(rows.m[j]):
                 jlam[j, r] = 0.0
     for b in range(cars.n):
         if not cars.held[b]:
@@ -395,14 +402,18 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_chains(bodies, cars, joints, tmp, carried):
-    """One exact solve of every train's chain of couplers. ``carried`` (some track is on a moving
-    body; ``run_chunk`` chooses it once per step): the trains on a moving track with its body
+    """One exact solve of every train's chain of couplers (a train of cars on bogies: its swivels and
+    couplers, ``car_blocks.solve_blocks``). ``carried`` (some track is on a moving body;
+    ``run_chunk`` chooses it once per step): the trains on a moving track with its body
     (``carrier.solve_carried_chains``); else every chain on its own."""
-    if carried:
+    if carried:   # (no train has car blocks in such a world: World._car_block_groups)
         solve_carried_chains(bodies, cars, joints, tmp)
         return
+    blk = tmp.blocks
     for t in range(tmp.chains.first.shape[0]):
-        if tmp.chains.count[t] > 0:
+        if blk.train[t, 1] > 0:
+            solve_blocks(t, blk, joints, tmp.rows, tmp.trk, cars, bodies)
+        elif tmp.chains.count[t] > 0:
             solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
 
 
@@ -454,7 +465,12 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried):
         crow.chained[b] = 0
     for t in range(chains.first.shape[0]):
         if chains.count[t] > 0 and rigid:
-            if train_mode(t, chains, joints, tmp.rows, cars, crow, -1):
+            if tmp.blocks.train[t, 1] > 0:   # cars on bogies: the mode through their blocks
+                ok = block_train_mode(t, train_car(t, 0, chains, joints, -1), chains.count[t] + 1, tmp.blocks,
+                                      joints, tmp.rows, cars, crow)
+            else:
+                ok = train_mode(t, chains, joints, tmp.rows, cars, crow, -1)
+            if ok:
                 for i in range(chains.count[t] + 1):
                     crow.chained[train_car(t, i, chains, joints, -1)] = 1
                 if chains.carrier[t] >= 0:
@@ -523,7 +539,12 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         if carried:
             keep_folded(joints, tmp.trk)
         return
-    sweeps = free_joints
+    sweeps = False
+    if free_joints:   # joints outside the chains and the car blocks
+        for j in range(joints.kind.shape[0]):
+            if joints.chain[j] == 0:
+                sweeps = True
+                break
     if ops is not None:
         sweeps = sweeps or contacts_active(ops)
     # converged when no bounded impulse changed by more than 1e-9 m g h (heaviest body)

@@ -22,6 +22,7 @@ Work (``Temps``: overwritten each step; ``WorldState`` groups the records above 
     TrackRows   the five track rows of every car, every body's mobility W̃ and the map P
     Rows        the rows of every joint (J, target, bounds, softness, row count)
     Chains      each train's chain of couplers and its factorisation
+    CarBlocks   trains of cars on bogies: each car's swivel rows and the couplers as blocks of one chain
     CarRows     each car's bounded rows along T (section, ratchet, friction) for their exact solve
     Scratch     per-body copies of the step's start velocities, the cars' row along T
     Work        small fixed-size temporaries (3×3, 6×6, 5×5 …)
@@ -125,7 +126,7 @@ Joints = record("Joints", (
     Field("a", ("nj",), I, "", "body index, -1 the world"),
     Field("b", ("nj",), I, "", "body index, -1 the world"),
     Field("slack", ("nj",), I, "", "1 one-sided (rope, slack range, limit)"),
-    Field("chain", ("nj",), I, "", "1 solved exactly by its train's chain solve"),
+    Field("chain", ("nj",), I, "", "1 solved by its train's chain solve, 2 with its carrier, 3 in its car blocks"),
     Field("param", ("nj", "NJF"), F, "", "parameters: anchors (joints/common.py), then the kind's own columns"),
     Field("lam", ("nj", NJR), F, "N·s, N·m·s", "accumulated impulses"),
 ))
@@ -328,6 +329,21 @@ Chains = record("Chains", (
     Field("kC", ("nk", 6, 6), F, "", "per carrier: I + Σ Uᵀ S⁻¹ U W̃_t of its chains"),
 ))
 
+GR = 8               # rows of a car block at most (a car's swivels: 4 + 3)
+GI, GF = 3 + 2 * GR, 2 * GR + 1   # columns of CarBlocks.group and .fac
+
+CarBlocks = record("CarBlocks", (
+    # a train of cars on bogies (physics/car_blocks.py): its rows in groups along the train, block
+    # tridiagonal; few arrays (each array of a record passed to a stage costs every step)
+    Field("train", ("ntrains", 2), I, "", "first group and groups of each train (0: its chain is couplings.py's)"),
+    Field("group", ("ng", "GI"), I, "", "each group: its joints (a car's two swivels, or a coupler and -1), rows "
+          "this step, then joint and row of each row (car_blocks.G_*)"),
+    Field("wp", ("ng", "GR", 22), F, "", "W̃ Jᵀ (12) and P Jᵀ (10) of both ends of each row"),
+    Field("fac", ("ng", "GR", "GF"), F, "", "Cholesky factor L of the pivot block, E = B L⁻ᵀ (the group's coupling "
+          "to the one before), right-hand side and solution y (car_blocks.F_*)"),
+    Field("dv", ("nb",), F, "", "work: row velocity change per body (car_blocks.block_train_mode)"),
+))
+
 Scratch = record("Scratch", (
     Field("vel0", ("nb", 3), F, "m/s", "velocities at the start of the step"),
     Field("omg0", ("nb", 3), F, "rad/s", "angular velocities at the start of the step"),
@@ -364,22 +380,31 @@ Work = record("Work", (
     Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
 ))
 
-Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow"])
+Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow", "blocks"])
 
 WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "res", "joints", "programs"])
 
 
-def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrier=None) -> Temps:
+def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrier=None, groups=None) -> Temps:
     """Work arrays of ``run_chunk`` for ``nb`` bodies and ``nj`` joints (allocated once); ``nk``
-    carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's."""
+    carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's;
+    ``groups``: per train the joint pairs of its row groups (``car_blocks.py``; empty: its chain)."""
     sizes = dict(nb=max(nb, 1), nj=max(nj, 1), nk=nk, nk1=nk + 1, nkc=nkc,
                  ntrains=max(len(first), 1))
     carrier = np.full(len(first), -1, np.int64) if carrier is None else np.asarray(carrier, np.int64)
     chains = allocate(Chains, sizes, first=np.asarray(first, np.int64), count=np.asarray(count, np.int64),
                       carrier=carrier)
     trk = allocate(TrackRows, sizes, carrier=np.full(sizes["nb"], -1, np.int64), kfold=np.full(nk, -1, np.int64))
+    groups = [[] for _ in first] if groups is None else groups
+    pairs = [pair for g in groups for pair in g]
+    train = np.zeros((sizes["ntrains"], 2), np.int64)
+    for t, g in enumerate(groups):
+        train[t] = sum(map(len, groups[:t])), len(g)
+    group = np.full((max(len(pairs), 1), GI), -1, np.int64)
+    group[:len(pairs), :2] = np.array(pairs, np.int64).reshape(len(pairs), 2)
+    blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=GR, GI=GI, GF=GF), train=train, group=group)
     return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
-                 allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)))
+                 allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks)
 
 
 def make_cars(n: int) -> Cars:

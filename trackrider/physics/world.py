@@ -706,7 +706,9 @@ class World:
             ji_rows.extend(self._joint_rows(jd, jf_rows)[0])
             ti = max(k for k in range(len(self._car0)) if self._car0[k] <= cb)
             susp.append(dict(jd, a=("car", ti, cb - self._car0[ti]), b=("body", hb - self._body0), suspension=True))
+        swivel_j = []
         for jd in self._swivels:      # cars on bogies: each body on its two frames
+            swivel_j.append(len(ji_rows))
             ji_rows.extend(self._joint_rows(jd, jf_rows)[0])
             susp.append(dict(jd, suspension=True))
         # listed with the user's joints (after them) so that joined entities are known (energy groups)
@@ -714,9 +716,31 @@ class World:
         nj = len(ji_rows)
         self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, jc.NJI) if nj else np.zeros((0, jc.NJI), np.int64)
         self._fold_holding_joints()
+        self._groups = self._car_block_groups(swivel_j, tr_j0, tr_nj)
         self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, jc.NJF) if nj else np.zeros((0, jc.NJF))
         self.jlam = np.zeros((max(nj, 1), st.NJR))
         return tr_j0, tr_nj
+
+    def _car_block_groups(self, swivel_j, tr_j0, tr_nj) -> list:
+        """Per train the joint pairs of its row groups for the exact solve of cars on bogies
+        (``car_blocks.py``): each car's two swivels, then the coupler to the next car; [] for a train
+        solved by its chain alone. Their swivels get chain column 3 (solved in the blocks). In a world
+        with moving tracks the swivels stay PGS rows (chain column 0) and every list is empty."""
+        groups = [[] for _ in self._trains]
+        if self._carriers:
+            return groups
+        by = {(sw["train"], sw["car"], sw["frame"]): j for sw, j in zip(self._swivels, swivel_j)}
+        for ti, t in enumerate(self._trains):
+            bg = t.get("bogie")
+            if bg is None or tr_nj[ti] != t["n"] - 1:
+                continue
+            for c in range(bg["cars"]):
+                pair = (by[(ti, c, 0)], by[(ti, c, 1)])
+                self.ji[list(pair), jc.JI_CHAIN] = 3
+                groups[ti].append(pair)
+                if not bg["jacobs"] and c < bg["cars"] - 1:   # the coupler behind car c (after its bar)
+                    groups[ti].append((tr_j0[ti] + 2 * c + 1, -1))
+        return groups
 
     @property
     def track_carriers(self) -> list:
@@ -855,7 +879,7 @@ class World:
                          for t in self._trains]
         # room for every car on a carrier when connections may move cars onto moving tracks (network.regroup)
         nkc = self.ncars if self._connections and self._carriers else sum(map(len, members))
-        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), nkc, train_carrier)
+        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), nkc, train_carrier, self._groups)
         trk = self._temps.trk
         first = 0
         for k, (e, cars_k) in enumerate(zip(self._carriers, members)):
