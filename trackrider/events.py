@@ -45,6 +45,7 @@ EVENTS = {e.name: e for e in (
     EventType("dispatch", "was dispatched from the station"),
     EventType("block_hold", "was held at a block"),
     EventType("block_release", "was released from a block"),
+    EventType("stored", "was stored: it stopped in the station at the end of its route"),
     EventType("lap", "completed a lap"),
     EventType("track_change", "changed track (a connection or switch)"),
     EventType("switch_set", "a switch was set (its throw finished)"),

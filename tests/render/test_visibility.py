@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.toml")
                    if "sweep" not in tomllib.loads(p.read_text(encoding="utf-8")))
 #: the rides that take longest to simulate
-LONG = {"two_train_coaster", "freight", "suspended_coaster"}
+LONG = {"two_train_coaster", "freight", "suspended_coaster", "coaster_storage"}
 #: a frame sees the car when this share of its own pixels is not hidden
 SEEN = 0.5
 FRAMES = 120

@@ -72,3 +72,21 @@ def test_the_funicular_plan_has_its_loop_at_the_top_of_the_lower_track(run_with_
 def test_a_single_track_has_no_network_section(classic_run):
     assert load_run(classic_run).network is None
     assert 'id="network"' not in (classic_run / "report.html").read_text()
+
+
+def test_the_block_timeline_shows_every_block_a_train_is_in_on_the_network(loop_run):
+    # passing_loop's one block section, the loop station: its block runs from the station along the
+    # loop, over the east points and along "east" to its end. The westbound train starts on "east",
+    # running towards −s: it is in that block from t = 0 (a track with no block section of its own),
+    # and the eastbound train enters it at the station; both have bars in its lane
+    from trackrider.report.figures import block_timeline
+
+    run = load_run(loop_run)
+    summary = json.loads((loop_run / "summary.json").read_text())
+    assert summary["operation"]["network_blocks"] == [["loop station"]]
+    assert list(run.block_lanes) == [("", 0)] and run.block_lanes[("", 0)].label == "loop station"
+    west = run.train("westbound").series["block"]
+    assert np.all(west[0] == 0)
+    svg, facts = block_timeline(run)
+    assert facts["lanes"] == 1
+    assert 'id="blocks-visits-westbound-0"' in svg and 'id="blocks-visits-eastbound-0"' in svg

@@ -90,6 +90,10 @@ def test_a_network_scenario_loads_builds_and_runs_with_the_track_column(tmp_path
     ('b = "b:start"', 'b = "q:start"', ["connection[0].b", "no track named 'q'"]),
     ('position = "a"', 'position = "d"', ["switch[0].position", "not one of the branches"]),
     ('route = ["a", "b"]', 'route = ["b"]', ["train[0].route[0]"]),
+    ('route = ["a", "b"]', 'route = ["a", "c", "b"]', ["train[0].route[2]", "'b' is not joined to 'c'"]),
+    ('route = ["a", "b"]\n', 'route = ["a", "b"]\n[[section]]\ntype = "station"\ntrack = "b"\nfrom = 10.0\n'
+     'to = 13.0\nspeed = 1.0\nmax_force = 1000.0\n',
+     ["section[0]", "shorter than train 't'", "route runs on track 'b'", "never be cleared"]),
     ('program = [[2.5, "c"]]', 'program = [[2.5, "x"]]', ["switch[0].program[0]"]),
     ('program = [[2.5, "c"]]', 'program = [[1e300, "c"]]', ["switch[0].program[0]"]),
     ('throw_time = 0.5', 'throw_time = 1e300', ["switch[0].throw_time", "limit 3600"]),

@@ -201,6 +201,29 @@ class Paths:
     def contains(self, pieces, t, s) -> bool:
         return any(tk == t and lo <= s <= hi for tk, lo, hi in pieces)
 
+    def parts(self, order):
+        """The network cut into the blocks' stretches: ``(parts, cuts)``. ``order``: the block
+        sections in block order. ``parts``: the block sections (tuples of section indices) of each
+        part, numbered as ``order`` numbers the blocks — a stretch in one block only is that
+        block's part — then each stretch in several blocks (after a merge) as a part of its own.
+        ``cuts``: per track, (edges, part of each interval between them, −1 none)."""
+        ntr = len(self.length)
+        edges = [{0.0, self.length[t]} for t in range(ntr)]
+        for i in order:
+            for t, lo, hi in self.pieces[i]:
+                edges[t].update((lo, hi))
+        keys, cuts = {(i,): n for n, i in enumerate(order)}, {}
+        for t in range(ntr):
+            e = np.array(sorted(edges[t]))
+            part = np.full(max(len(e) - 1, 0), -1, np.int64)
+            for m in range(len(part)):
+                mid = 0.5 * (e[m] + e[m + 1])
+                owners = tuple(i for i in order if self.contains(self.pieces[i], t, mid))
+                if owners:
+                    part[m] = keys.setdefault(owners, len(keys))
+            cuts[t] = (e, part)
+        return sorted(keys, key=keys.get), cuts
+
 
 class Operation:
     """Block sections, stations and laps of one world; updates ``ops`` and logs events.
@@ -259,6 +282,10 @@ class Operation:
         self.paths = Paths(world, self.sections, self.block_sections) if (
             world.network is not None and self.block_sections) else None
         self.why: dict[int, str] = {}      # section -> the switch a hold waits for
+        # a network's ``block`` column: the parts of the network its blocks cover (Paths.parts)
+        self.net_parts, self.net_cuts = (self.paths.parts([i for tk in sorted(self.track_blocks)
+                                                           for i in self.track_blocks[tk]])
+                                         if self.paths is not None else (None, None))
         self._init_ops()
 
     # ------------------------------------------------------------------ geometry
@@ -303,6 +330,14 @@ class Operation:
         nc = self.world.ncars
         out[:, :nc] = np.where(np.isfinite(s[:, :nc]), -1.0, np.nan)
         tracks = samples[:, :nc, ch.TRACK]
+        if self.net_cuts is not None:            # a network: the part of the network (``network_blocks``)
+            for tk, (edges, part) in self.net_cuts.items():
+                ok = (tracks == tk) & np.isfinite(s[:, :nc])
+                if ok.any() and len(part):
+                    m = np.clip(np.searchsorted(edges, np.where(ok, s[:, :nc], 0.0), side="right") - 1,
+                                0, len(part) - 1)
+                    out[:, :nc] = np.where(ok, part[m].astype(float), out[:, :nc])
+            return out
         for tk in self.track_blocks:
             on = tracks == tk
             if on.any():
@@ -381,7 +416,12 @@ class Operation:
             inside = sorted({int(self.car_train[b]) for b in range(w.ncars)
                              if on[b] and cars.track[b] == tk and self.in_section(i, float(s[b]))})
             train = inside[0] if inside else -1
-            if self.paths is not None:
+            if self.station_state[i] == "stored" and train == self.station_train[i]:
+                ops.mode[i] = MODE_HOLD          # a stored train asks for no way and is never dispatched
+                continue
+            if self.paths is not None and train >= 0 and self._stores(i, train):
+                others, switch = set(), None     # it stays: the station asks for no way out
+            elif self.paths is not None:
                 others, switch = self._path_ahead(i, train, s, on)
                 self.why[i] = switch
                 clear = not others and switch is None
@@ -444,6 +484,9 @@ class Operation:
             self.station_train[i] = train
             if first:
                 self.dwell_end[i] = self.sections[i]["dwell"]
+                if self._stores(i, train):
+                    self._store(i, t, train)
+                    return MODE_HOLD
         if state == "arriving":
             tk = self.sections[i]["track"]
             d = self.ops.hold_s[i] - float(s[self.train_cars[train][0]])
@@ -452,6 +495,9 @@ class Operation:
             if d <= STOP_MARK + 1e-9:
                 state = "dwelling"
                 self.dwell_end[i] = t + self.sections[i]["dwell"]
+                if self._stores(i, train):
+                    self._store(i, t, train)
+                    return MODE_HOLD
         if state == "dwelling" and t >= self.dwell_end[i] - 0.5 * self.dt:
             state = "waiting"
         if state == "waiting":
@@ -465,6 +511,29 @@ class Operation:
                 self._hold_log(i, t, train)
         self.station_state[i] = state
         return MODE_DRIVE if state == "dispatching" else MODE_HOLD
+
+    def _stores(self, i, train) -> bool:
+        """True when section ``i`` is a station on the last track of ``train``'s route: it will store
+        the train (``_store``) once it stops."""
+        return (SECTIONS[self.sections[i]["kind"]].block == "station"
+                and self._route_ends_at(train, self.sections[i]["track"]))
+
+    def _route_ends_at(self, train, tk) -> bool:
+        """True when ``train`` has a route and its lead car is on the route's last track, ``tk``."""
+        tr = self.world.records.tracks
+        b = self.train_cars[train][0]
+        if b >= tr.route.shape[0] or tr.route[b, 0] < 0:
+            return False
+        n = int(np.count_nonzero(tr.route[b] >= 0))
+        return int(tr.route_at[b]) == n - 1 and int(tr.route[b, n - 1]) == tk
+
+    def _store(self, i, t, train):
+        """Station ``i`` stores ``train`` (stopped there at the end of its route): it holds it for
+        good — no dwell, no dispatch, no ``max_hold`` — and the train's route is cleared, so that
+        it asks no switch for a branch (``network._route_branch``)."""
+        self.station_state[i] = "stored"
+        self.world.records.tracks.route[self.train_cars[train]] = -1
+        self._event(t, train, "stored", section=self.section_name(i))
 
     def _overrun(self, i, t, train, tk, ahead, s, on):
         """An overrun: the section was holding ``train`` (the block ahead, held by the trains
@@ -586,7 +655,16 @@ class Operation:
         if after:       # no dispatch after every train's first (one train on an open track): not measured
             throughput = 3600.0 * len(after) / (t_end - t0)
             riders_per_hour = 3600.0 * sum(int(riders[k]) for k in after) / (t_end - t0)
-        return {"trains": trains, "stations": stations, "block_sections": blocks,
-                "throughput_trains_per_hour": throughput,
-                "riders_per_hour": riders_per_hour}
+        out = {"trains": trains, "stations": stations, "block_sections": blocks,
+               "throughput_trains_per_hour": throughput,
+               "riders_per_hour": riders_per_hour}
+        if self.net_parts is not None:
+            out["network_blocks"] = self.network_blocks()
+        return out
+
+    def network_blocks(self) -> list[list[str]]:
+        """On a network, the ``block`` column's numbers: for each, the block sections whose blocks
+        cover it (one: that section's block less what it shares; several: a stretch they share,
+        after a merge)."""
+        return [[self.section_name(i) for i in part] for part in self.net_parts]
 

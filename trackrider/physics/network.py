@@ -38,6 +38,9 @@ LOG_ROWS = 4096
 POSITION_TOL = 1e-3          # m
 ANGLE_TOL = 0.5              # degrees
 COS_TOL = float(np.cos(np.radians(ANGLE_TOL)))
+#: a train asks a switch for its route's branch only while it moves towards the point faster than
+#: this (m/s): a train at rest — held in a station, stored, creeping on a hold — asks nothing
+CLAIM_SPEED = 0.1
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -287,13 +290,17 @@ def _occupied(tracks, cars, k):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _route_branch(tracks, cars, k, b):
     """The branch of switch ``k`` car ``b``'s route asks for, −1 none: the car approaches the switch
-    (within ``sw_approach``, moving towards its point) facing it — the branch of the next track
-    of its route (the through track itself when its route goes on along it) — or trailing from a
-    branch: that branch."""
+    (within ``sw_approach``, moving towards its point faster than ``CLAIM_SPEED``) facing it — the
+    branch of the next track of its route (the through track itself when its route goes on along
+    it) — or trailing from a branch: that branch, when the switch's through track is the next
+    track of its route (a train whose route ends on the branch asks for nothing beyond it). A car
+    with no route (a stored train's is cleared: ``blocks.Operation``) asks for nothing."""
     if b >= tracks.route_at.shape[0] or tracks.route[b, 0] < 0:
         return -1
     t, s, D = cars.track[b], cars.s[b], tracks.sw_approach[k]
     v = cars.speed0[b] * cars.dir[b]          # d s / d t
+    if abs(v) < CLAIM_SPEED:
+        return -1
     L, S, at = tracks.length[t], tracks.sw_s[k], tracks.sw_at[k]
     if t == tracks.sw_track[k]:
         facing = ((at == END_POINT and v > 0.0 and 0.0 <= S - s < D) or (at == END_END and v > 0.0 and L - s < D)
@@ -309,6 +316,9 @@ def _route_branch(tracks, cars, k, b):
         if at == END_POINT and v < 0.0 and 0.0 < s - S < D:
             return _branch_index(tracks, k, t, END_POINT)
         return -1
+    i = tracks.route_at[b]                    # trailing from a branch: only onto the route's next track
+    if i + 1 >= tracks.route.shape[1] or tracks.route[b, i + 1] != tracks.sw_track[k]:
+        return -1
     for j in range(tracks.sw_branch.shape[1]):
         if tracks.sw_branch[k, j] == t:
             xe = tracks.sw_bend[k, j]
@@ -318,9 +328,24 @@ def _route_branch(tracks, cars, k, b):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _claimed_against(tracks, cars, k, r):
+    """True while a car with a route approaches switch ``k`` (``_route_branch``) needing another
+    branch than ``r``: the switch is locked for it (approach locking) and moves for ``r`` only once
+    it has passed — a train is never sent the wrong way, nor into moving points, by a throw it
+    did not ask for."""
+    for b in range(cars.n):
+        if cars.on_track[b]:
+            j = _route_branch(tracks, cars, k, b)
+            if j >= 0 and j != r:
+                return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_switches(step, cars, tracks):
     """The step's clock for the log; each requested throw started once its switch is clear (the
-    interlocking: a blocked row the first time it waits) and finished ``sw_throw`` steps later."""
+    interlocking: no car within its clearance, no routed car approaching that needs another
+    branch; a blocked row the first time it waits) and finished ``sw_throw`` steps later."""
     tracks.clock[0] = step
     for k in range(tracks.sw_track.shape[0]):
         if tracks.sw_until[k] < 0:           # routes: a train that approaches asks for its branch
@@ -335,7 +360,7 @@ def stage_switches(step, cars, tracks):
         if r < 0:
             continue
         if tracks.sw_until[k] < 0:
-            if _occupied(tracks, cars, k):
+            if _occupied(tracks, cars, k) or _claimed_against(tracks, cars, k, r):
                 if tracks.sw_blocked[k] == 0:
                     log_event(tracks, LOG_BLOCKED, k, tracks.sw_set[k], r)
                     tracks.sw_blocked[k] = 1

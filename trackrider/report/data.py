@@ -152,9 +152,12 @@ def load_run(results_dir) -> RunData:
     description = scenario.description if scenario is not None else ""
     names = {f"section[{i}]": label for i, label in enumerate(section_labels(scenario))
              if scenario is not None and not getattr(scenario.sections[i], "name", "")}
+    op = summary.get("operation")
+    lanes = {}
+    if isinstance(op, dict):
+        lanes = network_lanes(op, names) if "network_blocks" in op else block_lanes(scenario)
     return RunData(path=d, summary=summary, t=t, trains=trains, title=str(title),
-                   description=str(description or ""), scenario_note=note,
-                   block_lanes=block_lanes(scenario) if isinstance(summary.get("operation"), dict) else {},
+                   description=str(description or ""), scenario_note=note, block_lanes=lanes,
                    section_names=names, network=network_plan(scenario, summary))
 
 
@@ -368,6 +371,24 @@ def block_lanes(scenario) -> dict:
     return lanes
 
 
+def network_lanes(operation: dict, names: dict) -> dict:
+    """``{("", k): BlockLane}`` on a track network: the ``block`` column's numbers as ``summary.json``'s
+    ``operation.network_blocks`` lists them — a block section's block (less what it shares), or a
+    stretch two blocks share after a merge (type ``shared``). ``names``: the page's names of the
+    sections ``summary.json`` calls ``section[i]``."""
+    kinds = operation.get("block_sections") or {}
+    lanes = {}
+    for k, secs in enumerate(operation.get("network_blocks") or []):
+        if not isinstance(secs, list) or not secs:
+            continue
+        labels = [names.get(str(x), str(x)) for x in secs]
+        one = len(labels) == 1
+        kind = (kinds.get(str(secs[0])) or {}).get("type", "block") if one else "shared"
+        lanes[("", k)] = BlockLane(track="", k=k, label=labels[0] if one else " + ".join(labels), type=str(kind),
+                                   s_from=float("nan"))
+    return lanes
+
+
 def intervals(mask: np.ndarray) -> list[tuple[int, int]]:
     """Maximal runs of True in a boolean series: ``[(first index, last index), ...]``."""
     m = np.asarray(mask, dtype=bool)
@@ -384,6 +405,7 @@ def block_visits(run: RunData) -> list[dict]:
     ``k`` and the first and last recorded instants ``i0``, ``i1`` at which any car of the train is
     in block ``k`` (consecutive samples merged into one stay), in train, block, time order."""
     out = []
+    network = any(key[0] == "" for key in run.block_lanes)
     for tr in run.trains:
         blk = tr.series.get("block")
         if blk is None:
@@ -392,7 +414,7 @@ def block_visits(run: RunData) -> list[dict]:
             ks = np.unique(blk[np.isfinite(blk) & (blk >= 0)]).astype(int)
         for k in ks.tolist():
             for i0, i1 in intervals(np.any(blk == k, axis=1)):
-                out.append({"train": tr.name, "track": tr.track_name, "k": k, "i0": i0, "i1": i1})
+                out.append({"train": tr.name, "track": "" if network else tr.track_name, "k": k, "i0": i0, "i1": i1})
     return out
 
 

@@ -851,6 +851,15 @@ def _lane_label(run: RunData, key: tuple, several_tracks: bool) -> str:
     return f"{head}block {key[1]}: {lane.label}{kind}"
 
 
+def _lane_track(run: RunData, train) -> str | None:
+    """The track part of a lane's key for ``train``'s blocks: "" on a network (its blocks are the
+    network's, ``data.network_lanes``), else the train's track."""
+    if any(key[0] == "" for key in run.block_lanes):
+        return ""
+    tr = run.train(str(train))
+    return tr.track_name if tr is not None else None
+
+
 def _block_at(run: RunData, train: str, car, t) -> int | None:
     """The block car ``car`` of ``train`` was in at time ``t`` (the ``block`` column), or None."""
     tr = run.train(str(train))
@@ -903,8 +912,7 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
         handles.append(Patch(facecolor=colour[tr.name], edgecolor="0.2", lw=0.4, label=f"train {tr.name}"))
 
     def lane_of_section(train, section, t_ev, car=1):
-        tr = run.train(str(train))
-        track = tr.track_name if tr is not None else None
+        track = _lane_track(run, train)
         for key, lane in run.block_lanes.items():
             if lane.label == run.section(section) and (track is None or key[0] == track):
                 return row.get(key)
@@ -942,8 +950,7 @@ def block_timeline(run: RunData) -> tuple[str | None, dict]:
                 disp_c.append(colour.get(ev.get("train"), "0.3"))
         elif kind == "collision":
             b = _block_at(run, ev.get("train"), ev.get("car"), ev.get("t"))
-            tr = run.train(str(ev.get("train")))
-            y = row.get((tr.track_name if tr is not None else None, b)) if b is not None else None
+            y = row.get((_lane_track(run, ev.get("train")), b)) if b is not None else None
             if y is not None:
                 col_x.append(float(ev["t"]))
                 col_y.append(y)

@@ -834,7 +834,7 @@ def _load_scenario(path, overrides, load_tracks) -> Scenario:
 
     connections = net.connections(ctx, document, tracks, _array_of_tables, _check_keys)
     switches = net.switches(ctx, document, tracks, _array_of_tables, _check_keys, _number)
-    routes = net.routes(ctx, document, trains, tracks, _array_of_tables)
+    routes = net.routes(ctx, document, trains, tracks, _array_of_tables, connections, switches)
     notes: list = []
     if load_tracks:
         import warnings
@@ -862,6 +862,7 @@ def _load_scenario(path, overrides, load_tracks) -> Scenario:
                 raise ctx.error(f"section[{i}].to", f"{sec.s_to:g} m is beyond the end of the track "
                                 f"{sec.track!r} ({L:.6g} m)")
         _check_blocks(ctx, trains, sections, tracks)
+        net.check_route_blocks(ctx, trains, sections, tracks, routes)
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, operation=operation, title=title,

@@ -127,9 +127,24 @@ def start_at(ctx, cfg, i: int, tracks) -> None:
         cfg.roll = [(0.0, float(f.roll[0]))]
 
 
-def routes(ctx, document, trains, tracks, array_of_tables) -> dict:
-    """``[[train]] route = ["TRACK", …]``: train index → track indices (the first its own track)."""
+def joined(connections, switches) -> set:
+    """Pairs of track indices a train can run between directly: both ends of a connection, and a
+    switch's through track and each of its other branches (either way round)."""
+    pairs = set()
+    for c in connections:
+        pairs.add((c["a"][0], c["b"][0]))
+    for sw in switches:
+        for x, _ in sw["branches"]:
+            if x != sw["track"]:
+                pairs.add((sw["track"], x))
+    return pairs | {(b, a) for a, b in pairs}
+
+
+def routes(ctx, document, trains, tracks, array_of_tables, connections=(), switches=()) -> dict:
+    """``[[train]] route = ["TRACK", …]``: train index → track indices (the first its own track),
+    each track joined to the one before it (a connection or a switch)."""
     names = [t.name for t in tracks]
+    pairs = joined(connections, switches)
     out = {}
     for i, t in enumerate(array_of_tables(ctx, document, "train")):
         if "route" not in t:
@@ -144,4 +159,25 @@ def routes(ctx, document, trains, tracks, array_of_tables) -> dict:
         if r[0] != trains[i].track:
             raise ctx.error(f"{where}[0]", f"a route starts on the train's track {trains[i].track!r}, got {r[0]!r}")
         out[i] = [names.index(x) for x in r]
+        for j in range(1, len(r)):
+            if (out[i][j - 1], out[i][j]) not in pairs:
+                raise ctx.error(f"{where}[{j}]", f"track {r[j]!r} is not joined to {r[j - 1]!r} (the track before "
+                                                 "it on the route) by a connection or a switch")
     return out
+
+
+def check_route_blocks(ctx, trains, sections, tracks, routes) -> None:
+    """Every block section on a track of a train's route holds that whole train (as every block
+    section holds the trains that start on its track: ``load._check_blocks``): a train longer than
+    the section would stand out of it into the block behind, which could then never be cleared."""
+    for j, route in routes.items():
+        tr = trains[j]
+        for tk in dict.fromkeys(route):
+            if tk == tr.track_index:
+                continue                      # checked with the trains that start there
+            for i, sec in enumerate(sections):
+                if sec.block and sec.track_index == tk and sec.s_to - sec.s_from < tr.length - 1e-9:
+                    raise ctx.error(f"section[{i}]", f"{sec.type} {sec.s_from:g}–{sec.s_to:g} m is a block section "
+                                    f"shorter than train {tr.name!r} ({tr.length:.4g} m), whose route runs on track "
+                                    f"{tracks[tk].name!r}: it could not hold it, and the block behind could never "
+                                    "be cleared")
