@@ -16,7 +16,7 @@ the carrier with its cars attached has the mass matrix ``K = W_t⁻¹ + Σ_b H_b
 mobility ``W̃_t = K⁻¹``; a car follows the body as ``E_b = −P_bᵀ H_b``. An impulse ``f`` on car
 ``b`` moves the carrier by ``ΔU = W̃_t E_bᵀ f``, car ``b`` by ``W̃_b f + E_b ΔU``, every other
 member ``c`` by ``E_c ΔU``, and changes the track impulses by ``−P_b f − Y_b ΔU`` (``Y = A⁻¹ H``)
-and ``−Y_c ΔU``: the members' rows 1–5 stay exact (``maths.carrier_impulse``). The joint that
+and ``−Y_c ΔU``: the members' rows 1–5 stay exact (``track_joint.carrier_impulse``). The joint that
 holds a carrier to the world (its first hinge, prismatic or ball joint to the world) is solved
 with it exactly: its block projected through ``W̃_t``, then ``W̃_t ← W̃_t − W̃_t Jᵀ (J W̃_t Jᵀ)⁻¹ J W̃_t``
 (``kfold``; its impulses change by ``−P g`` for a generalised impulse ``g`` on the carrier).
@@ -29,7 +29,8 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T
 from trackrider.jit import njit
 from trackrider.physics.couplings import chain_impulses, solve_chain
 from trackrider.physics.joints.dispatch import prepare_joint
-from trackrider.physics.maths import body_mobility, carrier_motion, cross, frame_turn, gauss_jordan, invert_spd
+from trackrider.physics.maths import body_mobility, cross, frame_turn, gauss_jordan, invert_spd
+from trackrider.physics.track_joint import apply_impulse, carrier_motion, fold_impulse
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -250,13 +251,8 @@ def carrier_apply(k, g, scale, trk, cars, bodies, dU):
         for j in range(6):
             s += W[t, i, j] * g[j]
         dU[i] = scale * s
-    carrier_motion(k, dU, trk, cars, bodies, True)
-    if trk.kfold[k] >= 0:
-        for r in range(5):
-            s = 0.0
-            for j in range(6):
-                s += trk.kP[k, r, j] * g[j]
-            trk.klam[k, r] -= scale * s
+    carrier_motion(k, dU, trk, cars.held, bodies.vel, bodies.omg, True)
+    fold_impulse(k, g, scale, trk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -370,7 +366,7 @@ def fold_joint(k, j, cfg, bodies, cars, joints, rows, trk, wk, free_joints):
         for r in range(m):
             s += JW[r, i] * trk.klam[k, r]
         dU[i] = s
-    carrier_motion(k, dU, trk, cars, bodies, True)
+    carrier_motion(k, dU, trk, cars.held, bodies.vel, bodies.omg, True)
     # P = (J W̃ Jᵀ)⁻¹ J W̃; W̃ ← W̃ − (J W̃)ᵀ P
     for r in range(m):
         for i in range(6):
@@ -483,10 +479,9 @@ def transport_impulse(b, bodies, cars, v0, v1, v2, w0, w1, w2):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def carrier_resistance(b, h, F, bodies, cars, trk):
-    """The track body's share of an explicit resistance force ``F`` (N, along T) on car ``b``: the
-    impulse −h F T at the car's centre of mass, on the body's own mass (before the projection)."""
-    t = trk.kbody[trk.carrier[b]]
+def carrier_resistance(b, t, h, F, bodies, cars):
+    """The share of track body ``t`` of an explicit resistance force ``F`` (N, along T) on car ``b``:
+    the impulse −h F T at the car's centre of mass, on the body's own mass (before the projection)."""
     fr = cars.frame[b]
     pos, R = bodies.pos, bodies.rot[t]
     j0, j1, j2 = -h * F * fr[C_T], -h * F * fr[C_T + 1], -h * F * fr[C_T + 2]
@@ -519,6 +514,14 @@ def _tri_columns(j0, n, cd, cf, X, c0, c1):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def carried_chain(k, tr, chains):
+    """(first coupler, couplers) of train ``tr``'s chain if it runs on carrier ``k``'s tracks, else (0, 0)."""
+    if chains.carrier[tr] != k:
+        return 0, 0
+    return chains.first[tr], chains.count[tr]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def factor_carrier_chains(k, chains, joints, rows, trk, wk):
     """After ``couplings.factor_chain`` of the trains on carrier ``k`` (their tridiagonal S with the
     cars' own W̃): U (each coupler's velocity per unit of the body's, U_j = E_aᵀ h_a + E_bᵀ h_b),
@@ -530,12 +533,10 @@ def factor_carrier_chains(k, chains, joints, rows, trk, wk):
         for q in range(6):
             Gm[i, q] = 0.0
     for tr in range(chains.first.shape[0]):
-        n = chains.count[tr]
-        if chains.carrier[tr] != k or n == 0:
+        j0, n = carried_chain(k, tr, chains)
+        if n == 0:
             continue
-        j0 = chains.first[tr]
-        for q in range(n):
-            j = j0 + q
+        for j in range(j0, j0 + n):
             a, b = joints.a[j], joints.b[j]
             for i in range(6):
                 s = 0.0
@@ -544,8 +545,7 @@ def factor_carrier_chains(k, chains, joints, rows, trk, wk):
                 chains.u[j, i] = s
                 chains.zu[j, i] = s
         _tri_columns(j0, n, chains.d, chains.f, chains.zu, 0, 6)
-        for q in range(n):
-            j = j0 + q
+        for j in range(j0, j0 + n):
             for i in range(6):
                 for r in range(6):
                     Gm[i, r] += chains.u[j, i] * chains.zu[j, r]
@@ -570,13 +570,11 @@ def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
     for i in range(12):
         q6[i] = 0.0
     for tr in range(chains.first.shape[0]):
-        n = chains.count[tr]
-        if chains.carrier[tr] != k or n == 0:
+        j0, n = carried_chain(k, tr, chains)
+        if n == 0:
             continue
-        j0 = chains.first[tr]
         chain_impulses(j0, n, chains, joints, rows, bodies)
-        for q in range(n):
-            j = j0 + q
+        for j in range(j0, j0 + n):
             for i in range(6):
                 q6[i] += chains.u[j, i] * cy[j]
     # w = W̃_t C⁻¹ Uᵀ y
@@ -595,12 +593,8 @@ def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
     for i in range(6):
         g[i] = 0.0
     for tr in range(chains.first.shape[0]):
-        n = chains.count[tr]
-        if chains.carrier[tr] != k or n == 0:
-            continue
-        j0 = chains.first[tr]
-        for q in range(n):
-            j = j0 + q
+        j0, n = carried_chain(k, tr, chains)
+        for j in range(j0, j0 + n):
             dl = cy[j]
             for i in range(6):
                 dl -= chains.zu[j, i] * q6[i]
@@ -660,3 +654,11 @@ def moving_row(b, f, bodies, cars, trk, crow):
             wa += W[t, i, q] * a[q]
         cf += f[i] * wf + a[i] * wa
     crow.cf[b] = cf
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def moving_row_impulse(b, f, lam, bodies, cars, trk, crow):
+    """The track body's share of the impulse ``lam`` of car ``b``'s rows along T (``f``) on a moving track
+    (``moving_row``), after the car's own (``apply_impulse``)."""
+    moving_row(b, f, bodies, cars, trk, crow)
+    apply_impulse(crow.moving[b], crow.g[b], lam, trk, cars, bodies)

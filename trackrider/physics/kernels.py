@@ -30,7 +30,7 @@ from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.joints.dispatch import prepare_joint
 from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
-from trackrider.physics.maths import apply_impulse, body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
+from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import frame_turn, rotation_error  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
                                           prepare_contacts, solve_contacts, watch)
@@ -39,11 +39,11 @@ from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_PASSES, PRESENT, 
 from trackrider.physics.rows import friction_bound, joint_apply, solve_joint_pgs
 from trackrider.physics.sections import SECTIONS
 from trackrider.physics.programs import record_joints, stage_programs
-from trackrider.physics.track_joint import eval_track_point, prepare_track_block, project_track
+from trackrider.physics.track_joint import apply_impulse, eval_track_point, prepare_track_block, project_track
 from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
-                                        keep_table_axes, move_frame, moving_row, moving_track_block, relative_along,
-                                        relative_speed, solve_carried_chains, to_table, transport_impulse,
-                                        turn_relative)
+                                        keep_table_axes, move_frame, moving_row, moving_row_impulse, moving_track_block,
+                                        relative_along, relative_speed, solve_carried_chains, to_table,
+                                        transport_impulse, turn_relative)
 
 # section type codes (``sections.SECTIONS``) and which types have the anti-rollback ratchet, by code
 S_LIFT, S_LAUNCH, S_BRAKE = SECTIONS["lift"].code, SECTIONS["launch"].code, SECTIONS["brake"].code
@@ -131,27 +131,19 @@ def has_bounded_rows(cars, joints, res):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_velocities(cfg, tracks, bodies, cars, res, trk, wk, scratch):
-    """Transport each car's velocity with its frame; gravity, gyroscopic term, explicit resistance.
-
-    Transport: the track turns a car's velocity field with its frame, R = F_new F_oldᵀ
+def stage_transport(bodies, cars, carrier, R):
+    """Transport each car's velocity with its frame (a car on a moving track: ``carrier.carrier_transport``,
+    after this). The track turns a car's velocity field with its frame, R = F_new F_oldᵀ
     (parallel transport; a projection instead would lose (h v κ)² of the kinetic energy per
-    step). The impulse it takes is a track-joint impulse, recorded with rows 1, 2 and 3. On a moving
-    track the motion relative to the track is turned, the track body taking the reaction
-    (``carrier.carrier_transport``), and explicit resistance acts on the speed relative to the track.
-    """
-    h, gx, gy, gz = cfg.h, cfg.gx, cfg.gy, cfg.gz
-    pos, quat, vel, omg = bodies.pos, bodies.quat, bodies.vel, bodies.omg
-    inv_mass, inv_ib, ib, mass = bodies.inv_mass, bodies.inv_ib, bodies.ib, bodies.mass
-    R = wk.R
-    nb = pos.shape[0]
-    cda, rho, k_nl2 = res.drag_area, res.air_density, res.nl2_drag
+    step). The impulse it takes is a track-joint impulse, recorded with rows 1, 2 and 3.
+    ``carrier``: ``trk.carrier``; ``R``: 3×3 work."""
+    vel, omg = bodies.vel, bodies.omg
     for b in range(cars.n):
         tr = cars.transport[b]
         tr[0] = 0.0
         tr[1] = 0.0
         tr[2] = 0.0
-        if cars.held[b] and cars.has_prev[b] and cars.support[b] and trk.carrier[b] < 0:
+        if cars.held[b] and cars.has_prev[b] and cars.support[b] and carrier[b] < 0:
             fr = cars.frame[b]
             pf = cars.prev_frame[b]
             for i in range(3):
@@ -163,8 +155,18 @@ def stage_velocities(cfg, tracks, bodies, cars, res, trk, wk, scratch):
                 vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
                 omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
             transport_impulse(b, bodies, cars, v0, v1, v2, w0, w1, w2)
-    for k in range(trk.kbody.shape[0]):
-        carrier_transport(k, tracks, bodies, cars, trk, wk, scratch)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def stage_forces(cfg, bodies, cars, res, carrier, kbody):
+    """Gravity, the gyroscopic term and explicit resistance, after the transport; on a moving track the
+    resistance acts on the speed relative to the track and the body takes its reaction
+    (``carrier.carrier_resistance``). ``carrier``, ``kbody``: ``trk.carrier``, ``trk.kbody``."""
+    h, gx, gy, gz = cfg.h, cfg.gx, cfg.gy, cfg.gz
+    pos, vel, omg = bodies.pos, bodies.vel, bodies.omg
+    inv_mass, inv_ib, ib, mass = bodies.inv_mass, bodies.inv_ib, bodies.ib, bodies.mass
+    nb = pos.shape[0]
+    cda, rho, k_nl2 = res.drag_area, res.air_density, res.nl2_drag
     for b in range(nb):
         if inv_mass[b] > 0.0:
             vel[b, 0] += h * gx
@@ -184,9 +186,9 @@ def stage_velocities(cfg, tracks, bodies, cars, res, trk, wk, scratch):
         if cars.held[b]:
             fr = cars.frame[b]
             vt = vel[b, 0] * fr[C_T] + vel[b, 1] * fr[C_T + 1] + vel[b, 2] * fr[C_T + 2]
-            moving = trk.carrier[b] >= 0
+            moving = carrier[b] >= 0
             if moving:   # relative to the track
-                k = trk.kbody[trk.carrier[b]]
+                k = kbody[carrier[b]]
                 c0, c1, c2 = cross(omg[k, 0], omg[k, 1], omg[k, 2], pos[b, 0] - pos[k, 0], pos[b, 1] - pos[k, 1],
                                    pos[b, 2] - pos[k, 2])
                 vt -= (vel[k, 0] + c0) * fr[C_T] + (vel[k, 1] + c1) * fr[C_T + 1] + (vel[k, 2] + c2) * fr[C_T + 2]
@@ -207,15 +209,14 @@ def stage_velocities(cfg, tracks, bodies, cars, res, trk, wk, scratch):
             for i in range(3):
                 vel[b, i] += dv * fr[C_T + i]
             if moving:
-                carrier_resistance(b, h, F, bodies, cars, trk)
+                carrier_resistance(b, k, h, F, bodies, cars)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_track_rows(cfg, bodies, cars, joints, rows, trk, wk, free_joints):
+def stage_track_rows(cfg, bodies, cars, trk, wk):
     """Track blocks (rows 1–5, W̃, P) of every car and the exact projection of its velocity onto
-    them; every other body's mobility W. The cars on a moving track are projected with their track
-    body, and that body's mobility is the one with its cars and the joint that holds it
-    (``carrier.carrier_project``, docs/physics.md §9)."""
+    them; every other body's mobility W. The cars on a moving track get their blocks with the track
+    body's columns (``carrier.moving_track_block``); ``stage_carriers`` projects them with it."""
     for b in range(bodies.pos.shape[0]):
         for r in range(5):
             trk.lam[b, r] = 0.0
@@ -230,25 +231,38 @@ def stage_track_rows(cfg, bodies, cars, joints, rows, trk, wk, free_joints):
             for i in range(6):
                 for k in range(6):
                     trk.mobility[b, i, k] = wk.W[i, k]
-    for k in range(trk.kbody.shape[0]):
-        carrier_project(k, cfg, bodies, cars, joints, rows, trk, wk, free_joints)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
-    """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``);
-    ``carried``: the chains on moving tracks with their bodies (``carrier.factor_carrier_chains``)."""
+    """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``;
+    ``carried``: the joints that hold a carrier are solved with it, ``stage_carriers``)."""
     for j in range(joints.kind.shape[0]):
-        if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_track_rows)
+        if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_carriers)
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     for t in range(tmp.chains.first.shape[0]):
         if tmp.blocks.train[t, 1] > 0:   # cars on bogies: swivels and couplers in blocks (car_blocks.py)
             factor_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars)
         elif tmp.chains.count[t] > 0:
             factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars)
-    if carried:
-        for k in range(tmp.trk.kbody.shape[0]):
-            factor_carrier_chains(k, tmp.chains, joints, tmp.rows, tmp.trk, tmp.wk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, part):
+    """A world with moving tracks (docs/physics.md §9), by ``part`` of the step: 0 after
+    ``stage_transport``, the transport of the cars on each carrier (``carrier.carrier_transport``);
+    1 after ``stage_track_rows``, each carrier projected with its cars and the joint that holds it
+    (``carrier.carrier_project``); 2 after ``stage_joint_rows``, the chains on each carrier
+    factored with it (``carrier.factor_carrier_chains``). Only ``run_chunk``'s ``carried`` worlds
+    call it: a world without moving tracks carries none of this in its stages."""
+    trk = tmp.trk
+    for k in range(trk.kbody.shape[0]):
+        if part == 0:
+            carrier_transport(k, tracks, bodies, cars, trk, tmp.wk, tmp.scratch)
+        elif part == 1:
+            carrier_project(k, cfg, bodies, cars, joints, tmp.rows, trk, tmp.wk, free_joints)
+        else:
+            factor_carrier_chains(k, tmp.chains, joints, tmp.rows, trk, tmp.wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -346,8 +360,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
         if lam != 0.0:
             apply_impulse(b, row_t[b], lam, trk, cars, bodies)
             if trk.carrier[b] >= 0:   # relative to the moving track: the body takes its share
-                moving_row(b, row_t[b], bodies, cars, trk, tmp.crow)
-                apply_impulse(tmp.crow.moving[b], tmp.crow.g[b], lam, trk, cars, bodies)
+                moving_row_impulse(b, row_t[b], lam, bodies, cars, trk, tmp.crow)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -626,7 +639,7 @@ def stage_supports(cfg, bodies, cars, trk):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
+def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, wk):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
 
     s is predicted as s + h (T·v_A), then corrected by a Newton step of the closest-point
@@ -634,12 +647,14 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
     Leaving an open track's end sets RAN_OFF and frees the car. On a moving track the same in the
     track's table, the anchor carried back by the body's new pose (``carrier.to_table``), and each
     car's frame axes in the table are kept for the next step's transport (``cars.prev_frame``).
+    ``carrier``, ``lam``: ``trk.carrier`` and the step's track-row impulses ``trk.lam`` (kept as
+    ``cars.lam_track``).
     """
     h, pos, quat, vel, omg = cfg.h, bodies.pos, bodies.quat, bodies.vel, bodies.omg
     fr2 = wk.fr2
     nb = pos.shape[0]
     for b in range(nb):
-        if b < cars.n and trk.carrier[b] >= 0 and cars.held[b]:   # (its body moves after it: b < nb)
+        if b < cars.n and carrier[b] >= 0 and cars.held[b]:   # (its body moves after it: b < nb)
             keep_table_axes(b, tracks, bodies, cars)
         for i in range(3):
             pos[b, i] += h * vel[b, i]
@@ -657,19 +672,19 @@ def stage_integrate(cfg, tracks, bodies, cars, trk, wk):
         if not cars.held[b]:
             continue
         fr = cars.frame[b]
-        if trk.carrier[b] < 0:   # (on a moving track: the axes in its table, kept above)
+        if carrier[b] < 0:   # (on a moving track: the axes in its table, kept above)
             for k in range(3):
                 cars.prev_frame[b, k] = fr[C_T + k]
                 cars.prev_frame[b, 3 + k] = fr[C_N + k]
                 cars.prev_frame[b, 6 + k] = fr[C_B + k]
         cars.has_prev[b] = 1
         for r in range(5):
-            cars.lam_track[b, r] = trk.lam[b, r]
+            cars.lam_track[b, r] = lam[b, r]
         t = cars.track[b]
         R = bodies.rot[b]
         cg = cars.cg[b]
         ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
-        moving = trk.carrier[b] >= 0
+        moving = carrier[b] >= 0
         if moving:   # in the track's table: the anchor where the body's new pose puts it
             ax, ay, az = to_table(t, tracks, bodies, ax, ay, az)
             eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], tracks.length[t],
@@ -749,7 +764,7 @@ def diverged_body(bodies):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def keep_start_velocities(cars, scratch):
     """Before a recorded step: each car's velocities after this step's transport (``v0t`` (nb, 6):
-    velocity, angular velocity), i.e. vel0 turned by F_new F_oldᵀ as ``stage_velocities`` will
+    velocity, angular velocity), i.e. vel0 turned by F_new F_oldᵀ as ``stage_transport`` will
     turn them (only on recorded steps)."""
     vel0, omg0, v0t = scratch.vel0, scratch.omg0, scratch.v0t
     for b in range(cars.n):
@@ -952,12 +967,19 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         for attempt in range(8 if railed else 4):
             if attempt > 0:
                 restore_velocities(bodies, tmp.scratch)
-            stage_velocities(cfg, tracks, bodies, cars, res, tmp.trk, tmp.wk, tmp.scratch)
+            stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
+            if carried:
+                stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
+            stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
             if railed:
                 apply_traction(cfg, bodies, cars, rail)
                 apply_gear_forces(cfg, bodies, joints, rail)
-            stage_track_rows(cfg, bodies, cars, joints, tmp.rows, tmp.trk, tmp.wk, free_joints)
+            stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+            if carried:
+                stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
             stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
+            if carried:
+                stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
             if operated:
@@ -973,7 +995,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             finish_contacts(step, ops)
         if railed:
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
-        stage_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.wk)
+        stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.wk)
         if carried and tracks.net[0]:   # cars may have moved onto or off a moving track
             regroup(cars, joints, tmp)
         bad = diverged_body(bodies)
@@ -1001,14 +1023,21 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     update_rotations(bodies)
     stage_start_speed(bodies, cars, tmp.trk)
     stage_frames(cars, sections)
-    stage_velocities(cfg, tracks, bodies, cars, res, tmp.trk, tmp.wk, tmp.scratch)
+    carried = tmp.trk.kbody.shape[0] > 0
+    stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
+    if carried:
+        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
+    stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
     for b in range(bodies.pos.shape[0]):
         for i in range(3):
             tmp.scratch.vel0[b, i] = bodies.vel[b, i]  # u*: the velocities before any projection
             tmp.scratch.omg0[b, i] = bodies.omg[b, i]
-    stage_track_rows(cfg, bodies, cars, joints, tmp.rows, tmp.trk, tmp.wk, free_joints)
-    carried = tmp.trk.kbody.shape[0] > 0
+    stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+    if carried:
+        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
+    if carried:
+        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
     stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None, carried)
 

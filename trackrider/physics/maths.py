@@ -184,75 +184,6 @@ def body_mobility(b, rot, inv_mass, inv_ib, W):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def apply_impulse(b, f, scale, trk, cars, bodies):
-    """Apply generalised impulse ``scale·f`` (6) to body ``b`` through its mobility W̃.
-
-    For a car held by its track the track-row impulses change by −P f (rows 1–5 stay satisfied).
-    """
-    Wt = trk.mobility
-    vel, omg = bodies.vel, bodies.omg
-    for i in range(3):
-        dv = 0.0
-        dw = 0.0
-        for k in range(6):
-            dv += Wt[b, i, k] * f[k]
-            dw += Wt[b, 3 + i, k] * f[k]
-        vel[b, i] += scale * dv
-        omg[b, i] += scale * dw
-    if b < cars.n and cars.held[b]:
-        P = trk.to_track
-        for r in range(5):
-            s = 0.0
-            for k in range(6):
-                s += P[b, r, k] * f[k]
-            trk.lam[b, r] -= scale * s
-    if trk.carrier[b] >= 0:
-        carrier_impulse(b, f, scale, trk, cars, bodies)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def carrier_impulse(b, f, scale, trk, cars, bodies):
-    """The rest of an impulse ``scale·f`` on body ``b`` when ``b`` carries tracks or is a car on one
-    (docs/physics.md §9; ``apply_impulse`` has moved ``b`` by its own W̃): the carrier moves by
-    ΔU = W̃_t g, g = E_bᵀ f for a car (f for the carrier itself, whose own change is done), every car
-    on it by E_c ΔU (its track impulses by −Y_c ΔU), the joint that holds it by −P g."""
-    k = trk.carrier[b]
-    t = trk.kbody[k]
-    if b != t and (b >= cars.n or not cars.held[b]):
-        return
-    E, Wt = trk.E, trk.mobility
-    if b == t:
-        g0, g1, g2, g3, g4, g5 = f[0], f[1], f[2], f[3], f[4], f[5]
-    else:   # g = E_bᵀ f
-        g0 = g1 = g2 = g3 = g4 = g5 = 0.0
-        for i in range(6):
-            fi = f[i]
-            g0 += E[b, i, 0] * fi
-            g1 += E[b, i, 1] * fi
-            g2 += E[b, i, 2] * fi
-            g3 += E[b, i, 3] * fi
-            g4 += E[b, i, 4] * fi
-            g5 += E[b, i, 5] * fi
-    g = (g0, g1, g2, g3, g4, g5)
-    u0 = u1 = u2 = u3 = u4 = u5 = 0.0
-    for j in range(6):
-        gj = g[j] * scale
-        u0 += Wt[t, 0, j] * gj
-        u1 += Wt[t, 1, j] * gj
-        u2 += Wt[t, 2, j] * gj
-        u3 += Wt[t, 3, j] * gj
-        u4 += Wt[t, 4, j] * gj
-        u5 += Wt[t, 5, j] * gj
-    carrier_motion(k, (u0, u1, u2, u3, u4, u5), trk, cars, bodies, b != t)
-    if trk.kfold[k] >= 0:
-        for r in range(5):
-            s = 0.0
-            for j in range(6):
-                s += trk.kP[k, r, j] * g[j]
-            trk.klam[k, r] -= scale * s
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def row_velocity(b, f, vel, omg):
     """J·u of body ``b`` for a 6-vector row ``f``."""
     return (f[0] * vel[b, 0] + f[1] * vel[b, 1] + f[2] * vel[b, 2]
@@ -269,32 +200,3 @@ def row_mobility(b, f, g, Wt):
             t += Wt[b, i, k] * g[k]
         s += f[i] * t
     return s
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def carrier_motion(k, dU, trk, cars, bodies, move_body):
-    """Carrier ``k``'s body moves by ``dU`` (6): each car on its tracks follows (E_c dU) and its
-    track impulses change by −Y_c dU; the body itself too when ``move_body`` (docs/physics.md §9)."""
-    t = trk.kbody[k]
-    vel, omg, E, Y, lam = bodies.vel, bodies.omg, trk.E, trk.Y, trk.lam
-    if move_body:
-        for i in range(3):
-            vel[t, i] += dU[i]
-            omg[t, i] += dU[3 + i]
-    for m in range(trk.kfirst[k], trk.kfirst[k + 1]):
-        c = trk.kcars[m]
-        if not cars.held[c]:
-            continue
-        for i in range(3):
-            a = 0.0
-            w = 0.0
-            for j in range(6):
-                a += E[c, i, j] * dU[j]
-                w += E[c, 3 + i, j] * dU[j]
-            vel[c, i] += a
-            omg[c, i] += w
-        for r in range(5):
-            s = 0.0
-            for j in range(6):
-                s += Y[c, r, j] * dU[j]
-            lam[c, r] -= s

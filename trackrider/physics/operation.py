@@ -44,7 +44,8 @@ import numpy as np
 
 from trackrider.curves.compact import C_T
 from trackrider.jit import njit
-from trackrider.physics.maths import apply_impulse, cross, row_mobility, row_velocity
+from trackrider.physics.maths import cross, row_mobility, row_velocity
+from trackrider.physics.track_joint import apply_impulse
 
 #: closing speeds below this are resting contact, not collisions (m/s)
 COLLISION_SPEED = 0.05

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.maths import apply_impulse, invert_spd, row_mobility, row_velocity  # noqa: F401
+from trackrider.physics.maths import invert_spd, row_mobility, row_velocity  # noqa: F401
+from trackrider.physics.track_joint import apply_impulse
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -3,7 +3,8 @@
 The sixth row along the tangent is free (the car rolls); the section, ratchet and friction rows
 along T are in ``kernels.py`` (``stage_warm_start`` / ``stage_solve``). Each step the 5×5 block of
 every car is factored once and its velocity projected exactly (``project_track``); later
-impulses go through the car's mobility W̃ with these rows enforced (``maths.apply_impulse``).
+impulses go through the car's mobility W̃ with these rows enforced (``apply_impulse``), on a track carried
+by a body also through that body and the cars on it (``carrier_impulse``; ``carrier.py``).
 """
 from __future__ import annotations
 
@@ -170,6 +171,114 @@ def project_track(b, bodies, trk, wk):
         f2 += G[b, r, 5] * dl
     for i in range(3):
         omg[b, i] += W[3 + i, 3] * f0 + W[3 + i, 4] * f1 + W[3 + i, 5] * f2
+
+
+# ----------------------------------------------------------------------------- impulses
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def move_by(b, M, f, scale, vel, omg):
+    """Body ``b``'s velocities change by ``scale·M[b] f`` (M (nb, 6, 6), f a 6-vector)."""
+    for i in range(3):
+        dv = 0.0
+        dw = 0.0
+        for k in range(6):
+            dv += M[b, i, k] * f[k]
+            dw += M[b, 3 + i, k] * f[k]
+        vel[b, i] += scale * dv
+        omg[b, i] += scale * dw
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def apply_impulse(b, f, scale, trk, cars, bodies):
+    """Apply generalised impulse ``scale·f`` (6) to body ``b`` through its mobility W̃.
+
+    For a car held by its track the track-row impulses change by −P f (rows 1–5 stay satisfied).
+    """
+    move_by(b, trk.mobility, f, scale, bodies.vel, bodies.omg)
+    if b < cars.n and cars.held[b]:
+        P = trk.to_track
+        for r in range(5):
+            s = 0.0
+            for k in range(6):
+                s += P[b, r, k] * f[k]
+            trk.lam[b, r] -= scale * s
+    if trk.carrier[b] >= 0:
+        carrier_impulse(b, f, scale, trk, cars.n, cars.held, bodies.vel, bodies.omg)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def carrier_impulse(b, f, scale, trk, ncars, held, vel, omg):
+    """The rest of an impulse ``scale·f`` on body ``b`` when ``b`` carries tracks or is a car on one
+    (docs/physics.md §9; ``apply_impulse`` has moved ``b`` by its own W̃): the carrier moves by
+    ΔU = W̃_t g, g = E_bᵀ f for a car (f for the carrier itself, whose own change is done), every car
+    on it by E_c ΔU (its track impulses by −Y_c ΔU), the joint that holds it by −P g. ``ncars``,
+    ``held``: ``cars.n``, ``cars.held``; ``vel``, ``omg``: the bodies' (arrays, not whole records: a
+    call here costs every stage that may make it, docs/physics.md "What makes it fast")."""
+    k = trk.carrier[b]
+    t = trk.kbody[k]
+    if b != t and (b >= ncars or not held[b]):
+        return
+    E, Wt = trk.E, trk.mobility
+    if b == t:
+        g0, g1, g2, g3, g4, g5 = f[0], f[1], f[2], f[3], f[4], f[5]
+    else:   # g = E_bᵀ f
+        g0 = g1 = g2 = g3 = g4 = g5 = 0.0
+        for i in range(6):
+            fi = f[i]
+            g0 += E[b, i, 0] * fi
+            g1 += E[b, i, 1] * fi
+            g2 += E[b, i, 2] * fi
+            g3 += E[b, i, 3] * fi
+            g4 += E[b, i, 4] * fi
+            g5 += E[b, i, 5] * fi
+    g = (g0, g1, g2, g3, g4, g5)
+    u0 = u1 = u2 = u3 = u4 = u5 = 0.0
+    for j in range(6):
+        gj = g[j] * scale
+        u0 += Wt[t, 0, j] * gj
+        u1 += Wt[t, 1, j] * gj
+        u2 += Wt[t, 2, j] * gj
+        u3 += Wt[t, 3, j] * gj
+        u4 += Wt[t, 4, j] * gj
+        u5 += Wt[t, 5, j] * gj
+    carrier_motion(k, (u0, u1, u2, u3, u4, u5), trk, held, vel, omg, b != t)
+    fold_impulse(k, g, scale, trk)
+
+
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def carrier_motion(k, dU, trk, held, vel, omg, move_body):
+    """Carrier ``k``'s body moves by ``dU`` (6): each car on its tracks follows (E_c dU) and its
+    track impulses change by −Y_c dU; the body itself too when ``move_body`` (docs/physics.md §9)."""
+    t = trk.kbody[k]
+    E, Y, lam = trk.E, trk.Y, trk.lam
+    if move_body:
+        for i in range(3):
+            vel[t, i] += dU[i]
+            omg[t, i] += dU[3 + i]
+    for m in range(trk.kfirst[k], trk.kfirst[k + 1]):
+        c = trk.kcars[m]
+        if not held[c]:
+            continue
+        move_by(c, E, dU, 1.0, vel, omg)
+        for r in range(5):
+            s = 0.0
+            for j in range(6):
+                s += Y[c, r, j] * dU[j]
+            lam[c, r] -= s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def fold_impulse(k, g, scale, trk):
+    """The impulses of the joint that holds carrier ``k`` to the world (``trk.kfold``, solved with it)
+    under a generalised impulse ``scale·g`` on the carrier: −P g."""
+    if trk.kfold[k] >= 0:
+        for r in range(5):
+            s = 0.0
+            for j in range(6):
+                s += trk.kP[k, r, j] * g[j]
+            trk.klam[k, r] -= scale * s
+
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -27,23 +27,30 @@ LENGTH, STIFFNESS, DAMPING, MIN_LENGTH, MAX_LENGTH, END = param_columns(1, 1, 1,
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def prepare(j, joints, bodies, h, erp_h, rows, free_joints):
-    """Row, target and softness of distance joint ``j`` (``free_joints`` False: no slack range
-    in this world)."""
+def bar(j, joints, bodies):
+    """(length, n, r_a × n, r_b × n) of the bar of joint ``j`` between its anchors (n along x when
+    they meet); a draft gear's bar too (``draft_gear.py``)."""
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
     rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, LA)
     rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, LB)
-    rows.m[j] = 1
     dx, dy, dz = pbx - pax, pby - pay, pbz - paz
     ln = np.sqrt(dx * dx + dy * dy + dz * dz)
     if ln < 1e-9:
         nx, ny, nz = 1.0, 0.0, 0.0
     else:
         nx, ny, nz = dx / ln, dy / ln, dz / ln
-    c0, c1, c2 = cross(rax, ray, raz, nx, ny, nz)
-    d0, d1, d2 = cross(rbx, rby, rbz, nx, ny, nz)
-    set_row(rows.J, j, 0, (-nx, -ny, -nz), (-c0, -c1, -c2), (nx, ny, nz), (d0, d1, d2))
+    return ln, (nx, ny, nz), cross(rax, ray, raz, nx, ny, nz), cross(rbx, rby, rbz, nx, ny, nz)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def prepare(j, joints, bodies, h, erp_h, rows, free_joints):
+    """Row, target and softness of distance joint ``j`` (``free_joints`` False: no slack range
+    in this world)."""
+    jf = joints.param
+    ln, n, c, d = bar(j, joints, bodies)
+    rows.m[j] = 1
+    set_row(rows.J, j, 0, (-n[0], -n[1], -n[2]), (-c[0], -c[1], -c[2]), n, d)
     if free_joints and joints.slack[j]:
         one_sided(j, ln, jf[j, MIN_LENGTH], jf[j, MAX_LENGTH], h, erp_h, rows)
     else:

@@ -39,31 +39,13 @@ XD0 (x and ẋ at the step's start) and FORCE (the explicit impulse of the step,
 """
 from __future__ import annotations
 
-import numpy as np
-
 from trackrider.jit import njit
-from trackrider.physics.joints.common import LA, LB, anchor, param_columns, set_row
-from trackrider.physics.maths import cross
+from trackrider.physics.joints.common import param_columns, set_row
+from trackrider.physics.joints.distance import bar
 
 (LENGTH, HALF, PRELOAD, K_LOAD, K_UNLOAD, TRAVEL, MODE, SIDE, LOCK, X0, XD0, FORCE,
  END) = param_columns(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
 OPEN, LOADING, UNLOADING, LOCKED = 0.0, 1.0, 2.0, 3.0
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def bar(j, joints, bodies):
-    """(length, n, r_a × n, r_b × n) of the coupler bar of joint ``j``."""
-    jf = joints.param
-    a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, LA)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, LB)
-    dx, dy, dz = pbx - pax, pby - pay, pbz - paz
-    ln = np.sqrt(dx * dx + dy * dy + dz * dz)
-    if ln < 1e-9:
-        nx, ny, nz = 1.0, 0.0, 0.0
-    else:
-        nx, ny, nz = dx / ln, dy / ln, dz / ln
-    return ln, (nx, ny, nz), cross(rax, ray, raz, nx, ny, nz), cross(rbx, rby, rbz, nx, ny, nz)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -1,0 +1,153 @@
+"""Stage profile: what each stage of a step costs, for coasting trains of 7, 100 and 1000 cars.
+
+The train of ``bench/solver.py`` (600 kg cars coupled 0.5 m apart, 12 m/s on its hilly circuit,
+dt = 1 ms) runs 20 steps; then each stage of ``kernels.run_chunk`` runs alone ``n`` times on that
+state (one compiled driver here, ``run_stage``), the world's state restored after each stage, and
+a whole step (``World.run``, recording one sample per run) is timed the same way. Prints µs per
+call (CPU time) of each stage and its share of their sum, that sum against a whole step (the rest:
+the step's own bookkeeping and the calls between stages), and the cost of recording a sample
+(``record``: once per ``record_every`` steps, not in the sum).
+
+    python bench/stages.py [--cars 7 100 1000] [--rolling 0.002] [--repeat 3]
+
+``--rolling`` gives the cars rolling friction and drag (their bounded rows along T: ``solve`` is
+then the bounded-row solve). Each figure is the median of ``--repeat`` runs; the stages run on
+a state that is no longer the step's (a solve after a solve), so a stage's figure is its cost,
+not a replay of a step. Timings on a shared machine are noisy: compare runs made side by side.
+"""
+from __future__ import annotations
+
+import sys as _sys
+from pathlib import Path as _Path
+
+_sys.path.insert(0, str(_Path(__file__).resolve().parents[1]))  # measure this checkout, not an installed copy
+
+import argparse  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests" / "physics"))
+
+from trackrider.jit import njit  # noqa: E402
+from trackrider.physics import channels as ch  # noqa: E402
+from trackrider.physics import kernels as kn  # noqa: E402
+
+STAGES = ("velocities", "track rows", "joint rows", "warm start", "solve", "supports", "integrate", "record")
+
+
+@njit(error_model="numpy", _nrt=False)
+def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
+    """Stage ``which`` (index into ``STAGES``) of ``kernels.run_chunk``, ``n`` times."""
+    tracks, bodies, cars, sections, res, joints, programs = world
+    carried = tmp.trk.kbody.shape[0] > 0
+    any_bounded = kn.has_bounded_rows(cars, joints, res)
+    for _ in range(n):
+        if which == 0:
+            kn.stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
+            if carried:
+                kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
+            kn.stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
+        elif which == 1:
+            kn.stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+            if carried:
+                kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
+        elif which == 2:
+            kn.stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
+            if carried:
+                kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
+        elif which == 3:
+            kn.stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
+        elif which == 4:
+            kn.stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops,
+                           carried)
+        elif which == 5:
+            kn.stage_supports(cfg, bodies, cars, tmp.trk)
+        elif which == 6:
+            kn.stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.wk)
+        else:
+            kn.record_sample(cfg, tracks, bodies, cars, sections, tmp.trk, tmp.scratch, out, rail)
+
+
+def kernel_args(w):
+    """``run_chunk``'s arguments for world ``w`` as ``World.run`` makes them (recording every step)."""
+    from trackrider.physics import state as st
+    from trackrider.physics.operation import idle_ops
+    from trackrider.physics.rail import idle_rail
+
+    g = w.gravity
+    cfg = st.allocate(st.Step, {}, h=w.dt, gx=0.0, gy=0.0, gz=-g, gmag=math.sqrt(g * g), erp_h=w.erp / w.dt,
+                      iterations=w.iterations, warm=w.warm_start, record_every=1)
+    rail = w.railway.record if w.railway is not None else idle_rail()
+    ops = w.ops if w.ops is not None else idle_ops(len(w._sections), w.ncars)
+    out = np.empty((w.pos.shape[0] + len(w._reported), ch.N_CHANNELS))
+    return cfg, w.records, w._temps, out, kn.free_joints_flag(w.joint_state), kn.car_rows_flag(w.records, rail), ops, rail
+
+
+def arrays(records):
+    """Every array of the records (nested named tuples), to snapshot and restore a world's state."""
+    out = []
+    for r in records:
+        if isinstance(r, np.ndarray):
+            out.append(r)
+        elif isinstance(r, tuple):
+            out.extend(arrays(r))
+    return out
+
+
+def profile(n_cars, rolling, calls, repeat):
+    """{stage: µs per call}, µs per full step (CPU medians of ``repeat`` runs of ``calls`` calls)."""
+    import analytic
+    import solver
+
+    track = analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001)
+    w = solver.build(n_cars, track, rolling)
+    w.run(20, 20)
+    args = kernel_args(w)
+    state = arrays((args[1], args[2]))
+    saved = [a.copy() for a in state]
+    run_stage(0, 1, *args)  # compile (or load) the driver
+    for a, s in zip(state, saved):
+        a[...] = s
+    per = {name: [] for name in STAGES}
+    step = []
+    for _ in range(repeat):
+        for i, name in enumerate(STAGES):
+            c0 = time.process_time()
+            run_stage(i, calls, *args)
+            per[name].append((time.process_time() - c0) / calls * 1e6)
+            for a, s in zip(state, saved):
+                a[...] = s
+        c0 = time.process_time()
+        w.run(calls, calls)
+        step.append((time.process_time() - c0) / calls * 1e6)
+        for a, s in zip(state, saved):
+            a[...] = s
+    return {k: float(np.median(v)) for k, v in per.items()}, float(np.median(step))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cars", type=int, nargs="+", default=[7, 100, 1000])
+    ap.add_argument("--rolling", type=float, default=0.0, help="rolling-friction coefficient (0: coasting)")
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args(argv)
+    print(f"stage profile, CPU µs per call (median of {a.repeat}); "
+          f"{'rolling ' + str(a.rolling) if a.rolling else 'coasting'}")
+    for n in a.cars:
+        calls = max(200, 200_000 // n)
+        per, step = profile(n, a.rolling, calls, a.repeat)
+        total = sum(us for name, us in per.items() if name != "record")
+        print(f"{n} cars ({calls} calls): a step {step:.2f} µs, its stages {total:.2f} µs")
+        for name, us in per.items():
+            share = f"{100 * us / total:5.1f} %" if name != "record" else "per recorded sample"
+            print(f"  {name:<12} {us:9.3f} µs  {share}")
+
+
+if __name__ == "__main__":
+    main()
