@@ -69,7 +69,7 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
         elif which == 5:
             kn.stage_supports(cfg, bodies, cars, tmp.trk)
         elif which == 6:
-            kn.stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.wk)
+            kn.stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
         else:
             kn.record_sample(cfg, tracks, bodies, cars, sections, tmp.trk, tmp.scratch, out, rail)
 

@@ -639,7 +639,7 @@ def stage_supports(cfg, bodies, cars, trk):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, wk):
+def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, E, wk):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
 
     s is predicted as s + h (T·v_A), then corrected by a Newton step of the closest-point
@@ -647,8 +647,9 @@ def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, wk):
     Leaving an open track's end sets RAN_OFF and frees the car. On a moving track the same in the
     track's table, the anchor carried back by the body's new pose (``carrier.to_table``), and each
     car's frame axes in the table are kept for the next step's transport (``cars.prev_frame``).
-    ``carrier``, ``lam``: ``trk.carrier`` and the step's track-row impulses ``trk.lam`` (kept as
-    ``cars.lam_track``).
+    ``carrier``, ``lam``, ``E``: ``trk.carrier``, the step's track-row impulses ``trk.lam`` (kept as
+    ``cars.lam_track``) and the cars' body columns ``trk.E`` (cleared for a car that leaves a moving
+    track, ``network.pass_junction``).
     """
     h, pos, quat, vel, omg = cfg.h, bodies.pos, bodies.quat, bodies.vel, bodies.omg
     fr2 = wk.fr2
@@ -699,11 +700,11 @@ def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, wk):
         s = closest_s(tracks, t, s, ax, ay, az, fr2)
         ok = True
         if tracks.net[0]:   # a connection or switch passed: the next track (physics/network.py)
-            s, ok = pass_junction(b, cars.s[b], s, cars, tracks, bodies, trk, fr2)
+            s, ok = pass_junction(b, cars.s[b], s, cars, tracks, bodies, carrier, E, fr2)
             if cars.track[b] != t:
                 if tracks.body[cars.track[b]] != tracks.body[t]:   # onto or off a moving track
                     ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
-                    moving = trk.carrier[b] >= 0
+                    moving = carrier[b] >= 0
                     if moving:
                         ax, ay, az = to_table(cars.track[b], tracks, bodies, ax, ay, az)
                 t = cars.track[b]
@@ -995,7 +996,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             finish_contacts(step, ops)
         if railed:
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
-        stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.wk)
+        stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
         if carried and tracks.net[0]:   # cars may have moved onto or off a moving track
             regroup(cars, joints, tmp)
         bad = diverged_body(bodies)

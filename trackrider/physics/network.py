@@ -101,7 +101,7 @@ def _facing(tracks, k, b):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def _enter(b, t, e, t2, e2, over, S, cars, tracks, bodies, trk):
+def _enter(b, t, e, t2, e2, over, S, cars, tracks, bodies, carrier, E):
     """Car ``b`` leaves track ``t`` through ``e`` (START towards −s; END or a switch's POINT towards
     +s) ``over`` metres and enters ``t2`` through ``e2`` (START: runs towards +s; END, or a switch's
     POINT reached from a branch: towards −s). Returns its s there; ``dir`` turns where the sense of
@@ -121,28 +121,28 @@ def _enter(b, t, e, t2, e2, over, S, cars, tracks, bodies, trk):
     log_event(tracks, LOG_TRACK_CHANGE, b, t, t2)
     cars.track[b] = t2
     if tracks.body[t2] != tracks.body[t]:
-        _change_carrier(b, t, t2, tracks, bodies, cars, trk)
+        _change_carrier(b, t, t2, tracks, bodies, cars, carrier, E)
     return s2
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def _change_carrier(b, t, t2, tracks, bodies, cars, trk):
+def _change_carrier(b, t, t2, tracks, bodies, cars, carrier, E):
     """Car ``b`` moved from track ``t`` to ``t2`` on another body: it becomes a member of ``t2``'s
     carrier (−1: the world). Its last frame axes (``cars.prev_frame``, which the next step's
     transport turns from) go from ``t``'s table to world axes (its frame, still the old one) and
     into ``t2``'s table (rot0 R_tᵀ e); its body columns are cleared (``regroup`` rebuilds the
     carriers' member lists before the next step)."""
     fr, pf = cars.frame[b], cars.prev_frame[b]
-    if trk.carrier[b] >= 0:
+    if carrier[b] >= 0:
         for a in range(3):
             c = C_T if a == 0 else (C_N if a == 1 else C_B)
             for i in range(3):
                 pf[3 * a + i] = fr[c + i]
         for i in range(6):
             for q in range(6):
-                trk.E[b, i, q] = 0.0
+                E[b, i, q] = 0.0
     k = tracks.body[t2]
-    trk.carrier[b] = -1 if k < 0 else trk.carrier[k]
+    carrier[b] = -1 if k < 0 else carrier[k]
     if k >= 0:
         R, R0 = bodies.rot[k], tracks.rot0[t2]
         for a in range(3):
@@ -225,7 +225,7 @@ def regroup(cars, joints, tmp):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def pass_junction(b, s0, s, cars, tracks, bodies, trk, fr):
+def pass_junction(b, s0, s, cars, tracks, bodies, carrier, E, fr):
     """Car ``b`` moved from ``s0`` to ``s`` on its track: the track and ``s`` it is on after any
     connection or switch it passed (``cars.track``, ``cars.dir`` updated, a track-change row in
     the log). Returns (s, ok): ok False when it ran into moving points. A connection between
@@ -243,7 +243,7 @@ def pass_junction(b, s0, s, cars, tracks, bodies, trk, fr):
                 return s, False
             x, xe = tracks.sw_branch[k, i], tracks.sw_bend[k, i]
             if xe != END_POINT:
-                return _enter(b, t, END_POINT, x, xe, s - S, S, cars, tracks, bodies, trk), True
+                return _enter(b, t, END_POINT, x, xe, s - S, S, cars, tracks, bodies, carrier, E), True
         elif s <= S < s0:                     # trailing through it from the through track
             _trail(tracks, k, b, t, END_POINT)
     if tracks.closed[t] or 0.0 <= s <= L:
@@ -263,7 +263,7 @@ def pass_junction(b, s0, s, cars, tracks, bodies, trk, fr):
             _trail(tracks, k, b, t, e)
     if t2 < 0 or (tracks.body[t2] != tracks.body[t] and not aligned(tracks, bodies, t, e, t2, e2, fr)):
         return s, True                                  # an open end: the caller lets the car run off
-    return _enter(b, t, e, t2, e2, over, S, cars, tracks, bodies, trk), True
+    return _enter(b, t, e, t2, e2, over, S, cars, tracks, bodies, carrier, E), True
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
