@@ -244,8 +244,6 @@ def carrier_impulse(b, f, scale, trk, ncars, held, vel, omg):
     fold_impulse(k, g, scale, trk)
 
 
-
-
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def carrier_motion(k, dU, trk, held, vel, omg, move_body):
     """Carrier ``k``'s body moves by ``dU`` (6): each car on its tracks follows (E_c dU) and its
@@ -278,7 +276,6 @@ def fold_impulse(k, g, scale, trk):
             for j in range(6):
                 s += trk.kP[k, r, j] * g[j]
             trk.klam[k, r] -= scale * s
-
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
