@@ -268,12 +268,11 @@ def test_freight_starts_climbs_and_stops_where_a_point_mass_with_the_brakes_dela
     the Davis resistance stops within 1 % of the run's stopping distance (the slack and the gears
     are what differ); the train then stays held on the grade. Its vehicles run on bogies (a row
     per bogie), which the swivels' PGS sweeps make slow: the test runs it with 10 wagons (840 t)
-    at notch 3, about the bundled train's power per tonne."""
+    instead of 30."""
     from scipy.integrate import solve_ivp
 
     sc = load_scenario(ROOT / "scenarios" / "freight.toml")
     sc.trains[0].vehicles[1].count = 10
-    sc.trains[0].driver[0].notch = 3
     res = simulate(sc)
     tr = sc.trains[0]
     specs = tr.car_specs()
