@@ -9,7 +9,9 @@ ends of the car bodies (``length``) measured along the frames; the two frames of
 joined in the chain by a rigid bar between their pivots (the body keeps that distance too, so the
 bar only takes over the squeeze along the pivot line, which moves nothing), and the body by a
 swivel on each frame. A Jacobs set has no couplers: every link of its chain is such a bar, and
-neighbouring bodies hang on their shared frame by one swivel each.
+neighbouring bodies hang on their shared frame by one swivel each. A railway train's vehicles on
+bogies are expanded the same way, each with its own spacing, masses and lengths; ``rail.py`` gives
+each frame its part of its vehicle's traction, brake and adhesion (``lever_weights``).
 """
 from __future__ import annotations
 

@@ -61,7 +61,7 @@ def _units(train: dict) -> list:
         return [(c, c, 1.0, None) for c in range(train["n"])]
     out = []
     for k, w in enumerate(train["bogie"]["weights"]):
-        c, which = bogies.vehicle_of(train, k)
+        c, _bogie = bogies.vehicle_of(train, k)
         out.append((c, bogies.frames_of(train["bogie"], c)[0], 0.5, w))
     return out
 
