@@ -896,9 +896,9 @@ class TrainConfig:
     def _rules(self, error):
         if self.coupling.type in ("distance", "draft_gear") and self.coupling.gap <= 0.0 and self.cars > 1:
             raise error("coupling.gap", f"must be > 0 for a {self.coupling.type} coupling (the bar length)")
-        if self.car.bogies != "none" and self.coupling.slack is not None:   # a draft gear's free play too
-            raise error("coupling.slack", "a train on bogies has rigid or sprung couplers (no slack, no draft gear) "
-                        "for now")
+        if self.car.bogies != "none" and self.coupling.slack is not None and self.coupling.type != "draft_gear":
+            raise error("coupling.slack", "a train on bogies has rigid, sprung or draft-gear couplers (slack only as "
+                        "a draft gear's free play) for now")
         if self.vehicles is None:
             if self.brake is not None or self.driver:
                 raise error("brake" if self.brake is not None else "driver",
@@ -908,8 +908,10 @@ class TrainConfig:
             raise error("vehicle", "needs at least one [[train.vehicle]]")
         if self.car.suspended:
             raise error("suspended", "a railway train's vehicles are not suspended")
-        if any(v.bogies != "none" for v in self.vehicles):
-            raise error("vehicle", "a railway train's vehicles do not take bogies yet")
+        kinds = {v.bogies for v in self.vehicles}
+        if kinds - {"none", "two"} or len(kinds) > 1:
+            raise error("vehicle", "a railway train's vehicles all run on two bogies (bogies = \"two\") or none "
+                        f"(got {', '.join(sorted(kinds))})")
         self.cars = sum(v.count for v in self.vehicles)
         if self.cars > 10_000:
             raise error("vehicle", f"{self.cars} vehicles: at most 10000")

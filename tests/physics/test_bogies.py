@@ -12,6 +12,8 @@ from trackrider.errors import InputError
 from trackrider.physics import CarSpec, CouplingSpec, World
 from trackrider.physics import channels as ch
 from trackrider.physics.world import _rot
+from trackrider.settings import DriverStep, VehicleSpec
+from trackrider.sim import run_world
 
 G = 9.81
 
@@ -160,12 +162,17 @@ def test_bad_bogie_settings_name_their_key():
         with pytest.raises(InputError) as e:
             w.add_train("b", track=k, car=_wagon(**kw), start_s=50.0)
         assert e.value.where == key
-    # a draft gear's free play is its slack (its default when not given)
-    for coupling, key in ((CouplingSpec(gap=1.0, slack=0.1), "coupling.slack"),
-                          (CouplingSpec("draft_gear", 1.0), "coupling.slack")):
-        with pytest.raises(InputError, match="no slack, no draft gear") as e:
-            w.add_train("b", track=k, car=_wagon(), cars=2, coupling=coupling, start_s=50.0)
-        assert e.value.where == key
+    # slack only as a draft gear's free play
+    with pytest.raises(InputError, match="slack only as a draft gear's free play") as e:
+        w.add_train("b", track=k, car=_wagon(), cars=2, coupling=CouplingSpec(gap=1.0, slack=0.1), start_s=50.0)
+    assert e.value.where == "coupling.slack"
+    # a railway train's vehicles are all on two bogies or none
+    for kinds in (("two", "none"), ("jacobs", "jacobs")):
+        vehicles = [VehicleSpec(**dict(_WAGON, bogies=b, bogie_spacing=10.0 if b != "none" else None))
+                    for b in kinds]
+        with pytest.raises(InputError, match="all run on two bogies") as e:
+            w.add_train("v", track=k, vehicles=vehicles, start_s=80.0, wheels="railway")
+        assert e.value.where == "vehicle"
 
 
 def test_a_scenario_with_cars_on_bogies_runs_and_reports_frames_and_bodies(write):
@@ -185,3 +192,79 @@ def test_a_scenario_with_cars_on_bogies_runs_and_reports_frames_and_bodies(write
     assert list(res.timeseries["car"][:7]) == [1, 2, 3, 4, 1, 1, 2]
     with pytest.raises(InputError, match=r"train\[0\]\.car\.cg_forward: applies to cars on bogies only"):
         load_scenario(write(BASE.replace("mass = 500.0\n", "mass = 500.0\ncg_forward = 0.2\n")))
+
+
+# ----------------------------------------------------------------------------- railway vehicles on bogies
+_WAGON = dict(mass=60000.0, length=15.0, width=3.0, height=3.5, cg_height=1.5)
+
+
+def _vehicle(**kw):
+    """A railway wagon on two bogies 10 m apart (4.8 t each)."""
+    return VehicleSpec(**dict(_WAGON, bogies="two", bogie_spacing=10.0, bogie_mass=4800.0, **kw))
+
+
+def _railway(vehicles, pitch=0.0, start_s=250.0, driver=(), coupling=None):
+    w = World(dt=1e-3)
+    k = w.add_track(analytic.straight(300.0, pitch_deg=pitch), gauge=1.435)
+    w.add_train("f", track=k, vehicles=list(vehicles), coupling=coupling or CouplingSpec(gap=1.0), start_s=start_s,
+                wheels="railway", driver=list(driver))
+    return w
+
+
+def test_railway_vehicles_on_bogies_split_their_static_wheel_loads_by_the_lever_rule():
+    """Two wagons on bogies (``[[train.vehicle]] bogies = "two"``), the first with its centre of mass
+    e = 1.2 m ahead of its pivots' middle, at rest on a level straight: each frame carries its own
+    weight and its body's share, front (L/2 + e)/L, rear (L/2 − e)/L (1 N of 294 kN); the second
+    wagon (e = 0) halves its body. The frames' rows are front, rear, wagon by wagon."""
+    L, e, m, mb = 10.0, 1.2, 60000.0, 4800.0
+    w = _railway([_vehicle(cg_forward=e), _vehicle()])
+    assert w.entity_labels == [("f", c) for c in range(1, 5)] + [("f.body", 1), ("f.body", 2)]
+    t, s, st = analytic.run(w, 2000, 100)
+    assert st.ok
+    wl = s[-1, :4, ch.WHEEL_LOAD]
+    body = (m - 2 * mb) * G
+    exact = [mb * G + body * (L / 2 + e) / L, mb * G + body * (L / 2 - e) / L, mb * G + body / 2, mb * G + body / 2]
+    np.testing.assert_allclose(wl[:4], exact, atol=1.0)
+
+
+def test_a_bogie_railway_trains_steady_coupler_forces_on_a_grade_equal_the_plain_trains():
+    """Three 60 t wagons held by a brake section at the front on a 1° grade, rigid couplers: the
+    coupler behind wagon k carries (n − k) m g sin θ on plain wagons and on wagons on bogies alike
+    (1e-6 relative). On bogies ``coupler_force`` is the rear frame's (the coupler behind the wagon);
+    a front frame's is empty (the bar to its rear frame is no coupler), and summary.json lists the
+    wagons' two couplers."""
+    n, m, th = 3, 60000.0, np.radians(1.0)
+    exact = np.array([(n - k) * m * G * np.sin(th) for k in range(1, n)])
+    forces = []
+    for vehicles in ([VehicleSpec(**dict(_WAGON, count=n))], [_vehicle(count=n)]):
+        w = _railway(vehicles, pitch=1.0)
+        w.add_section(kind="brake", track=0, s_from=242.0, s_to=270.0, speed=0.0, max_force=1e7)
+        r = run_world(w, 3.0, 10)
+        rows = 2 * n if len(w.entity_labels) > n else n
+        cf = r.timeseries["coupler_force"].reshape(-1, len(w.entity_labels))[-1, :rows]
+        forces.append(cf)
+    plain, bogie = forces
+    np.testing.assert_allclose(np.abs(plain[:n - 1]), exact, rtol=1e-6)
+    np.testing.assert_allclose(np.abs(bogie[1:2 * n - 1:2]), exact, rtol=1e-6)
+    assert np.all(np.isnan(bogie[0::2])) and np.isnan(bogie[-1])
+    couplers = r.summary["railway"]["f"]["couplers"]
+    assert [c["cars"] for c in couplers] == [[1, 2], [2, 3]]
+
+
+def test_a_locomotive_on_bogies_pulls_with_both_and_the_driver_reaches_both():
+    """A locomotive on two bogies (constant tractive effort F at notch 8, set by a driver step for
+    locomotive 1) and a wagon on bogies, rigid couplers, level, no resistance: each frame pulls F/2
+    (``tractive_force``), the train accelerates at F / Σm (1e-6 relative: the swivels are PGS rows)
+    and the coupler carries F m_wagon / Σm."""
+    F, m = 100e3, 60000.0
+    loco = _vehicle(kind="locomotive", tractive_effort=((0.0, F),), adhesion=2.0)
+    w = _railway([loco, _vehicle()], start_s=200.0, driver=[DriverStep(time=0.0, notch=8, locomotive=1)])
+    r = run_world(w, 2.0, 10)
+    ts = r.timeseries
+    tf = ts["tractive_force"].reshape(-1, 6)[-1]
+    np.testing.assert_allclose(tf[:2], F / 2, rtol=1e-12)
+    assert np.all(np.isnan(tf[2:4]))
+    accel = ts["accel"].reshape(-1, 6)[-1]
+    np.testing.assert_allclose(accel[:4], F / (2 * m), rtol=1e-6)
+    cf = ts["coupler_force"].reshape(-1, 6)[-1]
+    assert cf[1] == pytest.approx(F / 2, rel=1e-6)

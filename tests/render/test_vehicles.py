@@ -123,12 +123,43 @@ def test_a_train_of_vehicles_is_drawn_car_by_car_as_its_vehicles_are():
     sc = load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / "freight.toml")
     spec = scene_from_scenario(sc)
     tr = spec.trains[0]
-    drawn = [spec.entity((tr.name, c))[0] for c in range(1, tr.cars + 1)]
+    # on bogies: the bodies are drawn as the vehicles, each wheel frame as its vehicle's bogie
+    assert [spec.entity((tr.name, k))[1] for k in (1, 2, 64)] == ["bogie"] * 3
+    assert spec.entity((tr.name, 2))[0] is spec.entity((f"{tr.name}.body", 1))[0]
+    drawn = [spec.entity((f"{tr.name}.body", c))[0] for c in range(1, tr.cars + 1)]
     kinds = [d.vehicle(c) for c, d in enumerate(drawn, start=1)]
     assert kinds[0] == kinds[-1] == "locomotive"
     assert kinds[1:6] == ["wagon"] * 5 and kinds[6:11] == ["hopper"] * 5 and kinds[11:16] == ["flat"] * 5
     lengths = [v.length for v in sc.trains[0].vehicles for _ in range(v.count)]
     assert [d.length for d in drawn] == lengths and lengths[0] == 21.0 and lengths[1] == 15.0
-    assert spec.box_of((tr.name, 2))[0] == (15.0, 3.0, 3.5)
+    assert spec.box_of((f"{tr.name}.body", 2))[0] == (15.0, 3.0, 3.5)
+    assert spec.box_of((tr.name, 3))[0] == (1.83, 3.0, 0.5)
     sc.trains[0].model = "coach"
     assert {d.vehicle(c) for c, d in enumerate(scene_from_scenario(sc).trains[0].per_car, start=1)} == {"coach"}
+
+
+@pytest.mark.parametrize("wheels, model", [("railway", "auto"), ("railway", "locomotive"), ("coaster", "auto")])
+def test_a_car_on_bogies_is_drawn_as_its_body_over_bogies_where_its_wheel_frames_are(wheels, model):
+    """A car on bogies: its body drawn without running gear (nothing below the deck at the ends where
+    a plain car's bogies or wheel assemblies are) and each wheel frame drawn as a bogie (a locomotive's
+    with three axles, ``bogie_wheelbase`` long) or a coaster wheel assembly, centred on its pivot with
+    its wheels on the rails ``rail_depth`` under the curve."""
+    import dataclasses
+
+    base = TrainSpec("b", 0, 2, length=14.0, width=3.0, height=3.5, cg_height=1.5, wheels=wheels, model=model)
+    if wheels == "coaster":
+        base = dataclasses.replace(base, length=2.4, width=1.2, height=1.0, cg_height=0.5, rider_height=0.9)
+    spec = dataclasses.replace(base, bogies="two", bogie_spacing=0.6 * base.length, bogie_wheelbase=2.5)
+    depth, gauge = 0.25, 1.435 if wheels == "railway" else 1.0
+    plain = models.car_model(base, "car", gauge, depth, 0.07, False).quads.points
+    body = models.car_model(spec, "carbody", gauge, depth, 0.07, False).quads.points
+    gear = models.car_model(spec, "bogie", gauge, depth, 0.07, False, car=2).quads.points
+    rail = -depth - base.cg_height
+    assert plain[:, 2].min() < rail + 0.05 < body[:, 2].min()           # the body has no wheels
+    # the frame's wheels on the rails (a coaster assembly's yoke reaches 0.16 m under the rail's tube)
+    assert abs(gear[:, 2].min() - (-depth if wheels == "railway" else -depth - 2 * 0.07 - 0.16)) < 0.04
+    assert np.all(np.abs(gear[:, 0]) < (2.0 if wheels == "coaster" else 0.5 * 2.5 + 0.8))
+    assert abs(0.5 * (gear[:, 0].max() + gear[:, 0].min())) < 1e-9     # centred on its pivot
+    if wheels == "railway":
+        axles = 3 if spec.vehicle(1) == "locomotive" else 2
+        assert models.model_key(spec, "bogie", 2) == ("bogie", axles == 3)

@@ -179,7 +179,7 @@ def test_a_locomotive_hauled_train_reports_its_recorded_coupler_forces(run_with_
 
     out = run_with_report("freight", 20)
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert _stats(page, "freight")["train"][0] == "32 cars, 2040 t"
+    assert _stats(page, "freight")["train"][0] == "32 cars on 64 bogies, 2040 t"
     ts = read_timeseries(out)
     pull = np.nanmax(ts["coupler_force"])
     assert f"{pull / 1e3:.1f} kN" in page and "largest coupler pull" in page

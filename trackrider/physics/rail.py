@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from trackrider.physics import bogies
 from trackrider.physics import railway as rk
 from trackrider.physics import state as st
 from trackrider.physics.joints import CODES
@@ -31,22 +32,38 @@ def is_railway(train: dict) -> bool:
     return train.get("vehicles") is not None or train.get("ctype") == "draft_gear"
 
 
-def _curve(value) -> list:
-    """A setting of kind curve (a number or (v, y) pairs) as points."""
+def _curve(value, scale=1.0) -> list:
+    """A setting of kind curve (a number or (v, y) pairs) as points, its values times ``scale``."""
     if value is None:
         return []
     if isinstance(value, (int, float)):
-        return [(0.0, float(value))]
-    return [(float(v), float(y)) for v, y in value]
+        return [(0.0, float(value) * scale)]
+    return [(float(v), float(y) * scale) for v, y in value]
 
 
 def train_positions(train: dict) -> np.ndarray:
-    """Each car's distance behind the lead car's centre along the train, m (lengths and gaps)."""
+    """Each car's distance behind the lead car's centre along the train, m (lengths and gaps); on bogies
+    each wheel frame's behind the lead frame's pivot (the pivots ``bogie_spacing`` apart, a car's rear
+    pivot ``(length − spacing)/2`` + gap + the next car's ``(length − spacing)/2`` from the next front one)."""
     lengths = train["lengths"]
     x = [0.0]
-    for a, b in zip(lengths, lengths[1:]):
-        x.append(x[-1] + 0.5 * (a + b) + train["gap"])
+    for c, (a, b) in enumerate(zip(lengths, lengths[1:])):
+        bar = bogies.link_row(train, c)
+        x.append(x[-1] + (bar[2] if bar is not None else 0.5 * (a + b) + train["gap"]))
     return np.array(x)
+
+
+def _units(train: dict) -> list:
+    """Per car of the kernels (a wheel frame on bogies): ``(vehicle index, its first car, share, weight)``
+    — the vehicle whose running gear it is, that vehicle's first car (index in the train), the car's
+    part of the vehicle's traction and brake and the mass its wheels carry at rest."""
+    if "bogie" not in train:
+        return [(c, c, 1.0, None) for c in range(train["n"])]
+    out = []
+    for k, w in enumerate(train["bogie"]["weights"]):
+        c, _bogie = bogies.vehicle_of(train, k)
+        out.append((c, bogies.frames_of(train["bogie"], c)[0], 0.5, w))
+    return out
 
 
 class Railway:
@@ -64,6 +81,8 @@ class Railway:
         r = {f.name: np.zeros(tuple(sizes.get(d, d) if isinstance(d, str) else d for d in f.shape), f.dtype)
              for f in st.Rail.FIELDS}
         r["coupler"][:] = -1
+        r["grip_mass"][:n] = world.mass[:n]
+        r["unit"][:n] = np.arange(n)
         r["cmd"][:] = -1
         r["pending"][:] = -1
         r["notches"][:] = 1.0
@@ -85,22 +104,31 @@ class Railway:
                 r["pipe"][b0:b0 + t["n"]] = brake.pipe_pressure
             specs = t.get("vehicles") or []
             x = train_positions(t)
-            locos = [c for c, v in enumerate(specs) if v.kind == "locomotive"]
-            for c, v in enumerate(specs):
-                b = b0 + c
-                r["dist"][b] = min(abs(x[c] - x[i]) for i in locos) if locos else x[c]
-                r["rigging"][b] = v.brake_rigging
-                for which, value in ((rk.CURVE_ADHESION, v.adhesion), (rk.CURVE_SHOE, v.shoe_friction),
-                                     (rk.CURVE_TE, v.tractive_effort), (rk.CURVE_DB, v.dynamic_brake)):
-                    pts = _curve(value)
+            units = _units(t)
+            locos = [b for b, u in enumerate(units) if specs and specs[u[0]].kind == "locomotive"]
+            for i, (c, first, share, weight) in enumerate(units):
+                b = b0 + i
+                if weight is not None:
+                    r["grip_mass"][b] = weight
+                r["unit"][b] = b0 + first
+                if not specs:
+                    continue
+                v = specs[c]
+                r["dist"][b] = min(abs(x[i] - x[k]) for k in locos) if locos else x[i]
+                r["rigging"][b] = v.brake_rigging * share
+                for which, value, scale in ((rk.CURVE_ADHESION, v.adhesion, 1.0), (rk.CURVE_SHOE, v.shoe_friction, 1.0),
+                                            (rk.CURVE_TE, v.tractive_effort, share),
+                                            (rk.CURVE_DB, v.dynamic_brake, share)):
+                    pts = _curve(value, scale)
                     r["curve"][b, which] = (len(knots), len(pts))
                     knots += pts
                 if v.kind == "locomotive":
                     r["loco"][b] = 1
                     r["notches"][b] = v.notches
-                    r["power"][b] = v.power or 0.0
-                    r["te_max"][b] = v.max_tractive_effort or 0.0
-                    r["adh_mass"][b] = v.adhesive_mass if v.adhesive_mass is not None else v.mass
+                    r["power"][b] = (v.power or 0.0) * share
+                    r["te_max"][b] = (v.max_tractive_effort or 0.0) * share
+                    r["adh_mass"][b] = (v.adhesive_mass if v.adhesive_mass is not None else v.mass) * (
+                        1.0 if weight is None else weight / v.mass)
                     r["slip_factor"][b] = v.slip_factor
         for i, (k, d) in enumerate(steps):
             r["d_train"][i] = k
@@ -111,10 +139,13 @@ class Railway:
             r["d_brake"][i] = (rk.BRAKE_NONE if d.brake is None else rk.BRAKE_RELEASE if d.brake == "release"
                                else rk.BRAKE_EMERGENCY if d.brake == "emergency" else rk.BRAKE_SERVICE)
             r["d_reduction"][i] = d.brake if isinstance(d.brake, float) else 0.0
-            r["d_loco"][i] = -1 if d.locomotive is None else car0[k] + d.locomotive - 1
+            r["d_loco"][i] = -1 if d.locomotive is None else car0[k] + _first_car(trains[k], d.locomotive - 1)
         r["d_fired"][:] = np.nan
         for j in range(n_coupler_joints):
-            r["coupler"][world.ji[j, jc.JI_A]] = j
+            a = int(world.ji[j, jc.JI_A])
+            k = int(r["train"][a])
+            if bogies.link_row(trains[k], a - car0[k]) is None:     # not the bar inside a car on bogies
+                r["coupler"][a] = j
         r["gears"] = np.nonzero(world.ji[:, jc.JI_KIND] == J_DRAFT_GEAR)[0].astype(np.int64) if nj else \
             np.zeros(0, np.int64)
         r["knots"] = np.array(knots, dtype=np.float64).reshape(-1, 2) if knots else np.zeros((1, 2))
@@ -157,8 +188,11 @@ class Railway:
                 continue
             b0, n = w._car0[k], t["n"]
             couplers = []
-            for c in range(n - 1):
-                j = int(r.coupler[b0 + c])
+            for b in range(b0, b0 + n - 1):
+                j = int(r.coupler[b])
+                if j < 0:           # the bar between a car's bogies
+                    continue
+                c = len(couplers)
                 pk = r.peak[j]
                 couplers.append({"coupler": c + 1, "cars": [c + 1, c + 2],
                                  "max_draft": float(pk[0]), "max_draft_at": _at(pk[0], pk[1], pk[2]),
@@ -195,6 +229,11 @@ class Railway:
             y = max(jf[j, dg.SIDE] * jf[j, dg.X0] - jf[j, dg.HALF], 0.0)
             stored = 0.5 * jf[j, dg.K_UNLOAD] * y * y
         return float(self.record.e_gear[j] - stored)
+
+
+def _first_car(train: dict, vehicle: int) -> int:
+    """The first car of the kernels (a wheel frame on bogies) of the train's 0-based ``vehicle``."""
+    return bogies.frames_of(train["bogie"], vehicle)[0] if "bogie" in train else vehicle
 
 
 def _at(force, t, s):

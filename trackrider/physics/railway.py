@@ -86,7 +86,7 @@ def take_driver_steps(t0, cars, rail):
         rail.d_fired[k, FIRED_V] = v
         notch, dyn = rail.d_notch[k], rail.d_dyn[k]
         for b in range(cars.n):
-            if rail.train[b] != tr or not rail.loco[b] or (rail.d_loco[k] >= 0 and rail.d_loco[k] != b):
+            if rail.train[b] != tr or not rail.loco[b] or (rail.d_loco[k] >= 0 and rail.d_loco[k] != rail.unit[b]):
                 continue
             if notch >= 0.0:
                 rail.notch[b] = notch
@@ -137,7 +137,7 @@ def brake_pipes(t0, h, gmag, bodies, cars, rail):
         if rail.rigging[b] > 0.0 and rail.cyl[b] > 0.0:
             v = abs(cars.speed0[b])
             force = rail.cyl[b] * rail.rigging[b] * curve_at(rail, b, CURVE_SHOE, v)
-            grip = curve_at(rail, b, CURVE_ADHESION, v) * bodies.mass[b] * gmag * abs(cars.frame[b, C_B + 2])
+            grip = curve_at(rail, b, CURVE_ADHESION, v) * rail.grip_mass[b] * gmag * abs(cars.frame[b, C_B + 2])
             cars.brake[b] = min(force, grip)
 
 
@@ -160,7 +160,7 @@ def traction(t0, h, gmag, bodies, cars, rail):
                 full = curve_at(rail, b, CURVE_TE, av)
             f = rail.notch[b] / rail.notches[b] * full
         if rail.dyn[b] > 0.0 and v != 0.0:
-            fd = min(rail.dyn[b] * curve_at(rail, b, CURVE_DB, av), av * bodies.mass[b] / h)
+            fd = min(rail.dyn[b] * curve_at(rail, b, CURVE_DB, av), av * rail.grip_mass[b] / h)
             f -= fd if v > 0.0 else -fd
         grip = curve_at(rail, b, CURVE_ADHESION, av) * rail.adh_mass[b] * gmag * abs(cars.frame[b, C_B + 2])
         slip = rail.slip_factor[b] * grip

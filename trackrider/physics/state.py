@@ -206,6 +206,8 @@ Rail = record("Rail", (
     Field("curve", ("n", 4, 2), I, "", "first knot and count of its curves: tractive effort, dynamic brake, "
           "adhesion, shoe friction (CURVE_*)"),
     Field("adh_mass", ("n",), F, "kg", "mass on the driven axles"),
+    Field("grip_mass", ("n",), F, "kg", "mass its wheels carry at rest (its own; a wheel frame's: its share of its car)"),
+    Field("unit", ("n",), I, "", "the car's first body (a vehicle on bogies: its front frame; else itself)"),
     Field("slip_factor", ("n",), F, "", "force while slipping / adhesion limit"),
     Field("slipping", ("n",), I, "", "1 the wheels slip"),
     Field("rigging", ("n",), F, "N/bar", "brake-shoe force per bar of cylinder pressure"),

@@ -191,8 +191,9 @@ def _coaster_wheels(x, gauge, rail_top, rail_r, colour) -> list:
 
 
 def coaster_car(length, width, height, cg, rider_height, gauge, rail_depth, colour, rows, seats,
-                shoulder=False, headless=None, rail_radius=0.07) -> CarModel:
-    """A coaster car (see the module doc); ``headless`` (row, seat): that rider has no head (the on-ride eyes)."""
+                shoulder=False, headless=None, rail_radius=0.07, wheels=True) -> CarModel:
+    """A coaster car (see the module doc); ``headless`` (row, seat): that rider has no head (the on-ride eyes);
+    ``wheels=False``: without its wheel assemblies (a car on bogies: drawn where its frames are)."""
     dz = -cg  # track-curve heights -> body frame
     rail_top = -rail_depth + dz
     zs = rider_height - SEAT_BELOW_HEART + dz
@@ -201,8 +202,9 @@ def coaster_car(length, width, height, cg, rider_height, gauge, rail_depth, colo
     parts = []
     # chassis: two longitudinal beams over the wheel assemblies and the floor pan
     ax = 0.5 * length - 0.3
-    parts += _coaster_wheels(ax, gauge, rail_top, rail_radius, _shade(colour, 0.6))
-    parts += _coaster_wheels(-ax, gauge, rail_top, rail_radius, _shade(colour, 0.6))
+    if wheels:
+        parts += _coaster_wheels(ax, gauge, rail_top, rail_radius, _shade(colour, 0.6))
+        parts += _coaster_wheels(-ax, gauge, rail_top, rail_radius, _shade(colour, 0.6))
     chassis_z = rail_top + 0.34
     parts.append(geo.box((0.0, 0.0, 0.5 * (chassis_z + zf)), (length - 0.2, 0.5 * gauge, max(zf - chassis_z, 0.06) + 0.06), DARK))
     for side in (1.0, -1.0):
@@ -313,6 +315,14 @@ def car_model(spec, role: str, gauge: float, rail_depth: float, rail_radius: flo
     from inside instead)."""
     if role == "body":
         return plain_box(tuple(spec.size), spec.colour)
+    if role == "bogie":
+        return bogie_model(spec, gauge, rail_depth, rail_radius, car)
+    if role == "carbody":   # a car on bogies: its body without running gear, origin at its centre of mass
+        model = car_model(spec, "car", gauge, rail_depth, rail_radius, shoulder, headless, car)
+        e = spec.cg_forward
+        return CarModel(geo.transformed(model.quads, np.eye(3), (-e, 0.0, 0.0)) if e else model.quads,
+                        [[p - np.array([e, 0.0, 0.0]) for p in row] for row in model.eyes], model.view)
+    gear = spec.bogies == "none"
     rows, seats = spec.seat_layout()
     if role == "trolley":
         return trolley(gauge, spec.colour, rail_radius)
@@ -322,7 +332,7 @@ def car_model(spec, role: str, gauge: float, rail_depth: float, rail_radius: flo
     kind = spec.vehicle(car)
     if kind == "coaster":
         return coaster_car(spec.length, spec.width, spec.height, spec.cg_height, spec.rider_height, gauge,
-                           rail_depth, spec.colour, rows, seats, shoulder, headless, rail_radius)
+                           rail_depth, spec.colour, rows, seats, shoulder, headless, rail_radius, wheels=gear)
     if kind in ("box", "suspended"):
         return plain_box((spec.length, spec.width, spec.height), spec.colour)
     from trackrider.render import vehicles as rv
@@ -330,22 +340,38 @@ def car_model(spec, role: str, gauge: float, rail_depth: float, rail_radius: flo
     box = (spec.length, spec.width, spec.height, spec.cg_height, gauge, rail_depth, spec.colour)
     cab = headless is not None
     if kind == "locomotive":
-        built = rv.locomotive(*box, cab=cab)
+        built = rv.locomotive(*box, cab=cab, gear=gear)
     elif kind == "coach":
-        built = rv.coach(*box, grade=spec.grade, cab=cab)
+        built = rv.coach(*box, grade=spec.grade, cab=cab, gear=gear)
     elif kind == "hopper":
-        built = rv.hopper_wagon(*box)
+        built = rv.hopper_wagon(*box, gear=gear)
     elif kind == "flat":
-        built = rv.flat_wagon(*box, load_colour=rv.CONTAINERS[(car - 1) % len(rv.CONTAINERS)])
+        built = rv.flat_wagon(*box, load_colour=rv.CONTAINERS[(car - 1) % len(rv.CONTAINERS)], gear=gear)
     else:
-        built = rv.box_wagon(*box)
+        built = rv.box_wagon(*box, gear=gear)
     return CarModel(built.quads, built.eyes, built.view)
+
+
+def bogie_model(spec, gauge: float, rail_depth: float, rail_radius: float, car: int) -> CarModel:
+    """One wheel frame of car ``car`` on bogies (``spec`` its car's), centred on its pivot on the track
+    curve: a railway bogie (three axles under a locomotive, else two, ``bogie_wheelbase`` apart) or a
+    coaster car's wheel assembly on each rail."""
+    kind = spec.vehicle(spec.frame_car(car))
+    if kind in ("coaster", "box", "suspended"):
+        return CarModel(geo.Quads.merge(_coaster_wheels(0.0, gauge, -rail_depth, rail_radius, _shade(spec.colour, 0.6))),
+                        [])
+    from trackrider.render import vehicles as rv
+
+    return CarModel(rv.bogie(spec.length, spec.width, spec.height, spec.cg_height, gauge, rail_depth,
+                             spec.bogie_wheelbase, axles=3 if kind == "locomotive" else 2), [])
 
 
 def model_key(spec, role: str, car: int):
     """What distinguishes one entity's model from another's of the same spec and role
     (cars alike share one model): the vehicle kind, and a flat wagon's load."""
-    if role != "car" or not hasattr(spec, "vehicle"):
+    if role not in ("car", "carbody", "bogie") or not hasattr(spec, "vehicle"):
         return None
+    if role == "bogie":
+        return "bogie", spec.vehicle(spec.frame_car(car)) == "locomotive"
     kind = spec.vehicle(car)
     return (kind, (car - 1) % 5) if kind == "flat" else kind

@@ -72,10 +72,24 @@ class TrainSpec:
     #: a train of ``[[train.vehicle]]``: per car (from the front) the spec it is drawn from — its
     #: vehicle's size and kind (cars of one ``[[train.vehicle]]`` share one)
     per_car: list = field(default_factory=list)
+    #: cars on bogies (``car.bogies``: ``two``, ``jacobs``): the train's rows are its wheel frames, its
+    #: bodies ``<name>.body``; the frames' pivots ``bogie_spacing`` apart, each ``bogie_wheelbase`` long,
+    #: the body's centre of mass ``cg_forward`` ahead of their middle
+    bogies: str = "none"
+    bogie_spacing: float = 0.0
+    bogie_wheelbase: float = 2.0
+    cg_forward: float = 0.0
 
     def car(self, car: int) -> "TrainSpec":
         """The spec car ``car`` (1 = the lead car) is drawn from."""
         return self.per_car[car - 1] if 1 <= car <= len(self.per_car) else self
+
+    def frame_car(self, frame: int) -> int:
+        """The car (1 = the lead car) whose wheel frame ``frame`` (1 = the lead frame) is, on bogies: two
+        frames a car; a Jacobs set's frame: the car behind it (the last frame: the last car)."""
+        if self.bogies == "jacobs":
+            return min(frame, self.cars)
+        return (frame + 1) // 2 if self.bogies == "two" else frame
 
     @property
     def kind(self) -> str:
@@ -231,6 +245,8 @@ class SceneSpec:
         name, car = label
         for tr in self.trains:
             if tr.name == name:
+                if tr.bogies != "none":     # a wheel frame (its car's spec)
+                    return tr.car(tr.frame_car(car)), "bogie"
                 return tr.car(car), ("trolley" if tr.suspended else "car")
         for b in self.bodies:
             if b.name == name:
@@ -238,6 +254,8 @@ class SceneSpec:
         for tr in self.trains:
             if tr.suspended and name == f"{tr.name}.body":
                 return tr, "hanging"
+            if tr.bogies != "none" and name == f"{tr.name}.body":
+                return tr.car(car), "carbody"
         return None, None
 
     def box_of(self, label) -> tuple[tuple, tuple, float, float] | None:
@@ -245,7 +263,10 @@ class SceneSpec:
         entity ``(name, car_no)``, or None when the scene does not know it."""
         name, car = label
         for tr in self.trains:
-            if tr.name == name:
+            if tr.name == name and tr.bogies != "none":   # a wheel frame
+                tr = tr.car(tr.frame_car(car))
+                return (tr.bogie_wheelbase, tr.width, 0.5), tr.colour, 0.0, 0.0
+            if tr.name == name or (tr.bogies != "none" and name == f"{tr.name}.body"):
                 tr = tr.car(car)
                 return (tr.length, tr.width, tr.height), tr.colour, tr.cg_height, tr.rider_height
         for b in self.bodies:
@@ -321,6 +342,10 @@ def scene_from_scenario(scenario) -> SceneSpec:
                 role=str(tr.role),
                 model=str(getattr(tr, "model", "auto")),
                 grade=_grade(tracks[int(tr.track_index)].geometry),
+                bogies=str(getattr(car, "bogies", "none")),
+                bogie_spacing=float(getattr(car, "bogie_spacing", None) or 0.0),
+                bogie_wheelbase=float(getattr(car, "bogie_wheelbase", 2.0)),
+                cg_forward=float(getattr(car, "cg_forward", 0.0)),
             )
         )
     for spec, tr in zip(trains, scenario.trains):
@@ -328,7 +353,9 @@ def scene_from_scenario(scenario) -> SceneSpec:
             for v in tr.vehicles:
                 one = dataclasses.replace(spec, length=float(v.length), width=float(v.width),
                                           height=float(v.height), cg_height=float(v.cg_height),
-                                          rider_height=float(v.rider_height), vehicle_kind=str(v.kind), per_car=[])
+                                          rider_height=float(v.rider_height), vehicle_kind=str(v.kind), per_car=[],
+                                          bogie_spacing=float(v.bogie_spacing or 0.0),
+                                          bogie_wheelbase=float(v.bogie_wheelbase), cg_forward=float(v.cg_forward))
                 spec.per_car += [one] * int(v.count)
     names = {t.name for t in trains}
     bodies = [BodySpec(name=b.name, size=_body_size(b), position=tuple(float(v) for v in b.position),

@@ -100,6 +100,14 @@ def _bogie(x, gauge, rail, r, axles=2, base=None, frame=DARK) -> list:
     return parts
 
 
+def bogie(length, width, height, cg, gauge, rail_depth, wheelbase, axles=2) -> geo.Quads:
+    """The running gear of one wheel frame of a vehicle on bogies (``length`` … ``cg``: its vehicle's
+    box, the wheels sized as the vehicle's own), centred on its pivot, which lies on the track curve:
+    ``axles`` wheelsets ``wheelbase`` apart."""
+    f = _Frame(length, width, height, cg, rail_depth)
+    return geo.Quads.merge(_bogie(0.0, gauge, -float(rail_depth), f.wheel, axles=axles, base=wheelbase))
+
+
 def _ends(length, z, gauge, width) -> list:
     """Buffers (shaft and head) and a coupler at both ends, at height ``z``."""
     parts = []
@@ -148,7 +156,7 @@ def _windows(x0, x1, side_y, z0, z1, pane, pitch, out) -> None:
         out.append(geo.box((xc, side_y, 0.5 * (z0 + z1)), (pane, 0.05, z1 - z0), GLASS))
 
 
-def locomotive(length, width, height, cg, gauge, rail_depth, colour, cab: bool = False):
+def locomotive(length, width, height, cg, gauge, rail_depth, colour, cab: bool = False, gear: bool = True):
     """A diesel road locomotive: a walkway deck on two three-axle bogies, a fuel tank
     between them, a full-width cab at the front (windscreen, side windows) behind a
     short nose, a long hood behind it (radiator fans, an exhaust stack, louvres),
@@ -162,7 +170,8 @@ def locomotive(length, width, height, cg, gauge, rail_depth, colour, cab: bool =
         parts.append(geo.box((0.0, side * 0.5 * W, f.deck + 0.15), (L - 0.3, 0.03, 0.12), YELLOW))
     xb = 0.5 * L - max(0.22 * L, 2.4)
     for x in (xb, -xb):
-        parts += _bogie(x, gauge, f.rail, f.wheel, axles=3, frame=DARK)
+        if gear:  # (a vehicle on bogies draws them where they are: ``bogie``)
+            parts += _bogie(x, gauge, f.rail, f.wheel, axles=3, frame=DARK)
     parts.append(geo.cylinder((-0.25 * xb, 0.0, f.deck - 0.35), (0.25 * xb, 0.0, f.deck - 0.35), 0.42 * min(W / 3.0, 1.0) + 0.1,
                               UNDER, sides=12))  # the fuel tank
     parts += _ends(L - 0.3, f.deck + 0.1, gauge, W)
@@ -245,7 +254,8 @@ def _roof_prism(x0, x1, half_width, z_eave, rise, colour, sides: int = 6) -> geo
 STEPPED_GRADE = math.radians(3.0)
 
 
-def coach(length, width, height, cg, gauge, rail_depth, colour, grade: float = 0.0, cab: bool = False):
+def coach(length, width, height, cg, gauge, rail_depth, colour, grade: float = 0.0, cab: bool = False,
+          gear: bool = True):
     """A passenger coach: a body with a band of windows, doors near its ends, a
     curved roof, gangways, on two bogies. On a grade steeper than 3° (``grade``,
     rad, positive when the front is uphill) a funicular car instead: compartments
@@ -264,7 +274,8 @@ def coach(length, width, height, cg, gauge, rail_depth, colour, grade: float = 0
     parts.append(_roof_prism(-0.5 * L + 0.2, 0.5 * L - 0.2, 0.5 * W, eave, 0.45, (150, 152, 158)))
     xb = 0.5 * L - max(0.15 * L, 2.0)
     for x in (xb, -xb):
-        parts += _bogie(x, gauge, f.rail, f.wheel)
+        if gear:  # (a vehicle on bogies draws them where they are: ``bogie``)
+            parts += _bogie(x, gauge, f.rail, f.wheel)
     parts += _ends(L - 0.3, f.deck + 0.1, gauge, W)
     sill, head = floor + 0.85, min(floor + 1.75, eave - 0.1)
     door = 0.9
@@ -371,7 +382,7 @@ def _panel(base, level, up, y, u0, u1, z0, z1, colour) -> geo.Quads:
     return geo.hexa(np.array(c)[None], colour)
 
 
-def box_wagon(length, width, height, cg, gauge, rail_depth, colour):
+def box_wagon(length, width, height, cg, gauge, rail_depth, colour, gear: bool = True):
     """A covered goods wagon: a ribbed body with a sliding door each side and a curved roof, on two bogies."""
     f = _Frame(length, width, height, cg, rail_depth)
     L, W = f.length, f.width
@@ -383,7 +394,8 @@ def box_wagon(length, width, height, cg, gauge, rail_depth, colour):
              _roof_prism(-0.5 * L + 0.2, 0.5 * L - 0.2, 0.5 * W + 0.03, eave, 0.3, _shade(colour, 0.65))]
     xb = 0.5 * L - max(0.15 * L, 1.8)
     for x in (xb, -xb):
-        parts += _bogie(x, gauge, f.rail, f.wheel)
+        if gear:  # (a vehicle on bogies draws them where they are: ``bogie``)
+            parts += _bogie(x, gauge, f.rail, f.wheel)
     parts += _ends(L - 0.3, f.deck + 0.1, gauge, W)
     for side in (1.0, -1.0):
         y = side * (0.5 * W + 0.02)
@@ -395,7 +407,7 @@ def box_wagon(length, width, height, cg, gauge, rail_depth, colour):
     return Built(geo.Quads.merge(parts), [])
 
 
-def hopper_wagon(length, width, height, cg, gauge, rail_depth, colour):
+def hopper_wagon(length, width, height, cg, gauge, rail_depth, colour, gear: bool = True):
     """An open hopper wagon: sloping ends, ribbed sides, discharge chutes under it, a heap of load on top."""
     f = _Frame(length, width, height, cg, rail_depth)
     L, W = f.length, f.width
@@ -417,7 +429,8 @@ def hopper_wagon(length, width, height, cg, gauge, rail_depth, colour):
         parts.append(geo.hexa(ch[None], rib))
     xb = 0.5 * L - max(0.12 * L, 1.6)
     for x in (xb, -xb):
-        parts += _bogie(x, gauge, f.rail, f.wheel)
+        if gear:  # (a vehicle on bogies draws them where they are: ``bogie``)
+            parts += _bogie(x, gauge, f.rail, f.wheel)
     parts += _ends(L - 0.3, f.deck + 0.1, gauge, W)
     for side in (1.0, -1.0):
         for x in np.linspace(-0.5 * L + 1.6, 0.5 * L - 1.6, max(int(L // 1.5), 2)):
@@ -433,7 +446,7 @@ def hopper_wagon(length, width, height, cg, gauge, rail_depth, colour):
     return Built(geo.Quads.merge(parts), [])
 
 
-def flat_wagon(length, width, height, cg, gauge, rail_depth, colour, load_colour=CONTAINERS[0]):
+def flat_wagon(length, width, height, cg, gauge, rail_depth, colour, load_colour=CONTAINERS[0], gear: bool = True):
     """A flat wagon: a deck with stakes on two bogies, carrying a ribbed container (``load_colour``)."""
     f = _Frame(length, width, height, cg, rail_depth)
     L, W = f.length, f.width
@@ -442,7 +455,8 @@ def flat_wagon(length, width, height, cg, gauge, rail_depth, colour, load_colour
              geo.box((0.0, 0.0, f.deck - 0.15), (L - 1.0, 0.5, 0.3), UNDER)]
     xb = 0.5 * L - max(0.15 * L, 1.8)
     for x in (xb, -xb):
-        parts += _bogie(x, gauge, f.rail, f.wheel)
+        if gear:  # (a vehicle on bogies draws them where they are: ``bogie``)
+            parts += _bogie(x, gauge, f.rail, f.wheel)
     parts += _ends(L - 0.3, f.deck + 0.05, gauge, W)
     for side in (1.0, -1.0):
         for x in np.linspace(-0.5 * L + 0.5, 0.5 * L - 0.5, 6):

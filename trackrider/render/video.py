@@ -95,11 +95,11 @@ def _follow_for(spec: SceneSpec, labels, train: str | None = None, car: int | No
     k = (len(idx) if camera == "chase" else 1) if car is None else int(car)
     anchor = ride = idx[k - 1]
     chase_up = CHASE_UP
-    if tr.suspended:  # the riders sit in the hanging bodies, recorded as <train>.body
+    if tr.suspended or tr.bogies != "none":  # the riders sit in the bodies, recorded as <train>.body
         bodies = [i for i, (n, _c) in enumerate(labels) if n == f"{tr.name}.body"]
-        hang = [i for i in bodies if labels[i][1] == labels[ride][1]]
+        hang = [i for i in bodies if labels[i][1] == tr.frame_car(labels[ride][1])]
         ride = hang[0] if hang else ride
-        # the chase camera follows the trolleys (the track's axes, not the swing), at the cars' level
+    if tr.suspended:  # the chase camera follows the trolleys (the track's axes, not the swing), at the cars' level
         chase_up = 0.8 - tr.hang - tr.height
     size = (tr.length, tr.width, tr.height)
     return Follow(
@@ -139,13 +139,16 @@ def _entity_sizes(spec: SceneSpec, labels) -> list:
     return out
 
 
-def _hud_entity(labels, follow: Follow) -> int:
+def _hud_entity(labels, follow: Follow, spec: SceneSpec | None = None) -> int:
     """The recorded row the overlay reads: the car followed (a suspended car's
-    row, which carries its hanging body's G, rather than the body's own)."""
+    row, which carries its hanging body's G, rather than the body's own; a car
+    on bogies: its front frame's, which carries its body's G)."""
     name, car = labels[follow.ride]
     if name.endswith(".body"):
+        tr = next((t for t in spec.trains if t.name == name[: -len(".body")]), None) if spec is not None else None
         for i, (n, c) in enumerate(labels):
-            if n == name[: -len(".body")] and c == car:
+            if n == name[: -len(".body")] and (c == car if tr is None or tr.bogies == "none"
+                                               else tr.frame_car(c) == car):
                 return i
     return follow.ride
 
@@ -225,7 +228,7 @@ def prepare_frames(recording, spec, times, camera, size, fps, speed, quality, tr
         rot_all = quat_to_matrix(quat_all)
         cam = camera_path(camera, pos_all, rot_all, follow, scene.bounds, fps, speed,
                           points=_layout_points(recording, spec), aspect=size[0] / size[1])
-        entity = _hud_entity(recording.labels, follow)
+        entity = _hud_entity(recording.labels, follow, spec)
         label = "{} · car {}".format(*recording.labels[entity])
         values = hud_values(recording, entity, times, scene.ground, label)
         followed = spec.entity(recording.labels[entity])[0]

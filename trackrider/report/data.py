@@ -49,7 +49,8 @@ class TrainData:
     track_xyz: np.ndarray | None = None
     track_from_path: bool = False
     sections: list[Section] = field(default_factory=list)
-    car_mass: float | np.ndarray | None = None   # kg, per car when the cars differ
+    car_mass: float | np.ndarray | None = None   # kg, per car when the cars differ (on bogies: per wheel frame)
+    vehicles: int | None = None   # cars on bogies: how many (the rows, ``cars``, are their wheel frames)
     gravity: float = G0
     colour: str = "#1e5adc"
     #: the scenario's track (``trackrider.curves.Track``), its gauge (m) and the train's length (m)
@@ -256,7 +257,13 @@ def _attach_track(tr: TrainData, scenario) -> None:
             tr.track_from_path = True
         return
     config, tr.track_name, tr.track_s, tr.track_xyz, tr.sections = found
-    masses = [float(c.mass) for c in config.car_specs()]
+    specs = config.car_specs()
+    masses = [float(c.mass) for c in specs]
+    if specs[0].bogies != "none":   # the rows are the wheel frames: each carries its share of its cars
+        from trackrider.physics.bogies import lever_weights
+
+        masses = lever_weights(specs, specs[0].bogies == "jacobs")
+        tr.vehicles = len(specs)
     tr.car_mass = masses[0] if len(set(masses)) == 1 else np.array(masses)
     tr.gravity = float(getattr(scenario.simulation, "gravity", G0))
     tc = scenario.tracks[config.track_index]

@@ -198,6 +198,7 @@ def railway_statistics(run: RunData, tr: TrainData, units: Units) -> list[tuple[
                      f"in {float(run.t[-1] - run.t[0]):.0f} s"))
     if tr.car_mass is not None:
         mass = float(np.sum(np.broadcast_to(tr.car_mass, (len(tr.cars),))))
-        rows.append(("train", f"{len(tr.cars)} cars, {mass / 1000:.0f} t",
+        cars = f"{len(tr.cars)} cars" if tr.vehicles is None else f"{tr.vehicles} cars on {len(tr.cars)} bogies"
+        rows.append(("train", f"{cars}, {mass / 1000:.0f} t",
                      f"{units.length(tr.train_length):.0f} {L} long" if tr.train_length else ""))
     return rows
