@@ -62,7 +62,7 @@ def _sections(poles, gain):
     return sos
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)  # no fused multiply-add: scipy's sosfilt to the bit
 def _sosfilt_columns(sos, x, zi):  # pragma: no cover - compiled
     n_sections = sos.shape[0]
     y = np.empty_like(x)

@@ -21,7 +21,9 @@ the same):
   imported here; it has no effect if numba was imported first, and numba's real error
   messages read the same apart from colour.
 
-Every kernel is compiled with ``fastmath={"contract"}`` (unless it asks for other flags): LLVM
+Every kernel is compiled with ``fastmath={"contract"}`` unless it asks otherwise (the track's
+geometry kernels and the G filter ask for ``fastmath=False``: their results equal their Python
+originals' and scipy's to the bit): LLVM
 may fuse a multiply and an add into one instruction with one rounding where the CPU has it (a step
 of a 7-, 100- or 1000-car train costs ~20 % less CPU). Nothing else of fast math: no reassociation,
 no assumptions about NaN, infinities or signed zeros; results stay deterministic on one machine,

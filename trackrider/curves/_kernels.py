@@ -1,7 +1,9 @@
 """numba kernels behind the geometry: piecewise-quintic evaluation, arc length, RMF.
 
-All kernels are module-level ``@njit(cache=True)`` functions over flat
-contiguous float64 arrays. Units: metres for positions and arc lengths; the
+All kernels are module-level ``@njit(cache=True, fastmath=False)`` functions over flat
+contiguous float64 arrays: no fused multiply-add (``trackrider.jit``), so the compiled
+kernels and their Python originals (``trackrider validate`` runs those) build a track to
+the same bits. Units: metres for positions and arc lengths; the
 spline parameter ``u`` is in metres too (it is made close to arc length).
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ GL_NODES = np.ascontiguousarray(0.5 * (_GL_X + 1.0))
 GL_WEIGHTS = np.ascontiguousarray(0.5 * _GL_W)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def find_span(breaks, u):
     """Index ``i`` with ``breaks[i] <= u < breaks[i+1]``, clamped to the valid spans."""
     n = breaks.shape[0] - 1
@@ -31,7 +33,7 @@ def find_span(breaks, u):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def ppoly_eval(breaks, coef, u, out):
     """Evaluate a piecewise polynomial curve and its first three derivatives.
 
@@ -60,7 +62,7 @@ def ppoly_eval(breaks, coef, u, out):
             out[j, 3, d] = 6.0 * p3
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _speed(breaks, coef, i, x):
     deg = coef.shape[1] - 1
     sq = 0.0
@@ -74,7 +76,7 @@ def _speed(breaks, coef, i, x):
     return np.sqrt(sq)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def span_arc_lengths(breaks, coef, sub_u, gl_x, gl_w, out):
     """Arc length between consecutive parameters ``sub_u`` (which must not straddle a break).
 
@@ -90,7 +92,7 @@ def span_arc_lengths(breaks, coef, sub_u, gl_x, gl_w, out):
         out[j] = acc * h
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def invert_arc_length(breaks, coef, sub_u, sub_s, gl_x, gl_w, s, u_out, tol):
     """Spline parameter ``u`` with arc length ``s`` (Newton on ``s(u) - s``).
 
@@ -134,7 +136,7 @@ def invert_arc_length(breaks, coef, sub_u, sub_s, gl_x, gl_w, s, u_out, tol):
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def rmf_double_reflection(P, T, n0, out):
     """Rotation-minimising frame by the double-reflection method (Wang et al., ACM TOG 2008).
 
@@ -180,7 +182,7 @@ def rmf_double_reflection(P, T, n0, out):
         out[i + 1, 2] = rz * nn
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def solve_tridiagonal(sub, diag, sup, rhs, out):
     """Solve a tridiagonal system by the Thomas algorithm (no pivoting: for the diagonally
     dominant spline systems of ``interp.py``). Row ``i`` is ``sub[i] x[i-1] + diag[i] x[i]
@@ -197,7 +199,7 @@ def solve_tridiagonal(sub, diag, sup, rhs, out):
         out[i] -= cp[i] * out[i + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def solve_banded(ab, kl, ku, b):
     """Solve ``A x = b`` in place for a band matrix by Gaussian elimination with partial pivoting.
 
@@ -248,7 +250,7 @@ def solve_banded(ab, kl, ku, b):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _bsplvb(t, deg, l, x, B):
     """B[0 .. deg] = the degree-``deg`` B-splines ``B_{l-deg} .. B_l`` at ``x`` (``t[l] <= x <= t[l+1]``):
     de Boor's recursion (*A Practical Guide to Splines*, ``bsplvb``)."""
@@ -265,7 +267,7 @@ def _bsplvb(t, deg, l, x, B):
         B[j] = saved
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def bspline_basis(t, k, span, x, out):
     """``out[i, q]`` = B_{span[i]-k+q}(x[i]), q = 0..k: the nonzero degree-``k`` B-splines at each ``x``."""
     B = np.empty(k + 1)
@@ -275,7 +277,7 @@ def bspline_basis(t, k, span, x, out):
             out[i, q] = B[q]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def bspline_pieces(t, c, k, span, left, coef):
     """Power-basis pieces of the spline ``Σ c_j B_j`` (knots ``t``, degree ``k``, ``c`` (nc, d)).
 
