@@ -208,6 +208,6 @@ def blank_ran_off(samples):
     if off.any():
         for c in ch.TRACK_CHANNELS:
             samples[:, :, c] = np.where(off, np.nan, samples[:, :, c])
-        for c in (ch.G_VERTICAL, ch.G_LATERAL, ch.G_LONGITUDINAL, ch.ACCEL):
+        for c in (ch.G_VERTICAL, ch.G_LATERAL, ch.G_LONGITUDINAL, ch.ACCEL) + ch.ROW_G:
             samples[:, :, c] = np.where(off, np.nan, samples[:, :, c])
     return samples

@@ -20,7 +20,10 @@ Definitions (also in ``docs/outputs.md``):
   cannot act and the filtered series equals the raw one (summary
   ``filter.applied = false``).
 * Summary G extremes and airtime use the filtered series; ``raw_*`` figures
-  give the unfiltered extremes. Both count only samples where the car is on
+  give the unfiltered extremes. Cars with ``rider_rows = 2`` (``rows``) add the
+  front and rear rows' G (``ROW_G``, filtered as ``FILTERED_ROW_G``) and a train's
+  ``rider_rows`` figures: the rows' filtered extremes, and per car the rider
+  point's and the rows' largest and smallest vertical and lateral G. Both count only samples where the car is on
   its track (``ON_TRACK`` set, ``RAN_OFF`` not): a car that left the track is
   not a ride any more.
 * ``airtime_s``: time during which **any** car of the train has filtered
@@ -54,6 +57,7 @@ Definitions (also in ``docs/outputs.md``):
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,6 +88,12 @@ MAX_EVENTS = 1000
 #: extra CSV columns derived here, after the raw channels
 FILTERED_G = ("g_vertical_filtered", "g_lateral_filtered", "g_longitudinal_filtered")
 _G_CHANNELS = (ch.G_VERTICAL, ch.G_LATERAL, ch.G_LONGITUDINAL)
+#: the front and rear rider rows' G columns (``rider_rows = 2``) and their filtered ones
+ROW_G = tuple(ch.NAMES[i] for i in ch.ROW_G)
+FILTERED_ROW_G = tuple(name + "_filtered" for name in ROW_G)
+#: a train's ``rider_rows`` figures: (key, column of the filtered G, its sign: +1 max, -1 min, 0 max of |G|)
+_ROW_FIGURES = (("max_g_vertical", 0, 1.0), ("min_g_vertical", 0, -1.0), ("max_abs_g_lateral", 1, 0.0),
+                ("max_abs_g_longitudinal", 2, 0.0))
 
 
 # ----------------------------------------------------------------------------------
@@ -187,7 +197,8 @@ class RideMetrics:
 
     Feed it the chunks of ``World.run`` in order with ``push(t, samples)``; it
     returns blocks ``(t, samples, filtered_g)`` whose filtered G (shape
-    ``(m, n_entities, 3)``: vertical, lateral, longitudinal, in g) is final, in
+    ``(m, n_entities, 3)``: vertical, lateral, longitudinal, in g; 9 with ``rows``: then
+    the front row's and the rear row's) is final, in
     order, lagging the input by at most ``lag_samples``. ``finish()`` returns
     the rest. Then ``summary()`` gives the figures of ``summary.json``.
 
@@ -213,11 +224,15 @@ class RideMetrics:
     sections_per_train : list of lists, optional
         For each train, the sections of its track as ``(label, s_from m, s_to m,
         period)`` (see ``section_at``): the ``section`` of each ``at`` entry.
+    rows : bool, default False
+        Some car has front and rear rider rows: the filtered G of each entity is then 9
+        columns (the rider point's, the front row's, the rear row's), and the summary has
+        their figures.
     """
 
     def __init__(self, entity_labels, entity_train, train_names, record_dt,
                  cutoff_hz=5.0, gauge_per_entity=1.0, railway_per_entity=None,
-                 energy_groups=None, sections_per_train=None):
+                 energy_groups=None, sections_per_train=None, rows=False):
         self.labels = [(str(a), int(b)) for a, b in entity_labels]
         self.entity_train = np.asarray(entity_train, dtype=int)
         self.n_entities = len(self.labels)
@@ -238,11 +253,14 @@ class RideMetrics:
         self.energy_groups = [np.asarray(sorted(set(g)), dtype=int) for g in energy_groups]
         self.sections = list(sections_per_train or [])
 
-        self.filter = ZeroPhaseLowpass(self.cutoff_hz, 1.0 / self.record_dt, 3 * self.n_entities)
+        self.rows = bool(rows)
+        self.g_channels = _G_CHANNELS + (ch.ROW_G if self.rows else ())
+        ng = len(self.g_channels)
+        self.filter = ZeroPhaseLowpass(self.cutoff_hz, 1.0 / self.record_dt, ng * self.n_entities)
         self.lag_samples = (self.filter.margin + self.filter.block) if self.filter.applied else 0
         self._t_buf = np.empty(0)
         self._s_buf = np.empty((0, self.n_entities, ch.N_CHANNELS))
-        self._last_finite = np.zeros(3 * self.n_entities)
+        self._last_finite = np.zeros(ng * self.n_entities)
 
         self.samples = 0
         self.t_last = None
@@ -314,6 +332,11 @@ class RideMetrics:
         self.body_speed_max = np.full(len(self.bodies), np.nan)
         self.body_z_min = np.full(len(self.bodies), np.nan)
         self.body_z_max = np.full(len(self.bodies), np.nan)
+        if self.rows:   # the rows' extremes per train (front, rear), each entity's filtered G range
+            self.x_rows = [{(part, key): _Extreme(+1 if sign >= 0 else -1) for part in ("front", "rear")
+                            for key, _, sign in _ROW_FIGURES} for _ in range(nt)]
+            self.g_max = np.full((ne, len(self.g_channels)), np.nan)
+            self.g_min = np.full((ne, len(self.g_channels)), np.nan)
 
     # -- events -------------------------------------------------------------------
     def _event(self, t, entity, kind):
@@ -553,6 +576,16 @@ class RideMetrics:
             self.airtime_any[k] += int(np.any(air, axis=1).sum())
             self.airtime_lead[k] += int(air[:, 0].sum())
             self._airtime_stretches(k, cars, t, air, sc)
+            if self.rows:
+                for (part, key), x in self.x_rows[k].items():
+                    _, col, sign = next(f for f in _ROW_FIGURES if f[0] == key)
+                    v = fg[:, cars, col + (3 if part == "front" else 6)]
+                    x.update(t, v if sign else np.abs(v), cn, sc)
+        if self.rows:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)   # an entity without rows: all NaN
+                self.g_max = np.fmax(self.g_max, np.nanmax(fg, axis=0))
+                self.g_min = np.fmin(self.g_min, np.nanmin(fg, axis=0))
 
     def _airtime_stretches(self, k, cars, t, air, s):
         """Track each car's airtime stretches across chunks; keep train k's longest."""
@@ -582,8 +615,8 @@ class RideMetrics:
         smp = self._s_buf[:n]
         self._t_buf = self._t_buf[n:]
         self._s_buf = self._s_buf[n:]
-        fg = filtered.reshape(n, self.n_entities, 3)
-        raw = smp[:, :, list(_G_CHANNELS)]
+        fg = filtered.reshape(n, self.n_entities, len(self.g_channels))
+        raw = smp[:, :, list(self.g_channels)]
         if not np.all(np.isfinite(raw)):
             fg = np.where(np.isfinite(raw), fg, np.nan)
         self._measure_filtered(t, smp, fg)
@@ -604,7 +637,7 @@ class RideMetrics:
         self._measure_raw(t, smp)
         self._t_buf = np.concatenate([self._t_buf, t])
         self._s_buf = np.concatenate([self._s_buf, smp])
-        g = smp[:, :, list(_G_CHANNELS)].reshape(len(t), 3 * self.n_entities)
+        g = smp[:, :, list(self.g_channels)].reshape(len(t), len(self.g_channels) * self.n_entities)
         return self._emit(self.filter.push(self._hold_finite(g)))
 
     def _hold_finite(self, g):
@@ -631,7 +664,7 @@ class RideMetrics:
         """Flush: returns the remaining blocks (the end of the series is exact)."""
         out = self._emit(self.filter.finish())
         if len(self._t_buf):   # filter not applied and nothing pending cannot happen; be safe
-            out += self._emit(self._s_buf[:, :, list(_G_CHANNELS)].reshape(len(self._t_buf), -1))
+            out += self._emit(self._s_buf[:, :, list(self.g_channels)].reshape(len(self._t_buf), -1))
         return out
 
     # -- results ------------------------------------------------------------------
@@ -687,7 +720,7 @@ class RideMetrics:
         if role == "counterweight":   # no riders: no G at a rider point, no airtime
             return self._counterweight_summary(k, val, where, drift, drift_abs, quiet, group_trains,
                                                group_bodies, ke)
-        return {
+        out = {
             "cars": int(cars.size),
             "role": "riders",
             "wheels": "railway" if cars.size and bool(self.railway[cars[0]]) else "coaster",
@@ -731,6 +764,35 @@ class RideMetrics:
                 "airtime_s": airtime_at,
             },
         }
+        rows = self._rider_rows(k, val, where) if self.rows else None
+        if rows is not None:
+            out["rider_rows"] = rows
+        return out
+
+    def _rider_rows(self, k, val, where):
+        """Train ``k``'s ``rider_rows`` figures (None when none of its cars has rows): the front and
+        rear rows' filtered extremes with where they happened, and per car (a row of the timeseries)
+        the largest and smallest filtered vertical and lateral G of its rider point and its rows."""
+        cars = self.train_cars[k]
+        if not np.isfinite(self.g_max[cars, 3:]).any():
+            return None
+        out = {}
+        for part in ("front", "rear"):
+            xs = {key: self.x_rows[k][(part, key)] for key, _, _ in _ROW_FIGURES}
+            out[part] = {key: val(x) for key, x in xs.items()}
+            out[part]["at"] = {key: where(x) for key, x in xs.items()}
+        drifting = self.diverged is not None   # extremes over the whole run, after an onset too
+        per_car = []
+        for e in cars:
+            entry = {"car": int(self.car_no[e])}
+            for part, c0 in (("rider", 0), ("front", 3), ("rear", 6)):
+                hi, lo = self.g_max[e, c0:c0 + 2], self.g_min[e, c0:c0 + 2]
+                entry[part] = {name: (None if drifting or not math.isfinite(v) else float(v)) for name, v in
+                               (("max_g_vertical", hi[0]), ("min_g_vertical", lo[0]),
+                                ("max_g_lateral", hi[1]), ("min_g_lateral", lo[1]))}
+            per_car.append(entry)
+        out["cars"] = per_car
+        return out
 
     def _counterweight_summary(self, k, val, where, drift, drift_abs, quiet, group_trains, group_bodies, ke):
         """Figures of a ``role = "counterweight"`` train: motion, loads and energy, no rider figures."""

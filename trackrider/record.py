@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from trackrider.errors import InputError
-from trackrider.metrics import FILTERED_G, wheel_split
+from trackrider.metrics import FILTERED_G, FILTERED_ROW_G, ROW_G, wheel_split
 from trackrider.physics import channels as ch
 from trackrider.results_folder import is_plain_file, naming, open_new, temp_name
 
@@ -45,6 +45,8 @@ EXTRA_COLUMNS = FILTERED_G + (
     "vx", "vy", "vz", "wx", "wy", "wz", "section", "flags",
 )
 COLUMNS = BASE_COLUMNS + QUATERNION_COLUMNS + EXTRA_COLUMNS
+#: after them, only when a car has front and rear rider rows (``rider_rows = 2``): their raw and filtered G
+ROW_COLUMNS = ROW_G + FILTERED_ROW_G
 #: after them, in a railway world only (docs/physics.md §10): couplers, locomotives, air brakes
 RAIL_COLUMNS = tuple(ch.NAMES[i] for i in ch.RAIL)
 #: the numeric columns (all but ``train``), in CSV order

@@ -449,6 +449,10 @@ class CarSpec:
         of width): drawn in a coaster or suspended car, and the default of ``riders``.
     riders : int or None
         riders per car, for the capacity figures (None: rows × seats per row).
+    rider_rows : int, default 1
+        1: the car's G-forces at its rider point only; 2: also at a front and a rear row of riders,
+        ``ROW_INSET`` m inside each end of the car (body) ``length``, on the rider point's level
+        (``g_*_front``, ``g_*_rear``; docs/outputs.md).
     bogies : str, default "none"
         ``"none"``: the car is one body on one point of the track; ``"two"``: the car body rides
         on two wheel frames (bogies) ``bogie_spacing`` apart, each a rigid body on its own track
@@ -480,6 +484,7 @@ class CarSpec:
     rows: int | None = setting(None, kind=INTEGER, ge=1, le=100)
     seats_per_row: int | None = setting(None, kind=INTEGER, ge=1, le=100)
     riders: int | None = setting(None, kind=INTEGER, ge=0, le=10000)
+    rider_rows: int = setting(1, kind=INTEGER, ge=1, le=2)
     bogies: str = setting("none", kind=STRING, choices=("none", "two", "jacobs"))
     bogie_spacing: float | None = setting(None, unit="m", gt=0, le=1000)
     bogie_mass: float | None = setting(None, unit="kg", gt=0, maximum=MAX_MASS)
@@ -488,6 +493,8 @@ class CarSpec:
 
     #: settings of a suspended car only
     SUSPENDED_ONLY = ("hang", "trolley_mass", "swing_damping")
+    #: m, a front or rear rider row inside its end of the car (``rider_rows = 2``)
+    ROW_INSET = 0.45
     #: settings of a car on bogies only
     BOGIE_ONLY = ("bogie_spacing", "bogie_mass", "bogie_wheelbase", "cg_forward")
 
@@ -511,6 +518,9 @@ class CarSpec:
             if a + b < c or b + c < a or a + c < b:
                 raise error("inertia", f"{list(self.inertia)} breaks the triangle inequality "
                             "(no rigid body has these principal moments)")
+        if self.rider_rows == 2 and self.length <= 2.0 * self.ROW_INSET:
+            raise error("rider_rows", f"2 rows {self.ROW_INSET:g} m inside each end need length > "
+                        f"{2.0 * self.ROW_INSET:g} m, got {self.length:g}")
         if self.bogies == "none":
             return
         if self.suspended:
@@ -523,6 +533,16 @@ class CarSpec:
             raise error("cg_forward", f"must lie between the pivots (|cg_forward| < {self.bogie_spacing / 2.0:g} m)")
         if 2.0 * self.frame_mass >= self.mass:
             raise error("bogie_mass", f"two frames of {self.frame_mass:g} kg leave no body of a {self.mass:g} kg car")
+
+    @property
+    def row_offsets(self) -> tuple[float, float]:
+        """m, the front and the rear rider row along the car's forward axis from its rider point
+        (``rider_rows = 2``): ``±(length / 2 − ROW_INSET) − cg_forward`` (a body on bogies has its
+        rider point above its centre of mass, ``cg_forward`` ahead of its middle); ``(0, 0)``: no rows."""
+        if self.rider_rows != 2:
+            return 0.0, 0.0
+        d = self.length / 2.0 - self.ROW_INSET
+        return d - self.cg_forward, -d - self.cg_forward
 
     @property
     def frame_mass(self) -> float:

@@ -110,7 +110,7 @@ class World(Protocol):
     entity_labels: list            # [(train or body name, car number)] in entity order
     entity_train: Any              # (n_entities,) train index, -1 for a body
     n_entities: int
-    trains: tuple                  # per train: dict with name, track, n, cg, railway, suspended
+    trains: tuple                  # per train: dict with name, track, n, cg, railway, suspended (rider_rows: 2 with rows)
     gauges: tuple                  # m, per track
     joints: tuple                  # per joint: dict with kind, a, b, anchor_a, anchor_b, p
     contact_trains: list           # (behind, ahead) trains that can meet on a track
@@ -147,6 +147,7 @@ class _Run:
     oper: Any = None
     net: Any = None                # physics.network.Network, or None
     railway: Any = None
+    rows: bool = False             # some car has front and rear rider rows (rider_rows = 2)
     writer: Any = None
     folder: Any = None             # the ResultsFolder the run writes into (its stage), when it writes
     mech: Any = None                # mechanisms.MechanismLog, or None (no joint holds a track's body)
@@ -173,18 +174,22 @@ class _Run:
 
     @property
     def extras(self) -> tuple:
-        """The CSV's columns after ``COLUMNS``: a network's ``track``, the blocks' ``block``, the
-        railway columns in a railway world (``record.RAIL_COLUMNS``)."""
-        from trackrider.record import RAIL_COLUMNS
+        """The CSV's columns after ``COLUMNS``: the rider rows' G (``record.ROW_COLUMNS``) when a car has
+        them, a network's ``track``, the blocks' ``block``, the railway columns in a railway world
+        (``record.RAIL_COLUMNS``)."""
+        from trackrider.record import RAIL_COLUMNS, ROW_COLUMNS
 
-        return ((("track",) if self.net is not None else ()) + (("block",) if self.blocks_on else ())
-                + (RAIL_COLUMNS if self.railway is not None else ()))
+        return ((ROW_COLUMNS if self.rows else ()) + (("track",) if self.net is not None else ())
+                + (("block",) if self.blocks_on else ()) + (RAIL_COLUMNS if self.railway is not None else ()))
 
-    def extra_values(self, smp):
-        """(m, n_entities, k) the values of ``extras`` for the samples ``smp``, or None."""
+    def extra_values(self, smp, fg):
+        """(m, n_entities, k) the values of ``extras`` for the samples ``smp`` and their filtered G
+        ``fg`` (``RideMetrics``), or None."""
         from trackrider.physics import channels as ch
 
         cols = []
+        if self.rows:
+            cols += [smp[:, :, list(ch.ROW_G)], fg[:, :, 3:9]]
         if self.net is not None:
             cols.append(smp[:, :, ch.TRACK][:, :, None])
         if self.blocks_on:
@@ -235,14 +240,16 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
         gauge[entity_train == k] = float(info.get("gauge", 1.0))
         railway[entity_train == k] = info.get("wheels", "coaster") == "railway"
     record_dt = timing.record_every * dt
+    rows = any(int(tr.get("rider_rows", 1)) == 2 for tr in world.trains)
     metrics = RideMetrics(labels, entity_train, names, record_dt, cutoff_hz=timing.filter_hz,
                           gauge_per_entity=gauge, railway_per_entity=railway,
                           energy_groups=energy_groups_from_joints(entity_train, len(names), joints),
-                          sections_per_train=[info.get("sections", []) for info in trains[:len(names)]])
+                          sections_per_train=[info.get("sections", []) for info in trains[:len(names)]],
+                          rows=rows)
     metrics.roles = [str(info.get("role", "riders")) for info in trains[:len(names)]]
     run = _Run(dt, timing.n_steps, timing.record_every, timing.record_hz, labels, names, trains, gauge, metrics,
                DivergenceCheck.from_world(world, record_dt, tracks), oper=world.operation, net=world.network,
-               start_steps=int(world.step_count))
+               start_steps=int(world.step_count), rows=rows)
     run.railway = world.railway
     if out_dir is None:
         run.tables = []
@@ -273,7 +280,7 @@ def _consume(run, blocks):
     from trackrider.record import block_table
 
     for t, smp, fg in blocks:
-        extra = run.extra_values(smp)
+        extra = run.extra_values(smp, fg)
         if run.writer is not None:
             run.writer.write(t, smp, fg, extra)
         else:

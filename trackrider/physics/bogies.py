@@ -66,13 +66,14 @@ def expand(world, t, ct, car, frame_inertia_height=0.5):
     t["bogie"] = dict(cars=n, spacing=[v.bogie_spacing for v in specs], mass=body_mass, inertia=body_inertia,
                       cg=[v.cg_height for v in specs], forward=[v.cg_forward for v in specs],
                       rider=[v.rider_height for v in specs], length=[v.length for v in specs], jacobs=jacobs,
+                      rows=[v.row_offsets for v in specs],
                       weights=lever_weights(specs, jacobs))
     # frame k's car: k // 2 (two bogies each), in a Jacobs set the body behind it (the last frame: the last car)
     owner = [min(k, n - 1) for k in range(n + 1)] if jacobs else [k // 2 for k in range(2 * n)]
     t.update(n=len(s), s=s, mass=frame_mass[0], inertia=frame_inertia[0], cg=0.0,
              masses=[frame_mass[c] for c in owner], lengths=[2.0 * halves[c] for c in owner],
              inertias=[frame_inertia[c] for c in owner], cgs=[0.0] * len(s),
-             riders=[specs[c].rider_height for c in owner])
+             riders=[specs[c].rider_height for c in owner], rows=[(0.0, 0.0)] * len(s))   # rows: the bodies' (below)
 
 
 def frames_of(bg, c):
@@ -126,6 +127,7 @@ def place_bodies(world, b, labels, etrain) -> int:
                     continue
                 cars.hang[f] = b
                 cars.hang_rider[f] = bg["rider"][c] - cg
+                cars.rows[f] = bg["rows"][c]
             labels.append((t["name"] + ".body", c + 1))
             etrain.append(-1)
             for k, (f, x) in enumerate(((ff, L / 2.0 - e), (fr, -L / 2.0 - e))):

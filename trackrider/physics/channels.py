@@ -59,13 +59,21 @@ CHANNELS = (
     Channel("brake_force", "N", True, "the air brake's force along T (negative when opposing +T)"),
     Channel("brake_pressure", "bar", True, "brake-cylinder pressure"),
     Channel("pipe_pressure", "bar", True, "brake-pipe pressure at the car"),
+    # a car with rider_rows = 2 (docs/physics.md §5; NaN elsewhere): its front and rear rows of riders
+    Channel("g_vertical_front", "g", False, "specific force at the front row along the car's up axis"),
+    Channel("g_lateral_front", "g", False, "... along the car's left axis"),
+    Channel("g_longitudinal_front", "g", False, "... along the car's forward axis"),
+    Channel("g_vertical_rear", "g", False, "specific force at the rear row along the car's up axis"),
+    Channel("g_lateral_rear", "g", False, "... along the car's left axis"),
+    Channel("g_longitudinal_rear", "g", False, "... along the car's forward axis"),
 )
 
 # the column indices, one name per line of CHANNELS, in order (test_registries checks them)
 (S, X, Y, Z, SPEED, ACCEL, G_VERTICAL, G_LATERAL, G_LONGITUDINAL, WHEEL_LOAD, LATERAL_LOAD, MOTOR_FORCE,
  KINETIC_ENERGY, POTENTIAL_ENERGY, QW, QX, QY, QZ, VX, VY, VZ, WX, WY, WZ, ROLL_TORQUE, RESISTANCE_FORCE,
  SECTION, FLAGS, TRACK, COUPLER_FORCE, TRACTIVE_FORCE, NOTCH, DYNAMIC_BRAKE, BRAKE_FORCE, BRAKE_PRESSURE,
- PIPE_PRESSURE) = range(len(CHANNELS))
+ PIPE_PRESSURE, G_VERTICAL_FRONT, G_LATERAL_FRONT, G_LONGITUDINAL_FRONT, G_VERTICAL_REAR, G_LATERAL_REAR,
+ G_LONGITUDINAL_REAR) = range(len(CHANNELS))
 N_CHANNELS = len(CHANNELS)
 
 #: column names in column order (the CSV header uses these words)
@@ -100,3 +108,6 @@ FREE_BODY = 32         # a free body, on no track
 WHEEL_SLIP = 64        # a locomotive's wheels slip (railway)
 #: the railway channels: columns of timeseries.csv in a railway world only (``record.RAIL_COLUMNS``)
 RAIL = tuple(range(COUPLER_FORCE, PIPE_PRESSURE + 1))
+#: the rider rows' G (front: vertical, lateral, longitudinal; then rear): columns of timeseries.csv only
+#: when a car has rider_rows = 2 (``record.ROW_COLUMNS``)
+ROW_G = tuple(range(G_VERTICAL_FRONT, G_LONGITUDINAL_REAR + 1))

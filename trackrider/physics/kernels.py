@@ -853,6 +853,19 @@ def record_sample(cfg, tracks, bodies, cars, sections, trk, scratch, out, rail):
         out[b, ch.G_LONGITUDINAL] = (fx * R[0, 0] + fy * R[1, 0] + fz * R[2, 0]) / gmag
         out[b, ch.G_LATERAL] = (fx * R[0, 1] + fy * R[1, 1] + fz * R[2, 1]) / gmag
         out[b, ch.G_VERTICAL] = (fx * R[0, 2] + fy * R[1, 2] + fz * R[2, 2]) / gmag
+        if b < ncars and cars.rows[b, 0] != cars.rows[b, 1]:
+            # the front and rear rows, x along the body's forward axis F from the rider point: the rider
+            # point's specific force + x (α × F + ω × (ω × F)), in the body's axes
+            c0, c1, c2 = cross(al0, al1, al2, R[0, 0], R[1, 0], R[2, 0])
+            d0, d1, d2 = cross(w0, w1, w2, R[0, 0], R[1, 0], R[2, 0])
+            e0, e1, e2 = cross(w0, w1, w2, d0, d1, d2)
+            for k in range(2):
+                x = cars.rows[b, k]
+                px, py, pz = fx + x * (c0 + e0), fy + x * (c1 + e1), fz + x * (c2 + e2)
+                o = ch.G_VERTICAL_FRONT + 3 * k
+                out[b, o] = (px * R[0, 2] + py * R[1, 2] + pz * R[2, 2]) / gmag
+                out[b, o + 1] = (px * R[0, 1] + py * R[1, 1] + pz * R[2, 1]) / gmag
+                out[b, o + 2] = (px * R[0, 0] + py * R[1, 0] + pz * R[2, 0]) / gmag
         if gb != b:
             R = bodies.rot[b]
         w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]

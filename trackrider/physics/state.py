@@ -117,6 +117,7 @@ Cars = record("Cars", (
     Field("prev_frame", ("n", 9), F, "", "T, N, B of the last step's frame (on a moving track: in its table)"),
     Field("davis", ("n", 3), F, "N, N·s/m, N·s²/m²", "Davis A, B, C"),
     Field("hang_rider", ("n",), F, "m", "suspended car: rider point above the hanging body's cg"),
+    Field("rows", ("n", 2), F, "m", "front, rear rider row from the rider point along the body's forward axis (0, 0: none)"),
     Field("frame", ("n", NCOL), F, "", "the track frame at s (curves/compact.py columns), world axes"),
     Field("brake", ("n",), F, "N", "air-brake force available this step (railway.py), in the friction row's bound"),
 ))

@@ -225,6 +225,7 @@ class World:
                                  damping=damp, slack=slack, s=s_list, v0=v0, suspended=susp, hang=hang,
                                  trolley_mass=tmass, swing_damping=swing_c, masses=[c.mass for c in specs],
                                  lengths=lengths, inertias=inertias, cgs=cgs, riders=[c.rider_height for c in specs],
+                                 rows=[c.row_offsets for c in specs], rider_rows=max(c.rider_rows for c in specs),
                                  coupling=coupling, vehicles=specs if vehicles is not None else None,
                                  blocks=vehicles, brake=train.brake, driver=driver))
         if car.bogies != "none":
@@ -622,6 +623,7 @@ class World:
                 cars.s[b] = t["s"][c] % ct.length if ct.closed else t["s"][c]
                 cars.cg[b] = cg
                 cars.rider[b] = t["riders"][c]
+                cars.rows[b] = t["rows"][c]
                 cars.gauge[b] = self._gauges[t["track"]]
                 cars.speed0[b] = v0
                 if davis is not None and self._res.mode == "physical":

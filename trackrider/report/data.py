@@ -112,7 +112,10 @@ class RunData:
 SERIES = ("s", "x", "y", "z", "speed", "accel", "g_vertical_filtered", "g_lateral_filtered",
           "g_longitudinal_filtered", "wheel_load", "wheel_load_inner", "l_over_v", "lateral_load",
           "motor_force", "resistance_force", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "flags", "block",
-          "coupler_force", "tractive_force", "notch", "brake_pressure")
+          "coupler_force", "tractive_force", "notch", "brake_pressure",
+          # cars with rider_rows = 2 only
+          "g_vertical_front_filtered", "g_lateral_front_filtered", "g_vertical_rear_filtered",
+          "g_lateral_rear_filtered")
 
 
 def load_scenario_of(summary: dict, results_dir):

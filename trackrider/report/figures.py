@@ -369,6 +369,37 @@ def gg_diagram(runs: list[RunData], name: str, units: Units) -> str:
     return to_svg(fig, f"gg-{_slug(name)}")
 
 
+#: the front and rear rider rows' filtered G a report draws (``rider_rows = 2``)
+ROW_SERIES = {(row, axis): f"g_{axis}_{row}_filtered" for row in ("front", "rear") for axis in ("vertical", "lateral")}
+
+
+def rider_rows(runs: list[RunData], name: str, units: Units) -> str | None:
+    """Cars with ``rider_rows = 2``: the filtered vertical and lateral G of the lead car's front row
+    (solid) and rear row (dashed) against time, its rider point thin grey; None without rows."""
+    pairs = [(k, tr) for k, tr in _trains(runs, name)[:1] if ROW_SERIES["front", "vertical"] in tr.series
+             and np.isfinite(tr.series[ROW_SERIES["front", "vertical"]][:, 0]).any()]
+    if not pairs:
+        return None
+    fig = _figure(11, 5.2)
+    axes = fig.subplots(2, 1, sharex=True)
+    run = runs[0]
+    k, tr = pairs[0]
+    car = tr.cars[0]
+    for ax, axis in zip(axes, ("vertical", "lateral")):
+        _shade_times(ax, run, tr, labels=axis == "vertical")
+        ax.plot(run.t, tr.series[f"g_{axis}_filtered"][:, 0], lw=0.7, color="0.55", label="rider point")
+        for row, style, colour in (("front", "-", "#1f77b4"), ("rear", "--", "#d62728")):
+            ax.plot(run.t, tr.series[ROW_SERIES[row, axis]][:, 0], lw=1.0, ls=style, color=colour,
+                    label={"front": "front row", "rear": "back row"}[row])
+        ax.axhline(1.0 if axis == "vertical" else 0.0, color="0.6", lw=0.6, ls="--")
+        ax.set_ylabel(f"{axis} G (g)")
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(loc="lower left", fontsize=8, ncol=3, framealpha=0.85)
+    axes[0].set_title(f"car {car}: front row and back row", fontsize=9)
+    axes[-1].set_xlabel("time (s)")
+    return zoomable(fig, f"rows-{_slug(name)}", list(axes), "time (s)")
+
+
 # --------------------------------------------------------------------------- layout
 
 

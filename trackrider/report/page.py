@@ -470,7 +470,31 @@ def _coaster_train(runs, tr, units: Units) -> list[str]:
     body.append(_figure_html(figures.gg_diagram(both, tr.name, units),
                              "Vertical against lateral G of the front, middle and rear car, on fixed symmetric "
                              "axes: lateral ±2 g, vertical 1 ± 3 g, wider only when the ride goes beyond."))
+    rows = tr.summary.get("rider_rows")
+    if isinstance(rows, dict):
+        body += ["<h3>Front row and back row</h3>", rider_rows_table(rows),
+                 _figure_html(figures.rider_rows(both, tr.name, units),
+                              "Filtered vertical and lateral G of the lead car's front row and back row (0.45 m "
+                              "inside each end of the car), its rider point thin grey: in a transition the rows "
+                              "feel the car's yaw (pitch) acceleration times their distance, of opposite signs.")]
     return body
+
+
+def rider_rows_table(rows: dict) -> str:
+    """Per car (a row of the timeseries) of a train with ``rider_rows = 2``: the largest and smallest
+    filtered vertical and lateral G of its front row, its rider point and its back row."""
+    keys = (("max_g_vertical", "max vertical"), ("min_g_vertical", "min vertical"),
+            ("max_g_lateral", "max lateral"), ("min_g_lateral", "min lateral"))
+    parts = (("front", "front row"), ("rider", "rider point"), ("rear", "back row"))
+    out = ['<table class="rows"><tr><th class="l" rowspan="2">car</th>'
+           + "".join(f'<th colspan="{len(parts)}">{_e(label)} (g)</th>' for _, label in keys) + "</tr><tr>"
+           + "".join(f"<th>{_e(label)}</th>" for _ in keys for _, label in parts) + "</tr>"]
+    for entry in rows.get("cars") or []:
+        cells = "".join(f"<td>{_num((entry.get(part) or {}).get(key), '{:+.2f}')}</td>"
+                        for key, _ in keys for part, _ in parts)
+        out.append(f'<tr><td class="l">{_e(entry.get("car", "?"))}</td>{cells}</tr>')
+    out.append("</table>")
+    return "\n".join(out)
 
 
 #: the railway page's figures after the tables, in order: (heading, figure function, caption)
