@@ -20,12 +20,13 @@ Definitions (also in ``docs/outputs.md``):
   cannot act and the filtered series equals the raw one (summary
   ``filter.applied = false``).
 * Summary G extremes and airtime use the filtered series; ``raw_*`` figures
-  give the unfiltered extremes. Cars with ``rider_rows = 2`` (``rows``) add the
-  front and rear rows' G (``ROW_G``, filtered as ``FILTERED_ROW_G``) and a train's
-  ``rider_rows`` figures: the rows' filtered extremes, and per car the rider
-  point's and the rows' largest and smallest vertical and lateral G. Both count only samples where the car is on
+  give the unfiltered extremes. Both count only samples where the car is on
   its track (``ON_TRACK`` set, ``RAN_OFF`` not): a car that left the track is
   not a ride any more.
+* Rider rows: cars with ``rider_rows = 2`` (``rows``) add the front and rear rows'
+  G (``ROW_G``, filtered as ``FILTERED_ROW_G``) and their train a ``rider_rows``
+  entry: the rows' filtered extremes (as the G extremes), and per car the rider
+  point's and the rows' largest and smallest filtered vertical and lateral G.
 * ``airtime_s``: time during which **any** car of the train has filtered
   ``g_vertical < 0`` (samples × record interval). ``airtime_s_lead_car``: the
   same for the lead car alone.
@@ -91,9 +92,12 @@ _G_CHANNELS = (ch.G_VERTICAL, ch.G_LATERAL, ch.G_LONGITUDINAL)
 #: the front and rear rider rows' G columns (``rider_rows = 2``) and their filtered ones
 ROW_G = tuple(ch.NAMES[i] for i in ch.ROW_G)
 FILTERED_ROW_G = tuple(name + "_filtered" for name in ROW_G)
-#: a train's ``rider_rows`` figures: (key, column of the filtered G, its sign: +1 max, -1 min, 0 max of |G|)
-_ROW_FIGURES = (("max_g_vertical", 0, 1.0), ("min_g_vertical", 0, -1.0), ("max_abs_g_lateral", 1, 0.0),
-                ("max_abs_g_longitudinal", 2, 0.0))
+#: a train's ``rider_rows`` figures of each row: (key, axis: 0 vertical, 1 lateral, 2 longitudinal; +1 its
+#: maximum, -1 its minimum, 0 the maximum of its magnitude)
+_ROW_FIGURES = (("max_g_vertical", 0, 1), ("min_g_vertical", 0, -1), ("max_abs_g_lateral", 1, 0),
+                ("max_abs_g_longitudinal", 2, 0))
+#: the rows and their first column in the filtered G (9 columns: rider point, front row, rear row)
+_ROW_PARTS = (("front", 3), ("rear", 6))
 
 
 # ----------------------------------------------------------------------------------
@@ -332,9 +336,9 @@ class RideMetrics:
         self.body_speed_max = np.full(len(self.bodies), np.nan)
         self.body_z_min = np.full(len(self.bodies), np.nan)
         self.body_z_max = np.full(len(self.bodies), np.nan)
-        if self.rows:   # the rows' extremes per train (front, rear), each entity's filtered G range
-            self.x_rows = [{(part, key): _Extreme(+1 if sign >= 0 else -1) for part in ("front", "rear")
-                            for key, _, sign in _ROW_FIGURES} for _ in range(nt)]
+        if self.rows:   # per train the rows' extremes (part, key, column, sign, tracker); per entity its G range
+            self.x_rows = [[(part, key, c0 + axis, sign, _Extreme(-1 if sign < 0 else +1))
+                            for part, c0 in _ROW_PARTS for key, axis, sign in _ROW_FIGURES] for _ in range(nt)]
             self.g_max = np.full((ne, len(self.g_channels)), np.nan)
             self.g_min = np.full((ne, len(self.g_channels)), np.nan)
 
@@ -577,9 +581,8 @@ class RideMetrics:
             self.airtime_lead[k] += int(air[:, 0].sum())
             self._airtime_stretches(k, cars, t, air, sc)
             if self.rows:
-                for (part, key), x in self.x_rows[k].items():
-                    _, col, sign = next(f for f in _ROW_FIGURES if f[0] == key)
-                    v = fg[:, cars, col + (3 if part == "front" else 6)]
+                for _, _, col, sign, x in self.x_rows[k]:
+                    v = fg[:, cars, col]
                     x.update(t, v if sign else np.abs(v), cn, sc)
         if self.rows:
             with warnings.catch_warnings():
@@ -776,16 +779,14 @@ class RideMetrics:
         cars = self.train_cars[k]
         if not np.isfinite(self.g_max[cars, 3:]).any():
             return None
-        out = {}
-        for part in ("front", "rear"):
-            xs = {key: self.x_rows[k][(part, key)] for key, _, _ in _ROW_FIGURES}
-            out[part] = {key: val(x) for key, x in xs.items()}
-            out[part]["at"] = {key: where(x) for key, x in xs.items()}
+        out = {part: {key: val(x) for p, key, _, _, x in self.x_rows[k] if p == part} for part, _ in _ROW_PARTS}
+        for part, _ in _ROW_PARTS:
+            out[part]["at"] = {key: where(x) for p, key, _, _, x in self.x_rows[k] if p == part}
         drifting = self.diverged is not None   # extremes over the whole run, after an onset too
         per_car = []
         for e in cars:
             entry = {"car": int(self.car_no[e])}
-            for part, c0 in (("rider", 0), ("front", 3), ("rear", 6)):
+            for part, c0 in (("rider", 0),) + _ROW_PARTS:
                 hi, lo = self.g_max[e, c0:c0 + 2], self.g_min[e, c0:c0 + 2]
                 entry[part] = {name: (None if drifting or not math.isfinite(v) else float(v)) for name, v in
                                (("max_g_vertical", hi[0]), ("min_g_vertical", lo[0]),

@@ -375,15 +375,14 @@ ROW_SERIES = {(row, axis): f"g_{axis}_{row}_filtered" for row in ("front", "rear
 
 def rider_rows(runs: list[RunData], name: str, units: Units) -> str | None:
     """Cars with ``rider_rows = 2``: the filtered vertical and lateral G of the lead car's front row
-    (solid) and rear row (dashed) against time, its rider point thin grey; None without rows."""
-    pairs = [(k, tr) for k, tr in _trains(runs, name)[:1] if ROW_SERIES["front", "vertical"] in tr.series
-             and np.isfinite(tr.series[ROW_SERIES["front", "vertical"]][:, 0]).any()]
-    if not pairs:
+    (solid) and rear row (dashed) against time, its rider point thin grey; None without rows (the
+    report's run only: a compared run's rows are in its own report)."""
+    run, tr = runs[0], runs[0].train(name)
+    front = None if tr is None else tr.series.get(ROW_SERIES["front", "vertical"])
+    if front is None or not np.isfinite(front[:, 0]).any():
         return None
     fig = _figure(11, 5.2)
     axes = fig.subplots(2, 1, sharex=True)
-    run = runs[0]
-    k, tr = pairs[0]
     car = tr.cars[0]
     for ax, axis in zip(axes, ("vertical", "lateral")):
         _shade_times(ax, run, tr, labels=axis == "vertical")
