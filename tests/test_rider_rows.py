@@ -67,6 +67,21 @@ def test_row_columns_only_when_a_car_has_rows(tmp_path):
             assert c[part]["min_g_lateral"] == pytest.approx(np.min(b[col][sel]), abs=1e-6)
 
 
+def test_a_tampered_rider_rows_summary_is_refused(tmp_path):
+    import json
+
+    from trackrider.errors import InputError
+    from trackrider.record import read_summary
+
+    run_world(_world(2), 0.2, 100, out_dir=tmp_path / "o")
+    path = tmp_path / "o" / "summary.json"
+    doc = json.loads(path.read_text())
+    doc["trains"]["b"]["rider_rows"]["cars"][1]["front"]["max_g_lateral"] = "high"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=r"trains\.b\.rider_rows\.cars\[1\]\.front\.max_g_lateral"):
+        read_summary(tmp_path / "o")
+
+
 @pytest.mark.parametrize("value,words", [("3", "rider_rows"), ("0", "rider_rows"), ('"two"', "rider_rows"),
                                          ("2\nlength = 0.8", "length > 0.9 m")])
 def test_bad_rider_rows_is_one_error_line(tmp_path, value, words):

@@ -229,14 +229,18 @@ def _train(c, v, where):
     _figures(c, v, where, {
         "cars": lambda x, w: c.whole(x, w, low=1), "wheels": c.string, "role": c.string,
         "energy_group": lambda x, w: c.fields(c.obj(x, w), w, {"trains": c.strings, "bodies": c.strings}),
-        "at": lambda x, w: [_place(c, p, f"{w}.{k}") for k, p in c.obj(x, w).items()],
-        "rider_rows": lambda x, w: _rider_rows(c, x, w)})
+        "at": lambda x, w: _places(c, x, w), "rider_rows": lambda x, w: _rider_rows(c, x, w)})
+
+
+def _places(c, v, where):
+    for key, p in c.obj(v, where).items():
+        _place(c, p, f"{where}.{key}")
 
 
 def _rider_rows(c, v, where):
     """A train's ``rider_rows`` (cars with ``rider_rows = 2``): the front and rear rows' figures with
     their places, and per car the figures of its rider point and rows."""
-    at = {"at": lambda x, w: [_place(c, p, f"{w}.{k}") for k, p in c.obj(x, w).items()]}
+    at = {"at": lambda x, w: _places(c, x, w)}
     c.fields(c.obj(v, where), where, {
         "front": lambda x, w: _figures(c, x, w, at), "rear": lambda x, w: _figures(c, x, w, at),
         "cars": lambda x, w: [_figures(c, car, f"{w}[{i}]", {"car": lambda y, w_: c.whole(y, w_, low=1),
