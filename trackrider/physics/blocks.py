@@ -316,6 +316,7 @@ class Operation:
         # section -> (train, parts): a train let go into those parts of the network and still in its
         # section (not yet seen there): no other train is let into them (two from either end at once)
         self.claims: dict[int, tuple[int, set]] = {}
+        self.parts_ahead: set = set()      # the parts the last ``_path_ahead`` let its train into
         # a network's ``block`` column: the parts of the network its blocks cover (Paths.parts)
         self.net_parts, self.net_cuts = (self.paths.parts([i for tk in sorted(self.track_blocks)
                                                            for i in self.track_blocks[tk]])

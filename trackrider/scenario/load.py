@@ -653,7 +653,8 @@ def _check_network_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list,
     """On a track network, trains start in different blocks — the parts of the network its block
     sections cut it into (``blocks.Paths.parts``, the ``block`` column), which reach across tracks.
     A network the physics would refuse (ends that do not meet) is left for ``build_world`` to name."""
-    from trackrider.errors import InputError
+    from types import SimpleNamespace
+
     from trackrider.physics import World
     from trackrider.physics.blocks import Paths
     from trackrider.physics.network import Network
@@ -676,7 +677,8 @@ def _check_network_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list,
         return
     tables = Network(w._connections, w._switches, w._tracks, 1.0).tables(len(tracks), 1.0, [])
     table = [dict(track=sec.track_index, **{"from": sec.s_from, "to": sec.s_to}) for sec in sections]
-    paths = Paths(_Tables(tables), [t.length for t in tracks], [t.track.closed for t in tracks], table, blocks)
+    paths = Paths(SimpleNamespace(**tables), [t.length for t in tracks], [t.track.closed for t in tracks],
+                  table, blocks)
     parts, cuts = paths.parts(blocks)
     seen: dict = {}
     for j, tr in enumerate(trains):
@@ -688,13 +690,6 @@ def _check_network_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list,
                 raise ctx.error(f"train[{j}].start_s", f"train {tr.name!r} starts in the block of {names} "
                                 f"(on the network), where train {trains[seen[p]].name!r} is: trains start "
                                 "in different blocks")
-
-
-class _Tables:
-    """A dict's items as attributes (``network.Network.tables`` as ``state.Tracks`` has them)."""
-
-    def __init__(self, d):
-        self.__dict__.update(d)
 
 
 def _check_section_overlaps(ctx: _Ctx, sections: list[SectionConfig]) -> None:
