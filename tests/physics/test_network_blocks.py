@@ -142,3 +142,43 @@ def test_a_lift_pulls_towards_plus_s_of_its_track_a_car_facing_minus_s():
     assert t[-1] > 7.9 and r[-1, 0, ch.TRACK] == tb and 5.0 < r[-1, 0, ch.S] < 35.0
     assert r[-1, 0, ch.VX] == pytest.approx(3.0, rel=1e-3)
     assert r[-1, 0, ch.SPEED] == pytest.approx(-3.0, rel=1e-3)
+
+
+def test_the_passing_loop_trains_never_share_a_block_and_both_reach_their_ends():
+    # scenarios/passing_loop.toml: block sections on the line both ways (west home, main signal,
+    # the loop station, east home). Over the whole run no part of the network (the ``block``
+    # column) holds cars of both trains at one sample; the eastbound train (towards +s) is held
+    # at west home while the west points are thrown to the loop, the westbound one (towards −s)
+    # at the main signal while they are thrown back — after the eastbound train has cleared them
+    # — and it passes the eastbound train dwelling in the loop station; both end at rest, the
+    # eastbound train on "east", the westbound one on "west"
+    from pathlib import Path
+
+    from trackrider.scenario import load_scenario
+    from trackrider.sim import simulate
+
+    sc = load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / "passing_loop.toml")
+    res = simulate(sc)
+    assert res.status == "completed"
+    ts = res.timeseries
+    t, who, block, track = ts["t"], np.asarray(ts["train"]), ts["block"], ts["track"]
+    owners: dict = {}
+    for key, name in zip(zip(np.round(t, 6).tolist(), block.tolist()), who.tolist()):
+        if key[1] >= 0:
+            owners.setdefault(key, set()).add(name)
+    assert owners and max(len(v) for v in owners.values()) == 1
+    names = [tk.name for tk in sc.tracks]
+    # both trains are seen in several blocks (the check is not empty)
+    for name in ("eastbound", "westbound"):
+        assert len({b for b in block[who == name].tolist() if b >= 0}) >= 3
+    ev = res.summary["events"]
+    holds = [(e["train"], e["section"], e.get("switch")) for e in ev if e["kind"] == "block_hold"]
+    assert holds == [("eastbound", "west home", "west points"), ("westbound", "main signal", "west points")]
+    dispatch = [e["t"] for e in ev if e["kind"] == "dispatch" and e["section"] == "loop station"]
+    on_main = t[(who == "westbound") & (track == names.index("main"))]
+    assert len(dispatch) == 1 and on_main.max() < dispatch[0]      # it passed while the other dwelt
+    for name, end in (("eastbound", "east"), ("westbound", "west")):
+        last = (who == name) & (t == t[-1])
+        assert np.all(track[last] == names.index(end)) and np.all(np.abs(ts["speed"][last]) < 0.05)
+    kinds = {e["kind"] for e in ev}
+    assert not kinds & {"collision", "block_overrun", "switch_run_through", "split", "ran_off_track"}

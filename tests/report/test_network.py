@@ -75,18 +75,24 @@ def test_a_single_track_has_no_network_section(classic_run):
 
 
 def test_the_block_timeline_shows_every_block_a_train_is_in_on_the_network(loop_run):
-    # passing_loop's one block section, the loop station: its block runs from the station along the
-    # loop, over the east points and along "east" to its end. The westbound train starts on "east",
-    # running towards −s: it is in that block from t = 0 (a track with no block section of its own),
-    # and the eastbound train enters it at the station; both have bars in its lane
+    # passing_loop's block sections: west home, the main signal, the loop station and east home,
+    # each a block of the network, and the stretch of "east" between the east points and east home
+    # that the main signal's and the loop station's blocks share (after the merge). The westbound
+    # train starts on "east", running towards −s, in east home's block; the eastbound train enters
+    # west home's block at 300 m along "west"; each has bars in the lanes it visits
     from trackrider.report.figures import block_timeline
 
     run = load_run(loop_run)
     summary = json.loads((loop_run / "summary.json").read_text())
-    assert summary["operation"]["network_blocks"] == [["loop station"]]
-    assert list(run.block_lanes) == [("", 0)] and run.block_lanes[("", 0)].label == "loop station"
+    blocks = [["west home"], ["main signal"], ["loop station"], ["east home"], ["main signal", "loop station"]]
+    assert summary["operation"]["network_blocks"] == blocks
+    assert list(run.block_lanes) == [("", k) for k in range(5)]
+    assert [lane.label for lane in run.block_lanes.values()][:4] == ["west home", "main signal", "loop station",
+                                                                     "east home"]
+    assert run.block_lanes[("", 4)].type == "shared"
     west = run.train("westbound").series["block"]
-    assert np.all(west[0] == 0)
+    assert np.all(west[0] == 3)
     svg, facts = block_timeline(run)
-    assert facts["lanes"] == 1
-    assert 'id="blocks-visits-westbound-0"' in svg and 'id="blocks-visits-eastbound-0"' in svg
+    assert facts["lanes"] == 5
+    for train, k in (("westbound", 3), ("westbound", 4), ("westbound", 1), ("eastbound", 0), ("eastbound", 2)):
+        assert f'id="blocks-visits-{train}-{k}"' in svg, (train, k)

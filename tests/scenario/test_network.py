@@ -131,3 +131,24 @@ def test_a_start_at_point_carries_its_roll(tmp_path):
     np.testing.assert_allclose(fb.roll, 25.0, atol=1e-9)
     np.testing.assert_allclose(fb.binormal[0], fa.binormal[0], atol=1e-9)
     build_world(sc)
+
+
+def test_two_trains_starting_in_one_block_of_a_network_are_refused(tmp_path):
+    # a block brake on "a" (1–11 m): its block runs on along a, over the points onto c, and across
+    # the connection along b. Train t starts in it on a, train u on b — another track, the same
+    # block: one error line naming u's start and both trains, exit 2, nothing written
+    text = NET + ('\n[[train]]\nname = "u"\ntrack = "b"\ncars = 1\nstart_s = 40.0\n[train.car]\nmass = 500.0\n'
+                  '\n[[section]]\ntype = "brake"\nname = "home"\ntrack = "a"\nfrom = 1.0\nto = 11.0\nblock = true\n'
+                  'max_force = 5000.0\n')
+    path = write(tmp_path, text)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
+    assert result.exit_code == 2 and not out.exists()
+    err = result.stderr
+    assert err.startswith("error: ") and err.count("\n") == 1 and str(path) in err, err
+    for piece in ("train[1].start_s", "train 'u' starts in the block of home", "where train 't' is"):
+        assert piece in err, (piece, err)
+    # u further on, past a second block brake on b: the trains start in different blocks
+    ok = text + ('\n[[section]]\ntype = "brake"\nname = "b home"\ntrack = "b"\nfrom = 10.0\nto = 30.0\n'
+                 'block = true\nmax_force = 5000.0\n')
+    load_scenario(write(tmp_path, ok))

@@ -13,6 +13,12 @@ clear, else the section's own behaviour (a block brake or booster then drives to
 ``speed``). A station holds every arriving train, counts ``dwell`` from its stop, and dispatches
 (mode *drive*) when the dwell is over and the next block is clear.
 
+Both ways: a train running towards −s (its lead car the one in front that way) is held, driven and
+dispatched towards −s — it stops at ``from`` + the margin, leaves through ``from``, and its next
+block is the one before (k − 1; it waits besides for a train running +s in block k − 2, which
+may have been let into k − 1 from the other end). Each block section takes the way from the train
+as it comes in (``Operation._take_way``).
+
 It runs when the kernel's watch (``operation.watch``) stops a call: a car crossed a block start,
 a block section's end or a station's stop mark, or a timer (dwell, ``max_hold``) ran out.
 Occupancy is recomputed from the cars' positions each time, so the logic has no state that can
@@ -68,16 +74,21 @@ class Paths:
     lines merge) are in both blocks. A train's *path* from a block section is the stretch from its
     ``to`` along its route (at a facing switch the branch of the next track of its route, else the
     branch set) to the next block section: the switches on it (facing and trailing, with the
-    branch the train needs) and that section."""
+    branch the train needs) and that section. For a train running towards −s the path runs from
+    the section's ``from`` along −s, and a block section met going −s has the block ``back``: from
+    its ``to`` along −s to the next block section."""
 
-    def __init__(self, world, sections, block_sections):
+    def __init__(self, tables, lengths, closed, sections, block_sections):
+        """``tables``: the network's tables (``state.Tracks``' ``link`` and ``sw_*``: the world's
+        ``records.tracks``, or ``network.Network.tables`` when a scenario loads); ``lengths``,
+        ``closed``: each track's; ``sections``: dicts with ``track``, ``from`` and ``to``."""
         from trackrider.physics import network as nw
 
         self.nw = nw
-        tr = world.records.tracks
+        tr = tables
         self.tr = tr
-        self.length = [ct.length for ct in world._tracks]
-        self.closed = [bool(ct.closed) for ct in world._tracks]
+        self.length = [float(x) for x in lengths]
+        self.closed = [bool(x) for x in closed]
         self.sections = sections
         self.on_track: dict[int, list[int]] = {}
         for i in block_sections:
@@ -86,6 +97,9 @@ class Paths:
                        if tr.sw_at[k] == nw.END_POINT]
         self.pieces = {i: self.walk(sections[i]["track"], sections[i]["from"], 1, False, None, None)[0]
                        for i in block_sections}
+        # the block of a section for a train running towards −s: from its ``to`` along −s
+        self.back = {i: self.walk(sections[i]["track"], sections[i]["to"], -1, False, None, None)[0]
+                     for i in block_sections}
 
     def _dist(self, t, x, d, p, inclusive):
         """Distance from ``x`` to ``p`` on track ``t`` going ``d`` (±1); None behind (or at ``x``
@@ -128,9 +142,10 @@ class Paths:
         return [(int(self.tr.sw_set[k]), at)]
 
     def walk(self, t, x, d, inclusive, route, at):
-        """Follow the network from ``x`` on track ``t`` going ``d``: (pieces, sections met (−1: an
-        open end), switches passed as (switch, branch needed)); ``route``/``at``: a train's route
-        (track indices) and its place in it, None for a block's whole stretch."""
+        """Follow the network from ``x`` on track ``t`` going ``d``: (pieces, sections met as
+        (section, the way along its track it was met: ±1; −1, 0 an open end), switches passed as
+        (switch, branch needed)); ``route``/``at``: a train's route (track indices) and its place in
+        it, None for a block's whole stretch."""
         nw, tr = self.nw, self.tr
         pieces, stops, passed, seen = [], [], [], set()
         todo = [(t, x, d, inclusive, at)]
@@ -160,7 +175,7 @@ class Paths:
                 continue
             if stop <= end:
                 self._piece(t, x, d, stop, pieces)
-                stops.append(j_stop)
+                stops.append((j_stop, d))
                 continue
             self._piece(t, x, d, end, pieces)
             e = nw.END_END if d > 0 else nw.END_START
@@ -179,7 +194,7 @@ class Paths:
             elif t2 >= 0:
                 todo.append(self._entry(t2, e2, route, at))
             else:
-                stops.append(-1)
+                stops.append((-1, 0))
         return pieces, stops, passed
 
     def _step(self, route, at, t):
@@ -200,6 +215,14 @@ class Paths:
 
     def contains(self, pieces, t, s) -> bool:
         return any(tk == t and lo <= s <= hi for tk, lo, hi in pieces)
+
+    @staticmethod
+    def part_at(cuts, t, s) -> int:
+        """The part (``parts``' ``cuts``) at ``s`` on track ``t``: −1 none."""
+        edges, part = cuts[t]
+        if not len(part):
+            return -1
+        return int(part[min(max(int(np.searchsorted(edges, s, side="right")) - 1, 0), len(part) - 1)])
 
     def parts(self, order):
         """The network cut into the blocks' stretches: ``(parts, cuts)``. ``order``: the block
@@ -261,8 +284,15 @@ class Operation:
             for k, i in enumerate(lst):
                 self.block_of_section[i] = (tk, k)
         self.length = {tk: world._tracks[tk].length for tk in range(len(world._tracks))}
+        # trains running both ways (a network, or a train that starts towards −s): each block section
+        # holds and drives the train in it the way it came in (``sdir``), and each train's way along
+        # its cars (``fwd``: +1 car 1 in front, −1 backwards, its last car in front) is kept
+        self.both_ways = self.runs_both_ways(world)
+        self.fwd = [-1 if t["v0"] < 0.0 else 1 for t in trains]
         # per section state
         n = len(self.sections)
+        self.sdir = [1] * n                # the way (±1 along s) the section holds and drives
+        self.sdir_train = [-1] * n         # the train ``sdir`` was taken from
         self.held_train = [-1] * n        # the train a hold acts on (block_hold logged), −1 none
         self.overran: set[tuple[int, int]] = set()   # (section, train): its lead car passed ``to`` on a hold
         self.hold_since = [math.nan] * n
@@ -279,9 +309,14 @@ class Operation:
         self.laps: list[list[float]] = [[] for _ in trains]
         self.contact_pairs = []   # (behind train, ahead train) per contact, set by World
         # a network's blocks and paths (None: every block is a stretch of one track)
-        self.paths = Paths(world, self.sections, self.block_sections) if (
+        self.paths = Paths(world.records.tracks, [ct.length for ct in world._tracks],
+                           [ct.closed for ct in world._tracks], self.sections, self.block_sections) if (
             world.network is not None and self.block_sections) else None
         self.why: dict[int, str] = {}      # section -> the switch a hold waits for
+        # section -> (train, parts): a train let go into those parts of the network and still in its
+        # section (not yet seen there): no other train is let into them (two from either end at once)
+        self.claims: dict[int, tuple[int, set]] = {}
+        self.parts_ahead: set = set()      # the parts the last ``_path_ahead`` let its train into
         # a network's ``block`` column: the parts of the network its blocks cover (Paths.parts)
         self.net_parts, self.net_cuts = (self.paths.parts([i for tk in sorted(self.track_blocks)
                                                            for i in self.track_blocks[tk]])
@@ -292,6 +327,38 @@ class Operation:
     def _wrap(self, tk, d):
         L = self.loop[tk]
         return d % L if L > 0.0 else d
+
+    @staticmethod
+    def runs_both_ways(world) -> bool:
+        """True when a train may run towards −s of a track with block sections: on a network, or
+        when a train starts towards −s."""
+        return world.network is not None or any(t["v0"] < 0.0 for t in world.trains)
+
+    def lead(self, k) -> int:
+        """The lead car of train ``k``: the one in front the way it runs."""
+        return self.train_cars[k][0 if self.fwd[k] > 0 else -1]
+
+    def _take_way(self, i, train, s, on, first):
+        """Section ``i`` holds and drives ``train``, just come into it, the way it runs (``sdir``:
+        from its speed along s, or at rest its way along its cars), and the train's cars measure
+        their distance to its lead car that way (``ops.lead_off``)."""
+        w, cars, tk = self.world, self.world.cars, self.sections[i]["track"]
+        b = next((b for b in self.train_cars[train]
+                  if on[b] and cars.track[b] == tk and self.in_section(i, float(s[b]))), self.train_cars[train][0])
+        v = 0.0 if first else float(cars.speed0[b])
+        if abs(v) > 1e-3:
+            self.fwd[train] = 1 if v > 0.0 else -1
+        d = self.fwd[train] * int(cars.dir[b])
+        self.sdir[i], self.sdir_train[i] = d, train
+        self.ops.sdir[i] = float(d)
+        self.ops.hold_s[i] = self.hold_at[i][d]
+        t = w.trains[train]
+        cs = self.train_cars[train]
+        for c, bc in enumerate(cs):
+            u = t["s"][0] - t["s"][c]
+            if self.fwd[train] < 0:
+                u -= t["s"][0] - t["s"][-1]
+            self.ops.lead_off[bc] = float(cars.dir[bc]) * u
 
     def in_section(self, i, s):
         sec = self.sections[i]
@@ -348,6 +415,7 @@ class Operation:
 
     def _init_ops(self):
         w, ops = self.world, self.ops
+        self.hold_at = {}
         for i, sec in enumerate(self.sections):
             ops.loop[i] = self.loop[sec["track"]]
             if not sec["block"]:
@@ -358,6 +426,7 @@ class Operation:
             span = sec["to"] - sec["from"]
             margin = min(HOLD_MARGIN, max(0.0, 0.5 * (span - longest)))
             ops.hold_s[i] = sec["to"] - margin
+            self.hold_at[i] = {1: ops.hold_s[i], -1: sec["from"] + margin}   # a train running +s, −s
             mass = max([max(w.trains[k].get("masses", [w.trains[k]["mass"]])) for k in mine] or [1.0])
             ops.decel[i] = max(1e-3, min(HOLD_DECEL, 0.5 * sec["fmax"] / mass))
         for k, t in enumerate(w.trains):
@@ -371,6 +440,9 @@ class Operation:
             if SECTIONS[sec["kind"]].block == "station":
                 pts.append(ops.hold_s[i] - STOP_MARK)
                 ptr.append(sec["track"])
+                if self.both_ways:
+                    pts.append(self.hold_at[i][-1] + STOP_MARK)
+                    ptr.append(sec["track"])
         ops.points[:] = pts
         ops.ptrack[:] = ptr
 
@@ -381,7 +453,9 @@ class Operation:
 
     @staticmethod
     def points_count(world) -> int:
-        return sum(3 if SECTIONS[s["kind"]].block == "station" else 2 for s in world._section_table() if s["block"])
+        station = 4 if Operation.runs_both_ways(world) else 3
+        return sum(station if SECTIONS[s["kind"]].block == "station" else 2
+                   for s in world._section_table() if s["block"])
 
     # ------------------------------------------------------------------ events
     def _event(self, t, train, kind, car=1, **extra):
@@ -412,23 +486,25 @@ class Operation:
         for i in self.block_sections:
             sec = self.sections[i]
             tk, k = self.block_of_section[i]
-            nxt = (tk, (k + 1) % len(self.track_blocks[tk])) if self.loop[tk] > 0.0 else (tk, k + 1)
             inside = sorted({int(self.car_train[b]) for b in range(w.ncars)
                              if on[b] and cars.track[b] == tk and self.in_section(i, float(s[b]))})
             train = inside[0] if inside else -1
+            self.claims.pop(i, None)
+            if self.both_ways and train >= 0 and train != self.sdir_train[i]:
+                self._take_way(i, train, s, on, first)
+            elif train < 0:
+                self.sdir_train[i] = -1
             if self.station_state[i] == "stored" and train == self.station_train[i]:
                 ops.mode[i] = MODE_HOLD          # a stored train asks for no way and is never dispatched
                 continue
             if self.paths is not None and train >= 0 and self._stores(i, train):
-                others, switch = set(), None     # it stays: the station asks for no way out
+                others, switch, clear = set(), None, False     # it stays: the station asks for no way out
             elif self.paths is not None:
                 others, switch = self._path_ahead(i, train, s, on)
                 self.why[i] = switch
                 clear = not others and switch is None
             else:
-                others = occ.get(nxt, set()) - {train}
-                if nxt[1] >= len(self.track_blocks[tk]):
-                    others = set()           # an open track's last block: nothing ahead to wait for
+                others = self._next_block(tk, k, i, occ) - {train}
                 clear = not others
             if train >= 0 and ops.mode[i] == MODE_HOLD:
                 self._overrun(i, t, train, tk, others, s, on)
@@ -438,11 +514,34 @@ class Operation:
             else:
                 mode = MODE_OWN if clear else MODE_HOLD
                 if clear and SECTIONS[sec["kind"]].block == "drive":
-                    mode = MODE_DRIVE   # drive tyres towards +s (a booster's own rule reads the sign of v)
-                lead_inside = train >= 0 and self.in_section(i, float(s[self.train_cars[train][0]]))
+                    mode = MODE_DRIVE   # drive tyres towards ``sdir`` (a booster's own rule reads the sign of v)
+                lead_inside = train >= 0 and self.in_section(i, float(s[self.lead(train)]))
                 self._hold_log(i, t, train if (mode == MODE_HOLD and lead_inside) else -1)
             ops.mode[i] = mode
+            if self.paths is not None and train >= 0 and clear and mode != MODE_HOLD:
+                self.claims[i] = (train, self.parts_ahead)
         self._timers(step)
+
+    def _next_block(self, tk, k, i, occ) -> set:
+        """On one track: the trains in the block that section ``i`` (the start of block ``k``) lets
+        its train into — block k + 1, or k − 1 for a train running towards −s, which besides waits
+        for a train running +s in the block beyond (it may have been let go into that block: of
+        two trains let into one block from either end, the one running +s goes first)."""
+        nb = len(self.track_blocks[tk])
+        d = self.sdir[i]
+
+        def block(m):
+            m = m % nb if self.loop[tk] > 0.0 else m
+            return occ.get((tk, m), set()) if 0 <= m < nb else set()   # an open track's end: nothing
+        if d > 0:
+            return set(block(k + 1))
+        return block(k - 1) | {x for x in block(k - 2) if self._sdir_of(x, tk) > 0}
+
+    def _sdir_of(self, k, tk) -> int:
+        """The way (±1 along s) train ``k`` runs on track ``tk``."""
+        cars = self.world.cars
+        b = next((b for b in self.train_cars[k] if cars.track[b] == tk), self.lead(k))
+        return self.fwd[k] * int(cars.dir[b])
 
     def _path_ahead(self, i, train, s, on):
         """On a network: (the other trains on the path from section ``i`` to the next block section
@@ -457,21 +556,39 @@ class Operation:
                      self.train_cars[train][-1])
             if b < tr.route.shape[0] and tr.route[b, 0] >= 0:
                 route, at = [int(x) for x in tr.route[b] if x >= 0], int(tr.route_at[b])
-        pieces, stops, passed = self.paths.walk(sec["track"], sec["to"], 1, True, route, at)
-        nxt = [self.paths.pieces[j] for j in stops if j >= 0]
-        ahead = set()
+        d = self.sdir[i]
+        pieces, stops, passed = self.paths.walk(sec["track"], sec["to" if d > 0 else "from"], d, True, route, at)
+        # the parts of the network (the ``block`` column) the train runs into: the way's, the next section's
+        parts = self._parts_of(pieces + [(self.sections[j]["track"], self.sections[j]["from"], self.sections[j]["to"])
+                                         for j, _ in stops if j >= 0])
+        for j, dj in stops:            # and the next block sections' blocks, the way the train meets them
+            if j >= 0:
+                pieces = pieces + (self.paths.pieces if dj > 0 else self.paths.back)[j]
+        ahead = {k for j, (k, p) in self.claims.items() if j != i and k != train and p & parts}
+
         for b in range(w.ncars):
             k = int(self.car_train[b])
             if on[b] and k != train and k not in ahead:
                 tk, sb = int(cars.track[b]), float(s[b])
-                if self.paths.contains(pieces, tk, sb) or any(self.paths.contains(p, tk, sb) for p in nxt):
+                if self.paths.contains(pieces, tk, sb) or Paths.part_at(self.net_cuts, tk, sb) in parts:
                     ahead.add(k)
         pending = [(k, j) for k, j in passed if tr.sw_set[k] != j or tr.sw_until[k] >= 0]
+        self.parts_ahead = parts
         if train >= 0 and not ahead:
             for k, j in pending:
                 if tr.sw_until[k] < 0 and tr.sw_req[k] != j:
                     w.network.request(k, j, tr)
         return ahead, (w.network.switches[pending[0][0]]["name"] if pending else None)
+
+    def _parts_of(self, pieces) -> set:
+        """The parts of the network (≥ 0) that stretches ``pieces`` run into (by more than a point)."""
+        out = set()
+        for t, lo, hi in pieces:
+            edges, part = self.net_cuts[t]
+            for m in range(len(part)):
+                if part[m] >= 0 and edges[m] < hi and edges[m + 1] > lo:
+                    out.add(int(part[m]))
+        return out
 
     def _station(self, i, t, train, clear, s, first):
         state = self.station_state[i]
@@ -489,7 +606,7 @@ class Operation:
                     return MODE_HOLD
         if state == "arriving":
             tk = self.sections[i]["track"]
-            d = self.ops.hold_s[i] - float(s[self.train_cars[train][0]])
+            d = self.sdir[i] * (self.ops.hold_s[i] - float(s[self.lead(train)]))
             if self.loop[tk] > 0.0:
                 d = (d + 0.5 * self.loop[tk]) % self.loop[tk] - 0.5 * self.loop[tk]
             if d <= STOP_MARK + 1e-9:
@@ -521,7 +638,7 @@ class Operation:
     def _route_ends_at(self, train, tk) -> bool:
         """True when ``train`` has a route and its lead car is on the route's last track, ``tk``."""
         tr = self.world.records.tracks
-        b = self.train_cars[train][0]
+        b = self.lead(train)
         if b >= tr.route.shape[0] or tr.route[b, 0] < 0:
             return False
         n = int(np.count_nonzero(tr.route[b] >= 0))
@@ -540,7 +657,7 @@ class Operation:
         ``ahead``, not clear when the logic last ran) and the train's lead car has passed ``to``:
         the section could not stop it (too short, or too weak for the train's speed). One
         ``block_overrun`` event a pass."""
-        lead = self.train_cars[train][0]
+        lead = self.lead(train)
         if ((i, train) in self.overran or not on[lead] or self.world.cars.track[lead] != tk
                 or self.in_section(i, float(s[lead]))):
             return

@@ -295,7 +295,7 @@ def car_section_row(sections, sec, b, cars, h, ops):
     the block logic holds or drives (``ops.mode``), the held row (``operation.py``)."""
     if ops is not None:
         if ops.mode[sec] != 0:
-            return held_row(ops, sec, sections.speed[sec], sections.fmax[sec], h, cars.s[b], b)
+            return held_row(ops, sec, sections.speed[sec], sections.fmax[sec], h, cars.s[b], b, cars.dir[b])
     tv, lo, hi = section_row(sections.kind[sec], sections.speed[sec], sections.fmax[sec], h, cars.speed0[b])
     if cars.dir[b] < 0.0 and sections.kind[sec] == S_LIFT:   # a lift pulls towards +s of its track
         return -tv, -hi, -lo

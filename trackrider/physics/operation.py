@@ -29,7 +29,9 @@ Held sections. A block section's mode (set by ``trackrider.physics.blocks`` betw
 calls): 0 its kind's own behaviour, 1 *hold* — drive and brake (±max_force) towards the speed
 profile ``min(speed, √(2 a d))`` that stops the train's lead car at ``hold_s`` (``d`` its
 distance to go; a car knows its distance to its lead car, ``lead_off``), 2 *drive* — drive and
-brake towards ``speed`` like a booster (a station dispatching, a block brake passing trains).
+brake towards ``speed`` like a booster (a station dispatching, a block brake passing trains);
+both towards ``sdir`` along s (+1, or −1 for a train running towards −s: its lead car is then
+the one in front that way, and ``hold_s`` is measured from the section's ``from``).
 
 The watch. After each step every car's move from ``s_old`` to ``s`` is checked against the
 watch points of its track (block starts, block sections' ends, station stop marks); a crossing,
@@ -56,9 +58,11 @@ MAX_HITS = 64
 
 Ops = namedtuple("Ops", [
     # sections (ns,): mode 0 own / 1 hold / 2 drive, the lead car's stop point, the profile's
-    # deceleration, the track's length if closed (else 0)
-    "mode", "hold_s", "decel", "loop",
-    # cars (ncars,): distance from the car's anchor to its lead car's (along +s), s before the step
+    # deceleration, the track's length if closed (else 0), the way (along s, ±1) the train held
+    # or driven runs
+    "mode", "hold_s", "decel", "loop", "sdir",
+    # cars (ncars,): its lead car's s less its own (the lead: the car in front the way its train
+    # runs), s before the step
     "lead_off", "s_old",
     # contacts (nc,): front car of the train behind, rear car of the train ahead, anchor distance
     # when touching, track loop length (0 open), chain of each train (−1 none)
@@ -79,7 +83,7 @@ def make_ops(n_sections: int, n_cars: int, n_contacts: int, n_points: int, resti
     """Zeroed operation arrays (filled by ``World._build`` and ``blocks.Operation``)."""
     z, zi = np.zeros, (lambda n: np.zeros(n, np.int64))
     ns, ncar, nc, npt = max(n_sections, 1), max(n_cars, 1), max(n_contacts, 1), max(n_points, 1)
-    return Ops(zi(ns), z(ns), z(ns), z(ns), z(ncar), z(ncar),
+    return Ops(zi(ns), z(ns), z(ns), z(ns), np.ones(ns), z(ncar), z(ncar),
                np.full(nc, -1, np.int64)[:n_contacts], np.full(nc, -1, np.int64)[:n_contacts],
                z(nc)[:n_contacts], z(nc)[:n_contacts], np.full(nc, -1, np.int64)[:n_contacts],
                np.full(nc, -1, np.int64)[:n_contacts],
@@ -98,18 +102,21 @@ def idle_ops(n_sections: int, n_cars: int) -> Ops:
 
 # ----------------------------------------------------------------------------- held sections
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def held_row(ops, sec, speed, fmax, h, s, b):
-    """(target, lo, hi) of car ``b``'s section row in a section whose mode is hold (1) or drive (2)."""
+def held_row(ops, sec, speed, fmax, h, s, b, dirb):
+    """(target, lo, hi) of car ``b``'s section row in a section whose mode is hold (1) or drive (2):
+    towards ``ops.sdir[sec]`` (±1) along s, so along the car's own T (``dirb``: ±1, the way it
+    faces) towards ``sdir · dirb``."""
     F = fmax * h
+    sd = ops.sdir[sec] * dirb
     if ops.mode[sec] == 2:
-        return speed, -F, F
-    d = ops.hold_s[sec] - (s + ops.lead_off[b])
+        return sd * speed, -F, F
+    d = ops.sdir[sec] * (ops.hold_s[sec] - (s + ops.lead_off[b]))
     L = ops.loop[sec]
     if L > 0.0:
         d = (d + 0.5 * L) % L - 0.5 * L
     if d <= 0.0:
         return 0.0, -F, F
-    return min(speed, np.sqrt(2.0 * ops.decel[sec] * d)), -F, F
+    return sd * min(speed, np.sqrt(2.0 * ops.decel[sec] * d)), -F, F
 
 
 # ----------------------------------------------------------------------------- contacts

@@ -649,6 +649,49 @@ def _check_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list) -> None
                                     f"where train {trains[seen[k]].name!r} is: trains start in different blocks")
 
 
+def _check_network_blocks(ctx: _Ctx, trains: list, sections: list, tracks: list, connections, switches) -> None:
+    """On a track network, trains start in different blocks — the parts of the network its block
+    sections cut it into (``blocks.Paths.parts``, the ``block`` column), which reach across tracks.
+    A network the physics would refuse (ends that do not meet) is left for ``build_world`` to name."""
+    from types import SimpleNamespace
+
+    from trackrider.physics import World
+    from trackrider.physics.blocks import Paths
+    from trackrider.physics.network import Network
+
+    blocks = [i for i, sec in enumerate(sections) if sec.block]
+    if not blocks or len(trains) < 2:
+        return
+    w = World()
+    carried: dict = {}          # the bodies tracks ride on (a moving track's ends join only while aligned)
+    try:
+        for tr in tracks:
+            if tr.body != "world" and tr.body not in carried:
+                carried[tr.body] = w.add_body(tr.body, 1.0, size=(1.0, 1.0, 1.0), position=(0.0, 0.0, 0.0))
+            w.add_track(tr.track, gauge=tr.gauge, name=tr.name, body=carried.get(tr.body))
+        for c in connections:
+            w.add_connection(c["a"], c["b"])
+        for sw in switches:
+            w.add_switch(sw["name"], sw["track"], sw["at"], sw["branches"], position=sw["position"])
+    except InputError:
+        return
+    tables = Network(w._connections, w._switches, w._tracks, 1.0).tables(len(tracks), 1.0, [])
+    table = [dict(track=sec.track_index, **{"from": sec.s_from, "to": sec.s_to}) for sec in sections]
+    paths = Paths(SimpleNamespace(**tables), [t.length for t in tracks], [t.track.closed for t in tracks],
+                  table, blocks)
+    parts, cuts = paths.parts(blocks)
+    seen: dict = {}
+    for j, tr in enumerate(trains):
+        L = tracks[tr.track_index].length
+        for s in tr.car_s():
+            p = Paths.part_at(cuts, tr.track_index, s % L if tracks[tr.track_index].track.closed else s)
+            if p >= 0 and seen.setdefault(p, j) != j:
+                names = " and ".join(sections[i].name or f"section[{i}]" for i in parts[p])
+                raise ctx.error(f"train[{j}].start_s", f"train {tr.name!r} starts in the block of {names} "
+                                f"(on the network), where train {trains[seen[p]].name!r} is: trains start "
+                                "in different blocks")
+
+
 def _check_section_overlaps(ctx: _Ctx, sections: list[SectionConfig]) -> None:
     """Two sections may not act on the same metres of one track (touching ends are fine)."""
     by_track: dict = {}
@@ -863,6 +906,8 @@ def _load_scenario(path, overrides, load_tracks) -> Scenario:
                                 f"{sec.track!r} ({L:.6g} m)")
         _check_blocks(ctx, trains, sections, tracks)
         net.check_route_blocks(ctx, trains, sections, tracks, routes)
+        if connections or switches:
+            _check_network_blocks(ctx, trains, sections, tracks, connections, switches)
 
     return Scenario(path=path, simulation=simulation, tracks=tracks, trains=trains, sections=sections,
                     bodies=bodies, joints=joints, resistance=resistance, operation=operation, title=title,
