@@ -51,8 +51,8 @@ EVENTS = {e.name: e for e in (
     EventType("switch_set", "a switch was set (its throw finished)"),
     EventType("switch_blocked", "a switch could not be thrown: a train was over it (interlocking)"),
     EventType("switch_run_through", "trailed through a switch set against it and forced it over"),
-    EventType("split", "ran into a switch whose points were moving and derailed",
-              status="derailed"),
+    EventType("split", "split: ran into moving points, or its body turned on a bogie beyond its swivel's "
+              "limit (bogies on diverging tracks), and derailed", status="derailed"),
     EventType("driver", "driver's command"),
     EventType("wheel_slip", "slipped its driving wheels (tractive force above the adhesion limit)"),
     EventType("joint_hold", "was locked where it stood by its joint (a mechanism's hold began)"),

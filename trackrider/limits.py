@@ -68,11 +68,12 @@ def limit_text(kind: str) -> str:
 
 def entities(trains, bodies) -> int:
     """The cars and bodies a run records (a suspended car: its trolley and its hanging body; a car on
-    bogies: its two wheel frames and its body; a Jacobs set of N cars: N + 1 frames and N bodies)."""
+    bogies: its two wheel frames and its body; a Jacobs set or a trailered train of N cars: N + 1 frames
+    and N bodies)."""
     def count(t):
         bogies = getattr(t.car, "bogies", "none")
         if bogies != "none":
-            return 2 * int(t.cars) + (1 if bogies == "jacobs" else int(t.cars))
+            return 2 * int(t.cars) + (int(t.cars) if bogies == "two" else 1)
         return int(t.cars) * (2 if getattr(t.car, "suspended", False) else 1)
 
     return sum(count(t) for t in trains) + len(bodies)

@@ -458,7 +458,9 @@ class CarSpec:
         on two wheel frames (bogies) ``bogie_spacing`` apart, each a rigid body on its own track
         joint, the body on each by a swivel (docs/physics.md, "Bogies"); ``"jacobs"``: an
         articulated set, neighbouring bodies share the wheel frame between them (N bodies on
-        N + 1 frames, no couplers).
+        N + 1 frames, no couplers); ``"trailered"``: the first car on two frames, every other car's
+        body on one frame at its rear pivot, its front pivot hitched to the rear end of the body ahead
+        (N bodies on N + 1 frames, no couplers).
     bogie_spacing : float or None
         m, between the two pivots (0 < spacing < ``length``; required with ``bogies = "two"``).
     bogie_mass : float or None
@@ -468,6 +470,9 @@ class CarSpec:
         m, a wheel frame's length (its inertia and the drawing).
     cg_forward : float, default 0.0
         m, the body's centre of mass ahead of the middle between its pivots.
+    swivel_limit : float, default 15.0
+        °, the most a body may turn (yaw) on one of its wheel frames; beyond it (frames on diverging
+        branches, a curve too tight) the car has a ``split`` event.
     """
 
     mass: float = setting(unit="kg", gt=0, maximum=MAX_MASS)
@@ -485,18 +490,19 @@ class CarSpec:
     seats_per_row: int | None = setting(None, kind=INTEGER, ge=1, le=100)
     riders: int | None = setting(None, kind=INTEGER, ge=0, le=10000)
     rider_rows: int = setting(1, kind=INTEGER, ge=1, le=2)
-    bogies: str = setting("none", kind=STRING, choices=("none", "two", "jacobs"))
+    bogies: str = setting("none", kind=STRING, choices=("none", "two", "jacobs", "trailered"))
     bogie_spacing: float | None = setting(None, unit="m", gt=0, le=1000)
     bogie_mass: float | None = setting(None, unit="kg", gt=0, maximum=MAX_MASS)
     bogie_wheelbase: float = setting(2.0, unit="m", gt=0, le=100)
     cg_forward: float = setting(0.0, unit="m", maximum=1000)
+    swivel_limit: float = setting(15.0, unit="°", gt=0, le=90)
 
     #: settings of a suspended car only
     SUSPENDED_ONLY = ("hang", "trolley_mass", "swing_damping")
     #: m, a front or rear rider row inside its end of the car (``rider_rows = 2``)
     ROW_INSET = 0.45
     #: settings of a car on bogies only
-    BOGIE_ONLY = ("bogie_spacing", "bogie_mass", "bogie_wheelbase", "cg_forward")
+    BOGIE_ONLY = ("bogie_spacing", "bogie_mass", "bogie_wheelbase", "cg_forward", "swivel_limit")
 
     def seat_layout(self) -> tuple[int, int]:
         """(rows, seats per row): the settings, else a row per 0.9 m of length and a seat per 0.55 m of width."""

@@ -151,6 +151,7 @@ class _Run:
     writer: Any = None
     folder: Any = None             # the ResultsFolder the run writes into (its stage), when it writes
     mech: Any = None                # mechanisms.MechanismLog, or None (no joint holds a track's body)
+    swivels: Any = None             # physics.bogies.SwivelWatch, or None (no cars on bogies)
     out: Path | None = None
     tables: list | None = None
     last_t: float = -math.inf
@@ -251,6 +252,7 @@ def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, jo
                DivergenceCheck.from_world(world, record_dt, tracks), oper=world.operation, net=world.network,
                start_steps=int(world.step_count), rows=rows)
     run.railway = world.railway
+    run.swivels = getattr(world, "swivels", None)
     if out_dir is None:
         run.tables = []
     else:
@@ -311,6 +313,8 @@ def _sink(run):
             if len(t) == 0:
                 return
         run.last_t = float(t[-1])
+        if run.swivels is not None:     # cars on bogies: split events (physics/bogies.py)
+            run.swivels.push(t, samples)
         _consume(run, run.metrics.push(t, samples))
 
     return sink
@@ -380,6 +384,8 @@ def _finish(world, run):
         run.metrics.add_events(run.net.events)
     if run.railway is not None:
         run.metrics.add_events(run.railway.events())
+    if run.swivels is not None:
+        run.metrics.add_events(run.swivels.events)
     if run.mech is not None:
         bodies = {m["name"]: m["body"] for m in run.mech.mechanisms}
         run.metrics.add_events(dict(t=e["t"], train=bodies.get(e["joint"], ""), car=1, kind=e["kind"],

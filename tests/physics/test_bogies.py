@@ -254,7 +254,7 @@ def test_a_bogie_railway_trains_steady_coupler_forces_on_a_grade_equal_the_plain
 def test_a_locomotive_on_bogies_pulls_with_both_and_the_driver_reaches_both():
     """A locomotive on two bogies (constant tractive effort F at notch 8, set by a driver step for
     locomotive 1) and a wagon on bogies, rigid couplers, level, no resistance: each frame pulls F/2
-    (``tractive_force``), the train accelerates at F / Σm (1e-6 relative: the swivels are PGS rows)
+    (``tractive_force``), the train accelerates at F / Σm (1e-6 relative)
     and the coupler carries F m_wagon / Σm."""
     F, m = 100e3, 60000.0
     loco = _vehicle(kind="locomotive", tractive_effort=((0.0, F),), adhesion=2.0)

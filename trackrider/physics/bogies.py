@@ -12,6 +12,12 @@ swivel on each frame. A Jacobs set has no couplers: every link of its chain is s
 neighbouring bodies hang on their shared frame by one swivel each. A railway train's vehicles on
 bogies are expanded the same way, each with its own spacing, masses and lengths; ``rail.py`` gives
 each frame its part of its vehicle's traction, brake and adhesion (``lever_weights``).
+
+A trailered train (``"trailered"``: N bodies on N + 1 frames) has its first car on two frames like
+``"two"``; every other car's body rides on one frame at its rear pivot and is hitched at its front
+pivot to the car ahead, at that body's rear end (``length`` / 2 behind the middle of its pivots), by
+a swivel without its roll row (a ball joint: ``joints/swivel.py``); its rear swivel holds its roll.
+Its chain's links are all bars that are never solved (the hitch between bodies carries the train).
 """
 from __future__ import annotations
 
@@ -21,9 +27,11 @@ from trackrider.curves.compact import C_B, C_N, C_P, C_T
 from trackrider.errors import InputError
 
 
-def _chord_behind(world, ct, s_front, chord):
-    """Arc length s < ``s_front`` whose point is ``chord`` m from the point at ``s_front``."""
-    pf = world._frame(ct, s_front)[C_P:C_P + 3]
+def _chord_behind(world, ct, s_front, chord, pf=None):
+    """Arc length s < ``s_front`` whose point is ``chord`` m from the point at ``s_front`` (or from
+    the point ``pf``, near it)."""
+    if pf is None:
+        pf = world._frame(ct, s_front)[C_P:C_P + 3]
     s = s_front - chord
     for _ in range(30):
         fr = world._frame(ct, s)
@@ -40,15 +48,26 @@ def expand(world, t, ct, car, frame_inertia_height=0.5):
     """Turn the train ``t`` (``World.add_train``'s dict, its cars placed as plain cars) into its
     wheel frames, and keep what its car bodies need under ``t["bogie"]`` (per car: a railway train's
     vehicles each have their own spacing, masses and lengths)."""
-    n, jacobs = t["n"], car.bogies == "jacobs"
+    n, kind = t["n"], car.bogies
+    jacobs, trailered = kind == "jacobs", kind == "trailered"
     specs = t.get("vehicles") or [car] * n
     gap, ctype, offset = t["gap"], t["ctype"], t["coupling"].start_offset()
     halves = [(v.length - v.bogie_spacing) / 2.0 for v in specs]   # a pivot to its end of the body
     s = [t["s"][0] + specs[0].bogie_spacing / 2.0]
+    links = []
     for c, v in enumerate(specs):
+        if trailered and c > 0:   # behind the hitch, at the rear end of the body ahead
+            p_rear = world._frame(ct, s[-1])[C_P:C_P + 3]
+            front = world._frame(ct, s[-2])[C_P:C_P + 3] if c == 1 else hitch
+            hitch = p_rear - halves[c - 1] * (front - p_rear) / np.linalg.norm(front - p_rear)
+            s.append(_chord_behind(world, ct, s[-1], v.bogie_spacing, hitch))
+            links.append(float(np.linalg.norm(world._frame(ct, s[-1])[C_P:C_P + 3] - p_rear)))
+            continue
         if c > 0 and not jacobs:
             s.append(world._place_behind(ct, s[-1], 2.0 * halves[c - 1], 2.0 * halves[c], gap, ctype, offset))
+            links.append(None)
         s.append(_chord_behind(world, ct, s[-1], v.bogie_spacing))
+        links.append(v.bogie_spacing)
     if not ct.closed:
         for i, sv in enumerate(s):
             if not 0.0 <= sv <= ct.length:
@@ -58,7 +77,7 @@ def expand(world, t, ct, car, frame_inertia_height=0.5):
     body_mass, body_inertia, frame_mass, frame_inertia = [], [], [], []
     for v, inertia in zip(specs, t["inertias"]):
         mb = v.frame_mass
-        body_mass.append(v.mass - (1.0 if jacobs else 2.0) * mb)
+        body_mass.append(v.mass - (2.0 if kind == "two" or (trailered and not body_mass) else 1.0) * mb)
         body_inertia.append(inertia * (body_mass[-1] / v.mass))
         frame_mass.append(mb)
         wb, W = v.bogie_wheelbase, v.width
@@ -66,10 +85,12 @@ def expand(world, t, ct, car, frame_inertia_height=0.5):
     t["bogie"] = dict(cars=n, spacing=[v.bogie_spacing for v in specs], mass=body_mass, inertia=body_inertia,
                       cg=[v.cg_height for v in specs], forward=[v.cg_forward for v in specs],
                       rider=[v.rider_height for v in specs], length=[v.length for v in specs], jacobs=jacobs,
-                      rows=[v.row_offsets for v in specs],
-                      weights=lever_weights(specs, jacobs))
-    # frame k's car: k // 2 (two bogies each), in a Jacobs set the body behind it (the last frame: the last car)
-    owner = [min(k, n - 1) for k in range(n + 1)] if jacobs else [k // 2 for k in range(2 * n)]
+                      rows=[v.row_offsets for v in specs], kind=kind, links=links, weights=lever_weights(specs, kind),
+                      swivel_limit=[np.radians(v.swivel_limit) for v in specs])
+    # frame k's car: k // 2 (two bogies each), in a Jacobs set the body behind it (the last frame: the
+    # last car), trailered: the car it carries at its rear (the first two: the first car)
+    owner = [min(k, n - 1) for k in range(n + 1)] if jacobs else [max(k - 1, 0) for k in range(n + 1)] \
+        if trailered else [k // 2 for k in range(2 * n)]
     t.update(n=len(s), s=s, mass=frame_mass[0], inertia=frame_inertia[0], cg=0.0,
              masses=[frame_mass[c] for c in owner], lengths=[2.0 * halves[c] for c in owner],
              inertias=[frame_inertia[c] for c in owner], cgs=[0.0] * len(s),
@@ -77,80 +98,115 @@ def expand(world, t, ct, car, frame_inertia_height=0.5):
 
 
 def frames_of(bg, c):
-    """The front and rear wheel frames (indices in the train) of car ``c``."""
+    """The front and rear wheel frames (indices in the train) of car ``c`` (a trailered car after the
+    first: −1, its rear frame)."""
+    if bg["kind"] == "trailered":
+        return (0, 1) if c == 0 else (-1, c + 1)
     return (c, c + 1) if bg["jacobs"] else (2 * c, 2 * c + 1)
 
 
 def link_row(t, c):
-    """The bar between one car's two pivots when link c (frames c, c + 1) is one (every link of a
-    Jacobs set; c even for cars on two bogies each): the distance kind's columns ``(anchor a, anchor
-    b, length)``; None for a coupler."""
+    """The bar between two pivots when link c (frames c, c + 1) is one (every link of a Jacobs set
+    and of a trailered train; c even for cars on two bogies each): the distance kind's columns
+    ``(anchor a, anchor b, length)``; None for a coupler. The bars are never solved
+    (``car_blocks.py``)."""
     bg = t.get("bogie")
-    if bg is None or (c % 2 and not bg["jacobs"]):
+    if bg is None or bg["links"][c] is None:
         return None
-    return np.zeros(3), np.zeros(3), bg["spacing"][c if bg["jacobs"] else c // 2]
+    return np.zeros(3), np.zeros(3), bg["links"][c]
 
 
 def place_bodies(world, b, labels, etrain) -> int:
-    """Each car body of a train on bogies, between its frames' pivots (after the free bodies and the
-    hanging bodies); its swivels are listed in ``world._swivels``. Returns the next body."""
+    """Each car body of a train on bogies, between its frames' pivots (a trailered car's: between its
+    hitch on the body ahead and its frame; after the free bodies and the hanging bodies); its swivels
+    are listed in ``world._swivels``. Returns the next body."""
     from trackrider.physics.world import _quat_from_axes, _rot
 
     pos, quat, vel, omg, cars = world.pos, world.quat, world.vel, world.omg, world.cars
     world._swivels = []
+    world.swivels = SwivelWatch()
     for ti, t in enumerate(world._trains):
         bg = t.get("bogie")
         if bg is None:
             continue
-        f0 = world._car0[ti]                    # a car's Davis resistance (per vehicle): shared by its frames
-        cars.davis[f0:f0 + t["n"]] *= bg["cars"] / t["n"]
+        f0, nf = world._car0[ti], t["n"]        # a car's Davis resistance and drag area (per vehicle): shared
+        cars.davis[f0:f0 + nf] *= bg["cars"] / nf   # by its frames; its nl2 resistance by their lever weights
+        cars.drag[f0:f0 + nf, 0] *= bg["cars"] / nf
+        cars.drag[f0:f0 + nf, 1] = bg["weights"]
         for c in range(bg["cars"]):
             L, e, cg = bg["spacing"][c], bg["forward"][c], bg["cg"][c]
-            ff, fr = (world._car0[ti] + k for k in frames_of(bg, c))
-            pf, pr = pos[ff], pos[fr]          # frames' centres: their pivots, on the curve
+            ff, fr = (f0 + k for k in frames_of(bg, c))
+            pr = pos[fr]
+            if ff >= f0:                        # frames' centres: their pivots, on the curve
+                pf, up, wf, vf = pos[ff], _rot(quat[ff])[:, 2], omg[ff], vel[ff]
+            else:                               # a trailered car's front: its hitch at the rear end of the body ahead
+                Ra = _rot(quat[b - 1])
+                ra = Ra @ hitch_a
+                pf, up, wf, vf = pos[b - 1] + ra, Ra[:, 2], omg[b - 1], vel[b - 1] + np.cross(omg[b - 1], ra)
             fwd = (pf - pr) / np.linalg.norm(pf - pr)
-            up = _rot(quat[ff])[:, 2] + _rot(quat[fr])[:, 2]
+            up = up + _rot(quat[fr])[:, 2]
             up -= np.dot(up, fwd) * fwd
             up /= np.linalg.norm(up)
             q = _quat_from_axes(fwd, np.cross(up, fwd), up)
             quat[b] = q
             mid = 0.5 * (pf + pr)
             pos[b] = mid + e * fwd + cg * up
-            w = 0.5 * (omg[ff] + omg[fr])
+            w = 0.5 * (wf + omg[fr])
             omg[b] = w
-            vel[b] = 0.5 * (vel[ff] + np.cross(w, pos[b] - pf) + vel[fr] + np.cross(w, pos[b] - pr))
+            vel[b] = 0.5 * (vf + np.cross(w, pos[b] - pf) + vel[fr] + np.cross(w, pos[b] - pr))
             world.mass[b] = bg["mass"][c]
             world.inv_mass[b] = 1.0 / bg["mass"][c]
             world.ib[b] = bg["inertia"][c]
             for f in (ff, fr):                  # the car's G-forces: its body's, at its rider point
-                if cars.hang[f] >= 0:           # a Jacobs set's shared frame: the front car's body
+                if f < f0 or cars.hang[f] >= 0:
                     continue
                 cars.hang[f] = b
                 cars.hang_rider[f] = bg["rider"][c] - cg
                 cars.rows[f] = bg["rows"][c]
             labels.append((t["name"] + ".body", c + 1))
             etrain.append(-1)
-            for k, (f, x) in enumerate(((ff, L / 2.0 - e), (fr, -L / 2.0 - e))):
-                world._swivels.append(dict(kind="swivel", a=("idx", f), b=("idx", b), anchor_a=np.zeros(3),
-                                           anchor_b=np.array([x, 0.0, -cg]), p=dict(roll=k == 0),
+            front = ("idx", ff) if ff >= f0 else ("idx", b - 1)
+            for k, (a, xa, x) in enumerate(((front, np.zeros(3) if ff >= f0 else hitch_a, L / 2.0 - e),
+                                            (("idx", fr), np.zeros(3), -L / 2.0 - e))):
+                world._swivels.append(dict(kind="swivel", a=a, b=("idx", b), anchor_a=xa,
+                                           anchor_b=np.array([x, 0.0, -cg]), p=dict(roll=(k == 0) == (ff >= f0)),
                                            train=ti, car=c, frame=k))
+            hitch_a = np.array([-bg["length"][c] / 2.0 - e, 0.0, -cg])  # the next car's hitch, in this body
+            world.swivels.pairs += [(t["name"], f - f0 + 1, f, b, c + 1, bg["swivel_limit"][c]) for f in (ff, fr)
+                                    if f >= f0]
             b += 1
+        if bg["jacobs"]:    # a shared frame: its own specific force (the articulation both bodies share)
+            cars.hang[f0 + 1:f0 + nf - 1] = -1
+            cars.rows[f0 + 1:f0 + nf - 1] = 0.0
     return b
 
 
-def lever_weights(specs, jacobs: bool) -> list:
+def lever_weights(specs, kind: str) -> list:
     """Per wheel frame of a train of cars ``specs`` on bogies (front, rear, car by car; a Jacobs set's
-    N + 1 frames from the front), kg: the mass whose weight its wheels carry at rest — its own and
-    its bodies' shares by the lever rule (front ``(L/2 + e)/L``, rear ``(L/2 − e)/L``)."""
+    and a trailered train's N + 1 frames from the front), kg: the mass whose weight its wheels carry
+    at rest — its own and its bodies' shares by the lever rule (front ``(L/2 + e)/L``, rear
+    ``(L/2 − e)/L``; a trailered car's front share rests on the body ahead, at its rear end, and goes
+    to that car's pivots by the same rule: front ``(L − ℓ)/2L``, rear ``(L + ℓ)/2L``)."""
     n = len(specs)
-    weight = [specs[min(k, n - 1)].frame_mass for k in range(n + 1)] if jacobs else \
-        [v.frame_mass for v in specs for _ in range(2)]
-    for c, v in enumerate(specs):
-        body = v.mass - (1.0 if jacobs else 2.0) * v.frame_mass
-        front = 0.5 + v.cg_forward / v.bogie_spacing
-        ff, fr = (c, c + 1) if jacobs else (2 * c, 2 * c + 1)
-        weight[ff] += body * front
-        weight[fr] += body * (1.0 - front)
+    if kind == "two":
+        weight = [v.frame_mass for v in specs for _ in range(2)]
+    else:
+        weight = [specs[min(k, n - 1) if kind == "jacobs" else max(k - 1, 0)].frame_mass for k in range(n + 1)]
+    hitch = 0.0             # a trailered train: the load on the hitch behind the car, from the back
+    for c in range(n - 1, -1, -1):
+        v = specs[c]
+        L = v.bogie_spacing
+        body = v.mass - (1.0 if kind == "jacobs" or (kind == "trailered" and c > 0) else 2.0) * v.frame_mass
+        front = 0.5 + v.cg_forward / L
+        wf = body * front + hitch * (L - v.length) / (2.0 * L)
+        wr = body * (1.0 - front) + hitch * (L + v.length) / (2.0 * L)
+        if kind == "trailered" and c > 0:
+            weight[c + 1] += wr
+            hitch = wf
+            continue
+        ff, fr = (c, c + 1) if kind != "two" else (2 * c, 2 * c + 1)
+        weight[ff] += wf
+        weight[fr] += wr
     return weight
 
 
@@ -162,3 +218,38 @@ def vehicle_of(t, frame: int) -> tuple:
         n = bg["cars"]
         return (frame, 1) if frame < n else (n - 1, 2)
     return frame // 2, 1 + frame % 2
+
+
+class SwivelWatch:
+    """The ``split`` events of cars on bogies (docs/physics.md "Bogies"): a body turned (yawed) on one
+    of its wheel frames by more than its ``swivel_limit`` — its frames on diverging branches of a
+    switch, or a curve too tight for it — once per body, from the recorded samples."""
+
+    def __init__(self):
+        self.pairs = []     # (train, frame's car number, frame entity, body entity, body number, limit rad)
+        self.events = []
+        self._split = set()
+
+    def push(self, t, samples):
+        """Check the samples ``(n, entities, channels)`` at times ``t``."""
+        from trackrider.physics import channels as ch
+        from trackrider.physics.checks import _rot
+
+        for train, car, f, b, body, limit in self.pairs:
+            if (train, body) in self._split:
+                continue
+            yaw = swivel_yaw(_rot(samples[:, f, ch.QW:ch.QZ + 1]), _rot(samples[:, b, ch.QW:ch.QZ + 1]))
+            over = np.flatnonzero(np.abs(yaw) > limit)
+            if len(over):
+                i = over[0]
+                self._split.add((train, body))
+                self.events.append(dict(t=float(t[i]), train=train, car=car, kind="split", body=body,
+                                        angle=round(float(np.degrees(yaw[i])), 3),
+                                        swivel_limit=round(float(np.degrees(limit)), 6)))
+
+
+def swivel_yaw(Rf, Rb):
+    """rad: the body's yaw on its frame — its forward axis about the frame's up axis — for rotation
+    matrices ``Rf``, ``Rb`` (…, 3, 3)."""
+    x = np.einsum("...ji,...j->...i", Rf, Rb[..., :, 0])     # the body's forward axis in the frame's axes
+    return np.arctan2(x[..., 1], x[..., 0])

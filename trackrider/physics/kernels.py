@@ -166,7 +166,7 @@ def stage_forces(cfg, bodies, cars, res, carrier, kbody):
     pos, vel, omg = bodies.pos, bodies.vel, bodies.omg
     inv_mass, inv_ib, ib, mass = bodies.inv_mass, bodies.inv_ib, bodies.ib, bodies.mass
     nb = pos.shape[0]
-    cda, rho, k_nl2 = res.drag_area, res.air_density, res.nl2_drag
+    rho, k_nl2 = res.air_density, res.nl2_drag
     for b in range(nb):
         if inv_mass[b] > 0.0:
             vel[b, 0] += h * gx
@@ -193,9 +193,9 @@ def stage_forces(cfg, bodies, cars, res, carrier, kbody):
                                    pos[b, 2] - pos[k, 2])
                 vt -= (vel[k, 0] + c0) * fr[C_T] + (vel[k, 1] + c1) * fr[C_T + 1] + (vel[k, 2] + c2) * fr[C_T + 2]
             if res.nl2:
-                F = -mass[b] * k_nl2 * vt * abs(vt)
+                F = -cars.drag[b, 1] * k_nl2 * vt * abs(vt)
             else:
-                F = -(0.5 * rho * cda + cars.davis[b, 2]) * vt * abs(vt) - cars.davis[b, 1] * vt
+                F = -(0.5 * rho * cars.drag[b, 0] + cars.davis[b, 2]) * vt * abs(vt) - cars.davis[b, 1] * vt
             if F == 0.0:
                 continue
             # an explicit force may at most stop the car in one step (no reversal)

@@ -114,7 +114,7 @@ def friction_bound(b, cfg, bodies, cars, res, lamT):
     transport's share): μ·|(λ1, λ2)| + A h, or m μ g h in nl2 mode; plus a railway car's air brake
     (``cars.brake`` h, docs/physics.md §10)."""
     if res.nl2:
-        bound = bodies.mass[b] * res.rolling * cfg.gmag * cfg.h
+        bound = cars.drag[b, 1] * res.rolling * cfg.gmag * cfg.h
     else:
         l1 = lamT[b, 0] + cars.transport[b, 0]
         l2 = lamT[b, 1] + cars.transport[b, 1]

@@ -116,6 +116,7 @@ Cars = record("Cars", (
     Field("f_explicit", ("n",), F, "N", "explicit resistance along T last step"),
     Field("prev_frame", ("n", 9), F, "", "T, N, B of the last step's frame (on a moving track: in its table)"),
     Field("davis", ("n", 3), F, "N, N·s/m, N·s²/m²", "Davis A, B, C"),
+    Field("drag", ("n", 2), F, "m², kg", "its drag area and the mass of its nl2 resistance (a wheel frame: its share)"),
     Field("hang_rider", ("n",), F, "m", "suspended car: rider point above the hanging body's cg"),
     Field("rows", ("n", 2), F, "m", "front, rear rider row from the rider point along the body's forward axis (0, 0: none)"),
     Field("frame", ("n", NCOL), F, "", "the track frame at s (curves/compact.py columns), world axes"),

@@ -114,6 +114,7 @@ class World:
         self._operation = OperationConfig()
         self.operation = None   # blocks.Operation once built, when the world has block sections or contacts
         self.railway = None     # rail.Railway once built, when a train has railway vehicles or draft gears
+        self.swivels = None     # bogies.SwivelWatch once built, when a train has cars on bogies (split events)
         self.contact_trains: list[tuple[int, int]] = []
         self._connections: list[dict] = []
         self._switches: list[dict] = []
@@ -628,6 +629,7 @@ class World:
                 cars.speed0[b] = v0
                 if davis is not None and self._res.mode == "physical":
                     cars.davis[b] = davis
+                cars.drag[b] = self._res.drag_area, mt    # a wheel frame's share: bogies.place_bodies
                 cars.track[b] = t["track"]
                 cars.one_sided[b] = 1 if t["railway"] else 0
                 cars.on_track[b] = 1
@@ -712,7 +714,9 @@ class World:
         for jd in self._swivels:      # cars on bogies: each body on its two frames
             swivel_j.append(len(ji_rows))
             ji_rows.extend(self._joint_rows(jd, jf_rows)[0])
-            susp.append(dict(jd, suspension=True))
+            ends = {k: ("car", jd["train"], jd[k][1] - self._car0[jd["train"]]) if jd[k][1] < self.ncars
+                    else ("body", jd[k][1] - self._body0) for k in ("a", "b")}   # as the hinges' (energy groups)
+            susp.append(dict(jd, **ends, suspension=True))
         # listed with the user's joints (after them) so that joined entities are known (energy groups)
         self._joints.extend(susp)
         nj = len(ji_rows)
@@ -730,6 +734,8 @@ class World:
         with moving tracks the swivels stay PGS rows (chain column 0) and every list is empty."""
         groups = [[] for _ in self._trains]
         if self._carriers:
+            if any(t.get("bogie", {}).get("kind") == "trailered" for t in self._trains):
+                raise InputError("trailered cars do not run in a world with a moving track", where="car.bogies")
             return groups
         by = {(sw["train"], sw["car"], sw["frame"]): j for sw, j in zip(self._swivels, swivel_j)}
         for ti, t in enumerate(self._trains):
@@ -740,7 +746,7 @@ class World:
                 pair = (by[(ti, c, 0)], by[(ti, c, 1)])
                 self.ji[list(pair), jc.JI_CHAIN] = 3
                 groups[ti].append(pair)
-                if not bg["jacobs"] and c < bg["cars"] - 1:   # the coupler behind car c (after its bar)
+                if bg["kind"] == "two" and c < bg["cars"] - 1:   # the coupler behind car c (after its bar)
                     groups[ti].append((tr_j0[ti] + 2 * c + 1, -1))
         return groups
 

@@ -72,7 +72,7 @@ class TrainSpec:
     #: a train of ``[[train.vehicle]]``: per car (from the front) the spec it is drawn from — its
     #: vehicle's size and kind (cars of one ``[[train.vehicle]]`` share one)
     per_car: list = field(default_factory=list)
-    #: cars on bogies (``car.bogies``: ``two``, ``jacobs``): the train's rows are its wheel frames, its
+    #: cars on bogies (``car.bogies``: ``two``, ``jacobs``, ``trailered``): the train's rows are its wheel frames, its
     #: bodies ``<name>.body``; the frames' pivots ``bogie_spacing`` apart, each ``bogie_wheelbase`` long,
     #: the body's centre of mass ``cg_forward`` ahead of their middle
     bogies: str = "none"
@@ -86,9 +86,12 @@ class TrainSpec:
 
     def frame_car(self, frame: int) -> int:
         """The car (1 = the lead car) whose wheel frame ``frame`` (1 = the lead frame) is, on bogies: two
-        frames a car; a Jacobs set's frame: the car behind it (the last frame: the last car)."""
+        frames a car; a Jacobs set's frame: the car behind it (the last frame: the last car); a trailered
+        train's: the car it carries at its rear (the first two: the first car)."""
         if self.bogies == "jacobs":
             return min(frame, self.cars)
+        if self.bogies == "trailered":
+            return max(frame - 1, 1)
         return (frame + 1) // 2 if self.bogies == "two" else frame
 
     @property
