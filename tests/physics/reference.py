@@ -10,6 +10,8 @@ compares the kernel's impulses with it.
 (sparse ``J``, block-diagonal ``W``) and solves ``(J W Jᵀ + Γ) λ = t − J u*`` directly.
 ``exact_joint_impulses(world, joints)`` does the same with every row of the given joints (a train
 of cars on bogies: its couplers and swivels) and returns each joint's impulses.
+``hang_joints(world)`` lists a world's couplers and its suspended cars' hinges and dampers, the
+joints whose rows ``exact_joint_impulses`` and ``exact_bounded_solve`` solve for suspended trains.
 """
 from __future__ import annotations
 
@@ -121,6 +123,22 @@ def exact_joint_impulses(w, joints):
     exact = {j: lam[where == j] for j in joints}
     kernel = {j: world.joints.lam[j, :int(tmp.rows.m[j])].copy() for j in joints}
     return kernel, exact
+
+
+def hang_joints(w):
+    """(couplers, hinges, dampers) of world ``w``: the chained couplers and every suspended car's
+    swing hinge and its damper row (``hinge_axis``), joint indices into ``w.ji``, read from the
+    joints' kinds and ends (the hanging bodies are ``cars.hang``), not from the kernel's grouping."""
+    from trackrider.physics.joints import CODES
+    from trackrider.physics.joints.common import JI_A, JI_B, JI_CHAIN, JI_KIND
+
+    ji = w.ji
+    hang = {int(b): int(w.records.cars.hang[b]) for b in range(w.ncars) if w.records.cars.hang[b] >= 0}
+    ends = [(int(ji[j, JI_A]), int(ji[j, JI_B])) for j in range(ji.shape[0])]
+    couplers = [j for j in range(ji.shape[0]) if ji[j, JI_CHAIN] == 1]
+    hinges = [j for j, (a, b) in enumerate(ends) if ji[j, JI_KIND] == CODES["hinge"] and hang.get(a) == b]
+    dampers = [j for j, (a, b) in enumerate(ends) if ji[j, JI_KIND] == CODES["hinge_axis"] and hang.get(a) == b]
+    return couplers, hinges, dampers
 
 
 def exact_bounded_solve(w, max_passes=5000, joint_list=None):

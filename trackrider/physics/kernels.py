@@ -28,6 +28,7 @@ from trackrider.jit import njit
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_blocks
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
+from trackrider.physics.hang_blocks import answer_hangs, fold_hangs
 from trackrider.physics.joints.dispatch import prepare_joint
 from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
 from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
@@ -240,6 +241,7 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
     for j in range(joints.kind.shape[0]):
         if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_carriers)
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
+    fold_hangs(bodies, cars, joints, tmp.rows, tmp.trk, tmp.hangs)   # suspended cars (hang_blocks.py)
     for t in range(tmp.chains.first.shape[0]):
         if tmp.blocks.train[t, 1] > 0:   # cars on bogies: swivels and couplers in blocks (car_blocks.py)
             factor_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars)
@@ -549,6 +551,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     compiled; ``run_chunk`` passes an idle record instead, which has none)."""
     if not any_bounded:
         solve_chains(bodies, cars, joints, tmp, carried)
+        answer_hangs(bodies, joints, tmp.rows, tmp.hangs)
         if carried:
             keep_folded(joints, tmp.trk)
         return
@@ -594,6 +597,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
             cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
             cars.lam_ratchet[b] = lam[b, 1] if present[b, 1] != ABSENT else 0.0
             cars.lam_friction[b] = lam[b, 2] if present[b, 2] != ABSENT else 0.0
+    answer_hangs(bodies, joints, tmp.rows, tmp.hangs)
     if carried:
         keep_folded(joints, tmp.trk)
 

@@ -24,6 +24,7 @@ Work (``Temps``: overwritten each step; ``WorldState`` groups the records above 
     Chains      each train's chain of couplers and its factorisation
     CarBlocks   trains of cars on bogies: each car's swivel rows and the couplers as blocks of one chain
     CarRows     each car's bounded rows along T (section, ratchet, friction) for their exact solve
+    Hangs       suspended cars: each hanging body's rows folded into its trolley for the exact solve
     Scratch     per-body copies of the step's start velocities, the cars' row along T
     Work        small fixed-size temporaries (3×3, 6×6, 5×5 …)
 """
@@ -128,7 +129,8 @@ Joints = record("Joints", (
     Field("a", ("nj",), I, "", "body index, -1 the world"),
     Field("b", ("nj",), I, "", "body index, -1 the world"),
     Field("slack", ("nj",), I, "", "1 one-sided (rope, slack range, limit)"),
-    Field("chain", ("nj",), I, "", "1 solved by its train's chain solve, 2 with its carrier, 3 in its car blocks"),
+    Field("chain", ("nj",), I, "", "1 solved by its train's chain solve, 2 with its carrier, 3 in its car blocks, "
+          "4 a suspended car's hinge or damper, with its trolley (hang_blocks.py)"),
     Field("param", ("nj", "NJF"), F, "", "parameters: anchors (joints/common.py), then the kind's own columns"),
     Field("lam", ("nj", NJR), F, "N·s, N·m·s", "accumulated impulses"),
 ))
@@ -348,6 +350,16 @@ CarBlocks = record("CarBlocks", (
     Field("dv", ("nb",), F, "", "work: row velocity change per body (car_blocks.block_train_mode)"),
 ))
 
+HR = 6               # rows of a hang at most (a hinge's 5 and its damper's)
+HF = 2 * HR + 29     # columns of Hangs.fac
+
+Hangs = record("Hangs", (
+    # suspended cars whose hinge is solved with the trolley (physics/hang_blocks.py)
+    Field("joint", ("nh", 2), I, "", "the hinge of each hang and its damper (hinge_axis), -1 none"),
+    Field("fac", ("nh", HR, HF), F, "", "per row: Cholesky factors of K and M, W̃ Jᵀ and P Jᵀ of the trolley, "
+          "W Jᵀ of the body, the fold's work, the solution (hang_blocks.H_*)"),
+))
+
 Scratch = record("Scratch", (
     Field("vel0", ("nb", 3), F, "m/s", "velocities at the start of the step"),
     Field("omg0", ("nb", 3), F, "rad/s", "angular velocities at the start of the step"),
@@ -384,15 +396,17 @@ Work = record("Work", (
     Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
 ))
 
-Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow", "blocks"])
+Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow", "blocks", "hangs"])
 
 WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "res", "joints", "programs"])
 
 
-def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrier=None, groups=None) -> Temps:
+def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrier=None, groups=None,
+               hangs=()) -> Temps:
     """Work arrays of ``run_chunk`` for ``nb`` bodies and ``nj`` joints (allocated once); ``nk``
     carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's;
-    ``groups``: per train the joint pairs of its row groups (``car_blocks.py``; empty: its chain)."""
+    ``groups``: per train the joint pairs of its row groups (``car_blocks.py``; empty: its chain);
+    ``hangs``: (hinge, damper or -1) of each suspended car solved with its trolley (``hang_blocks.py``)."""
     sizes = dict(nb=max(nb, 1), nj=max(nj, 1), nk=nk, nk1=nk + 1, nkc=nkc,
                  ntrains=max(len(first), 1))
     carrier = np.full(len(first), -1, np.int64) if carrier is None else np.asarray(carrier, np.int64)
@@ -407,8 +421,10 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     group = np.full((max(len(pairs), 1), GI), -1, np.int64)
     group[:len(pairs), :2] = np.array(pairs, np.int64).reshape(len(pairs), 2)
     blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=GR, GI=GI, GF=GF), train=train, group=group)
+    hang = allocate(Hangs, dict(nh=len(hangs), HF=HF), joint=np.array(hangs, np.int64).reshape(len(hangs), 2))
     return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
-                 allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks)
+                 allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks,
+                 hang)
 
 
 def make_cars(n: int) -> Cars:

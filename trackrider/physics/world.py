@@ -701,12 +701,13 @@ class World:
             ji_rows.extend(rows)
             self._joint_meta.append(dict(base=base, n=len(rows), drives=created.drives,
                                          hold=-1 if created.hold_row is None else base + 1 + created.hold_row))
-        susp = []
+        susp, hang_j = [], []
         for cb, hb, hang, damp in self._hangs:
             jd = dict(kind="hinge", a=("idx", cb), b=("idx", hb), anchor_a=np.zeros(3),
                       anchor_b=np.array([0.0, 0.0, hang]), p=dict(axis=np.array([1.0, 0.0, 0.0])))
             if damp > 0.0:
                 jd["p"].update(motor_speed=0.0, damping=damp)
+            hang_j.append((len(ji_rows), len(ji_rows) + 1 if damp > 0.0 else -1))
             ji_rows.extend(self._joint_rows(jd, jf_rows)[0])
             ti = max(k for k in range(len(self._car0)) if self._car0[k] <= cb)
             susp.append(dict(jd, a=("car", ti, cb - self._car0[ti]), b=("body", hb - self._body0), suspension=True))
@@ -723,6 +724,7 @@ class World:
         self.ji = np.array(ji_rows, dtype=np.int64).reshape(nj, jc.NJI) if nj else np.zeros((0, jc.NJI), np.int64)
         self._fold_holding_joints()
         self._groups = self._car_block_groups(swivel_j, tr_j0, tr_nj)
+        self._hang_joints = self._hang_blocks(hang_j)
         self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, jc.NJF) if nj else np.zeros((0, jc.NJF))
         self.jlam = np.zeros((max(nj, 1), st.NJR))
         return tr_j0, tr_nj
@@ -749,6 +751,16 @@ class World:
                 if bg["kind"] == "two" and c < bg["cars"] - 1:   # the coupler behind car c (after its bar)
                     groups[ti].append((tr_j0[ti] + 2 * c + 1, -1))
         return groups
+
+    def _hang_blocks(self, hang_j) -> list:
+        """The suspended cars' (hinge, damper or -1) solved exactly with their trolleys
+        (``hang_blocks.py``; no other joint acts on a hanging body: ``add_joint`` cannot name one):
+        chain column 4. In a world with moving tracks they stay rows of the sweeps (chain column 0)."""
+        if self._carriers:
+            return []
+        for j, d in hang_j:
+            self.ji[[j] if d < 0 else [j, d], jc.JI_CHAIN] = 4
+        return hang_j
 
     @property
     def track_carriers(self) -> list:
@@ -887,7 +899,8 @@ class World:
                          for t in self._trains]
         # room for every car on a carrier when connections may move cars onto moving tracks (network.regroup)
         nkc = self.ncars if self._connections and self._carriers else sum(map(len, members))
-        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), nkc, train_carrier, self._groups)
+        self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), nkc, train_carrier, self._groups,
+                                    self._hang_joints)
         trk = self._temps.trk
         first = 0
         for k, (e, cars_k) in enumerate(zip(self._carriers, members)):

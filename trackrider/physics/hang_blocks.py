@@ -1,0 +1,187 @@
+"""Suspended cars solved exactly: each hanging body folded into its trolley (docs/physics.md,
+"Suspended cars").
+
+A suspended car is a trolley ``a`` on its track and a body ``g`` hanging on a hinge below it
+(``World``: the hinge's five rows and, with a swing damper, its sixth row about the axis, of
+softness γ = 1/(h c)). No other row acts on the body (``World`` folds a hang only then), so the
+hang's m rows couple the trolley to the body alone. With W̃_a the trolley's mobility with its
+track rows enforced (``track_joint.py``), W_g the body's, J = [J_a, J_g] the hang's rows:
+
+    K = J_a W̃_a J_aᵀ + J_g W_g J_gᵀ + Γ     the hang's rows with both ends free
+    M = J_g W_g J_gᵀ + Γ                    ... with the trolley held
+
+One exact projection onto the hang's rows at the start of a step (``fold_hangs``: λ = K⁻¹ r,
+the trolley through W̃_a, so its track rows stay exact) and from then on the trolley's mobility
+with the body answering every impulse on it,
+
+    Ŵ_a = W̃_a − W̃_a J_aᵀ K⁻¹ J_a W̃_a,    P̂_a = P_a (I − J_aᵀ K⁻¹ J_a W̃_a)
+
+(``trk.mobility``, ``trk.to_track``: what the chain, the car's rows along T and contacts use),
+so the train's chain stays tridiagonal in its couplers (a Schur complement: K's rows eliminated
+car by car). An impulse f on the trolley moves it by Ŵ_a f; the body's share, the hang's
+impulses Δλ = −K⁻¹ J_a W̃_a f, is taken once at the end of the solve (``answer_hangs``): the
+trolley has moved by Ŵ_a f, which leaves the hang's rows the residual r = −J_a Ŵ_a f = M Δλ, so
+Δλ = M⁻¹ r with the trolley held — exact, whatever the impulses were. The trolley keeps rank one
+(Ŵ_a lies in W̃_a's range), so a rigid train's bounded rows stay one scalar equation
+(``couplings.train_mode``), now with the hanging bodies' inertia in it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trackrider.jit import njit
+from trackrider.physics.state import HR
+
+# columns of Hangs.fac (per row k of a hang): Cholesky rows of K and M, W̃_a J_aᵀ, P_a J_aᵀ, W_g J_gᵀ,
+# L_K⁻¹ J_a W̃_a and L_K⁻¹ J_a P_aᵀ (the fold's work), the right-hand side and solution
+H_K, H_M, H_WA, H_PA, H_WG, H_Z, H_V, H_Y = 0, HR, 2 * HR, 2 * HR + 6, 2 * HR + 11, 2 * HR + 17, 2 * HR + 23, 2 * HR + 28
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def hang_row(hg, h, k):
+    """(joint, row) of row ``k`` of hang ``h``: the hinge's rows 0–4, then its damper's row."""
+    if k < 5:
+        return hg.joint[h, 0], k
+    return hg.joint[h, 1], 0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def cholesky(fac, h, m, col):
+    """The lower triangle of the m×m block at ``fac[h, :, col:]`` factored in place, L Lᵀ."""
+    for k in range(m):
+        for l in range(k + 1):
+            s = fac[h, k, col + l]
+            for q in range(l):
+                s -= fac[h, k, col + q] * fac[h, l, col + q]
+            if l == k:
+                fac[h, k, col + k] = np.sqrt(s) if s > 1e-300 else 1e-150
+            else:
+                fac[h, k, col + l] = s / fac[h, l, col + l]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def residual_solve(h, m, col, hg, joints, rows, bodies):
+    """``fac[h, :m, H_Y]`` = (L Lᵀ)⁻¹ r (L at column ``col``), r = t − γλ − J u of the hang's rows now."""
+    fac, jJ, vel, omg = hg.fac, rows.J, bodies.vel, bodies.omg
+    j0 = hg.joint[h, 0]
+    a, g = joints.a[j0], joints.b[j0]
+    for k in range(m):
+        j, r = hang_row(hg, h, k)
+        s = rows.target[j, r] - rows.gamma[j] * joints.lam[j, r]
+        for i in range(3):
+            s -= jJ[j, r, i] * vel[a, i] + jJ[j, r, 3 + i] * omg[a, i]
+            s -= jJ[j, r, 6 + i] * vel[g, i] + jJ[j, r, 9 + i] * omg[g, i]
+        for q in range(k):
+            s -= fac[h, k, col + q] * fac[h, q, H_Y]
+        fac[h, k, H_Y] = s / fac[h, k, col + k]
+    for k in range(m - 1, -1, -1):
+        s = fac[h, k, H_Y]
+        for q in range(k + 1, m):
+            s -= fac[h, q, col + k] * fac[h, q, H_Y]
+        fac[h, k, H_Y] = s / fac[h, k, col + k]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def fold_hangs(bodies, cars, joints, rows, trk, hg):
+    """Each hang's K and M factored, its rows projected exactly (λ = K⁻¹ r, the trolley through W̃_a
+    and its track rows' impulses by P_a), and its trolley's ``trk.mobility`` and ``trk.to_track``
+    replaced by Ŵ_a and P̂_a. After ``stage_track_rows`` and the joints' rows, before the chains
+    are factored."""
+    fac, jJ, Wt, Pm = hg.fac, rows.J, trk.mobility, trk.to_track
+    vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
+    for h in range(hg.joint.shape[0]):
+        j0 = hg.joint[h, 0]
+        a, g = joints.a[j0], joints.b[j0]
+        m = 5 if hg.joint[h, 1] < 0 else HR
+        held = a < cars.n and cars.held[a] == 1
+        for k in range(m):
+            j, r = hang_row(hg, h, k)
+            joints.lam[j, r] = 0.0   # solved exactly: no warm start
+            for i in range(6):
+                sa = 0.0
+                sg = 0.0
+                for q in range(6):
+                    sa += Wt[a, i, q] * jJ[j, r, q]
+                    sg += Wt[g, i, q] * jJ[j, r, 6 + q]
+                fac[h, k, H_WA + i] = sa
+                fac[h, k, H_WG + i] = sg
+            for i in range(5):
+                s = 0.0
+                if held:
+                    for q in range(6):
+                        s += Pm[a, i, q] * jJ[j, r, q]
+                fac[h, k, H_PA + i] = s
+        for k in range(m):
+            j, r = hang_row(hg, h, k)
+            for l in range(k + 1):
+                sa = 0.0
+                sg = 0.0
+                for i in range(6):
+                    sa += jJ[j, r, i] * fac[h, l, H_WA + i]
+                    sg += jJ[j, r, 6 + i] * fac[h, l, H_WG + i]
+                if l == k:
+                    sg += rows.gamma[j]
+                fac[h, k, H_K + l] = sa + sg
+                fac[h, k, H_M + l] = sg
+        cholesky(fac, h, m, H_K)
+        cholesky(fac, h, m, H_M)
+        # the projection: λ = K⁻¹ r, both ends moved
+        residual_solve(h, m, H_K, hg, joints, rows, bodies)
+        for k in range(m):
+            j, r = hang_row(hg, h, k)
+            y = fac[h, k, H_Y]
+            joints.lam[j, r] += y
+            for i in range(3):
+                vel[a, i] += fac[h, k, H_WA + i] * y
+                omg[a, i] += fac[h, k, H_WA + 3 + i] * y
+                vel[g, i] += fac[h, k, H_WG + i] * y
+                omg[g, i] += fac[h, k, H_WG + 3 + i] * y
+            if held:
+                for i in range(5):
+                    lamT[a, i] -= fac[h, k, H_PA + i] * y
+        # the fold: Z = L⁻¹ J_a W̃_a (row k of J_a W̃_a is (W̃_a J_aᵀ)_k: W̃_a symmetric), V = L⁻¹ J_a P_aᵀ
+        for k in range(m):
+            for i in range(6):
+                s = fac[h, k, H_WA + i]
+                for q in range(k):
+                    s -= fac[h, k, H_K + q] * fac[h, q, H_Z + i]
+                fac[h, k, H_Z + i] = s / fac[h, k, H_K + k]
+            for i in range(5):
+                s = fac[h, k, H_PA + i]
+                for q in range(k):
+                    s -= fac[h, k, H_K + q] * fac[h, q, H_V + i]
+                fac[h, k, H_V + i] = s / fac[h, k, H_K + k]
+        for i in range(6):     # Ŵ_a = W̃_a − Zᵀ Z (symmetric as computed)
+            for c in range(i + 1):
+                s = 0.0
+                for k in range(m):
+                    s += fac[h, k, H_Z + i] * fac[h, k, H_Z + c]
+                Wt[a, i, c] -= s
+                if c != i:
+                    Wt[a, c, i] = Wt[a, i, c]
+        if held:               # P̂_a = P_a − Vᵀ Z
+            for i in range(5):
+                for c in range(6):
+                    s = 0.0
+                    for k in range(m):
+                        s += fac[h, k, H_V + i] * fac[h, k, H_Z + c]
+                    Pm[a, i, c] -= s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def answer_hangs(bodies, joints, rows, hg):
+    """Each hanging body's share of the impulses its trolley took through Ŵ_a since ``fold_hangs``:
+    the hang's rows solved with the trolley held, Δλ = M⁻¹ r, the body moved by W_g J_gᵀ Δλ (the
+    trolley has already moved by it). At the end of the step's solve."""
+    fac, vel, omg = hg.fac, bodies.vel, bodies.omg
+    for h in range(hg.joint.shape[0]):
+        g = joints.b[hg.joint[h, 0]]
+        m = 5 if hg.joint[h, 1] < 0 else HR
+        residual_solve(h, m, H_M, hg, joints, rows, bodies)
+        for k in range(m):
+            j, r = hang_row(hg, h, k)
+            y = fac[h, k, H_Y]
+            joints.lam[j, r] += y
+            for i in range(3):
+                vel[g, i] += fac[h, k, H_WG + i] * y
+                omg[g, i] += fac[h, k, H_WG + 3 + i] * y
