@@ -13,11 +13,16 @@ with ``--against OTHER_CHECKOUT`` that one too, the two taking turns run by run:
 * a cold run: the same with an empty kernel cache (``TRACKRIDER_CACHE_DIR`` a new folder)
 
 * ``trackrider validate`` of a long point track (``--long-track KM``: a winding, hilly track of
-  points 1 m apart, written to a temporary folder)
+  points 1 m apart, written to a temporary folder; its kernels loaded once first, like the run's)
+
+With ``--breakdown`` it also prints where a warm run of classic_coaster spends its CPU and wall
+time, stage by stage, in one process (medians): starting Python with numpy, importing numba, the
+CLI, the kernels' modules; then within the run, loading the scenario (its track built), building
+the world, loading the compiled kernels from the cache, stepping; the rest of the run (outputs).
 
 With ``--install`` it measures what a new user sees instead, for this checkout (and
 ``--against``): a clean copy of the checkout's files (``git ls-files``) installed with
-``pip install`` into a new virtual environment (not the machine's packages), the wall time of
+``pip install`` into a new virtual environment (not the machine's packages), the wall and CPU time of
 that install, then for each scenario (``--scenarios``, default every bundled one) its first
 ``trackrider run`` with an empty per-user kernel cache and the run after it, then
 ``pip uninstall`` and whatever of trackrider it left in ``site-packages``.

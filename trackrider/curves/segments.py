@@ -262,7 +262,7 @@ class SegmentCurve:
         s = np.asarray(s, dtype=np.float64)
         j = np.clip(np.searchsorted(self.s0, s, side="right") - 1, 0, len(self.pieces) - 1)
         T = np.empty((len(s), 3))
-        for i in np.unique(j):
+        for i in set(j.tolist()):              # (np.unique would import numpy.ma)
             m = j == i
             T[m] = self.pieces[i].tangent(s[m] - self.s0[i])
         return T
