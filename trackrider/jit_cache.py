@@ -1,6 +1,7 @@
 """numba's cache over trackrider's two kernel folders (``trackrider.cache``; used by ``trackrider.jit``).
 
-Imported only when a kernel is compiled or loaded (it imports numba).
+Imported only when a kernel is compiled or loaded (it imports numba). An entry is loaded without
+parsing the LLVM module numba keeps for linking it into later compiles (``_LinkLater``).
 """
 from __future__ import annotations
 
@@ -133,9 +134,9 @@ class KernelCache(Cache):
 class _LinkLater(JITCodeLibrary):
     """numba's library of machine code loaded from a cache, its LLVM module for linking (the
     bitcode beside the machine code) parsed only if another compile in this process links it.
-    numba parses it on every load, to learn the names the library defines: 0.2–0.3 s of CPU for
-    the kernels of a ``trackrider run``, about a tenth of it; the names are saved with the entry
-    instead. The machine code loaded, and so every result, is the same."""
+    numba parses it on every load, to learn the names the library defines: 0.25 s of the 1.8 s of
+    CPU a warm ``trackrider run`` of classic_coaster took (bench/startup.py --breakdown); the names
+    are saved with the entry instead. The machine code loaded, and so every result, is the same."""
 
     _bitcode = None
 
