@@ -13,11 +13,16 @@ with ``--against OTHER_CHECKOUT`` that one too, the two taking turns run by run:
 * a cold run: the same with an empty kernel cache (``TRACKRIDER_CACHE_DIR`` a new folder)
 
 * ``trackrider validate`` of a long point track (``--long-track KM``: a winding, hilly track of
-  points 1 m apart, written to a temporary folder)
+  points 1 m apart, written to a temporary folder; its kernels loaded once first, like the run's)
+
+With ``--breakdown`` it also prints where a warm run of classic_coaster spends its CPU and wall
+time, stage by stage, in one process (medians): starting Python with numpy, importing numba, the
+CLI, the kernels' modules; then within the run, loading the scenario (its track built), building
+the world, loading the compiled kernels from the cache, stepping; the rest of the run (outputs).
 
 With ``--install`` it measures what a new user sees instead, for this checkout (and
 ``--against``): a clean copy of the checkout's files (``git ls-files``) installed with
-``pip install`` into a new virtual environment (not the machine's packages), the wall time of
+``pip install`` into a new virtual environment (not the machine's packages), the wall and CPU time of
 that install, then for each scenario (``--scenarios``, default every bundled one) its first
 ``trackrider run`` with an empty per-user kernel cache and the run after it, then
 ``pip uninstall`` and whatever of trackrider it left in ``site-packages``.
@@ -61,6 +66,12 @@ def _env(cache_dir: Path, root: Path = ROOT) -> dict:
 _CPU = []   # CPU seconds (user + system) of each timed process, in the order timed
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _time(args, env, cwd) -> float:
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -72,6 +83,68 @@ def _time(args, env, cwd) -> float:
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()}")
     return wall
+
+
+#: ``--breakdown``: a warm ``trackrider run`` in one process, each stage timed (CPU, wall), printed as a dict
+BREAKDOWN = r"""
+import sys, time
+c0, w0 = time.process_time(), time.perf_counter()
+marks = []
+def mark(name):
+    marks.append((name, time.process_time(), time.perf_counter()))
+import numpy; mark("interpreter, numpy")
+import numba; mark("import numba")
+import trackrider.cli; mark("import trackrider.cli (typer, rich)")
+import trackrider.scenario, trackrider.physics.world, trackrider.sim; mark("import the kernels' modules")
+from trackrider import jit_cache, scenario
+from trackrider.physics import world
+spent = {}
+def timed(owner, name, label):
+    f = getattr(owner, name)
+    def wrapper(*a, **k):
+        c, w = time.process_time(), time.perf_counter()
+        try:
+            return f(*a, **k)
+        finally:
+            sc, sw = spent.get(label, (0.0, 0.0))
+            spent[label] = (sc + time.process_time() - c, sw + time.perf_counter() - w)
+    setattr(owner, name, wrapper)
+timed(scenario, "load_scenario", "load the scenario (track build)")
+timed(scenario, "build_world", "build the world")
+timed(jit_cache.KernelCache, "load_overload", "load kernels from the cache")
+timed(world.World, "run", "step (and load kernels)")
+sys.argv = ["trackrider", *sys.argv[1:]]
+try:
+    trackrider.cli.app()
+except SystemExit:
+    pass
+mark("trackrider run")
+out, (pc, pw) = {}, (c0, w0)
+for name, c, w in marks:
+    out[name] = (c - pc, w - pw)
+    pc, pw = c, w
+out.update(spent)
+sc, sw = out.pop("step (and load kernels)")
+lc, lw = out["load kernels from the cache"]
+out["step"] = (sc - lc, sw - lw)
+out["total"] = (time.process_time(), time.perf_counter() - w0)
+print(repr(out))
+"""
+
+
+def breakdown(env, run, cwd, repeat: int) -> None:
+    """``--breakdown``: medians over ``repeat`` processes of each stage of a warm run (CPU, wall)."""
+    rows = {}
+    for _ in range(repeat):
+        proc = subprocess.run([sys.executable, "-c", BREAKDOWN, *run], env=env, cwd=cwd, capture_output=True,
+                              text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"breakdown failed: {proc.stderr.strip()}")
+        for name, pair in eval(proc.stdout.strip().splitlines()[-1]).items():  # noqa: S307 - our own output
+            rows.setdefault(name, []).append(pair)
+    print(f"{'stage of a warm run (median of ' + str(repeat) + ')':48s} {'cpu s':>6s} {'wall s':>7s}")
+    for name, pairs in rows.items():
+        print(f"{name:48s} {statistics.median(c for c, _ in pairs):6.3f} {statistics.median(w for _, w in pairs):7.3f}")
 
 
 def _commands(root: Path, out: Path, long_track: Path | None):
@@ -141,10 +214,11 @@ def install_plan(roots, tmp: Path, scenarios: list[str]) -> None:
         venv = tmp / f"venv-{k}"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         src = _clean_copy(root, tmp / f"src-{k}")
-        t0 = time.perf_counter()
+        r0, t0 = _children_cpu(), time.perf_counter()
         subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(src)], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        print(f"{root}: pip install {time.perf_counter() - t0:.1f} s wall", flush=True)
+        print(f"{root}: pip install {time.perf_counter() - t0:.1f} s wall, {_children_cpu() - r0:.1f} s cpu",
+              flush=True)
         envs.append((venv, src))
     rows = []
     for name in scenarios:
@@ -154,16 +228,17 @@ def install_plan(roots, tmp: Path, scenarios: list[str]) -> None:
                 env.pop(var, None)
             args = [str(venv / "bin" / "trackrider"), "run", str(src / "scenarios" / f"{name}.toml"),
                     "--out", str(tmp / f"out-{k}"), "--overwrite", "--quiet"]
-            times = []
+            times, cpus = [], []
             for _ in range(2):
-                t0 = time.perf_counter()
+                r0, t0 = _children_cpu(), time.perf_counter()
                 proc = subprocess.run(args, env=env, cwd=tmp, capture_output=True, text=True)
                 times.append(time.perf_counter() - t0)
+                cpus.append(_children_cpu() - r0)
                 if proc.returncode != 0:
                     raise SystemExit(f"{name} failed: {proc.stderr.strip()}")
             rows.append((k, name, times[0], times[1]))
             print(f"{roots[k].name:12s} {name:22s} first {times[0]:6.2f} s  later {times[1]:6.2f} s  "
-                  f"first − later {times[0] - times[1]:6.2f} s", flush=True)
+                  f"first − later {times[0] - times[1]:6.2f} s  (cpu {cpus[0]:.2f}, {cpus[1]:.2f} s)", flush=True)
     for k, (venv, _) in enumerate(envs):
         subprocess.run([str(venv / "bin" / "pip"), "uninstall", "-q", "-y", "trackrider"], check=True)
         site = next(venv.glob("lib/python*/site-packages"))
@@ -183,6 +258,8 @@ def main() -> None:
                              "for the next time (default: a temporary folder; its first run compiles)")
     parser.add_argument("--long-track", type=float, default=0.0, metavar="KM",
                         help="also time validate of a point track this long (e.g. 50)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also time the stages of a warm run of this checkout in one process (CPU and wall)")
     parser.add_argument("--install", action="store_true",
                         help="time pip install into a new environment and each scenario's first run after it")
     parser.add_argument("--scenarios", nargs="*", metavar="NAME",
@@ -202,7 +279,14 @@ def main() -> None:
             env = _env((opts.caches or tmp) / f"warm-cache-{k}", root)
             run, commands = _commands(root, tmp / f"results-{k}", track)
             _time(run, env, tmp)                  # fills the kernel cache
+            if track is not None:                 # and with the kernels of a point track
+                _time(["validate", str(track)], env, tmp)
             plans.append((env, run, commands))
+        if opts.breakdown:
+            for k, (env, run, _) in enumerate(plans):
+                if len(roots) > 1:
+                    print(f"{roots[k]}:")
+                breakdown(env, run, tmp, opts.repeat)
         times = {(k, label): [] for k in range(len(roots)) for label, _ in plans[0][2]}
         cpu = {}
         for c in range(len(plans[0][2])):

@@ -286,3 +286,28 @@ def test_kernels_compiled_for_the_generic_cpu_are_loaded_on_this_one(fresh_cache
     assert loaded(np.arange(5.0), 2.5) == 2
     assert sum(loaded.stats.cache_hits.values()) == 1 and not loaded.stats.cache_misses
     assert not list((tmp_path / "user").rglob("*.nb*"))
+
+
+def test_a_loaded_kernel_parses_its_link_module_only_when_linked(fresh_cache_state, monkeypatch, tmp_path):
+    """A kernel loaded from the cache is ready without numba's parse of its module for linking
+    (``trackrider.jit_cache._LinkLater``); a kernel compiled later in the process that calls it
+    links it all the same."""
+    import numba
+
+    from trackrider import jit
+    from trackrider.jit_cache import _LinkLater
+
+    def seven_times(x):
+        return 7.0 * x
+
+    monkeypatch.setattr(cache, "_KERNELS", {})
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(tmp_path))
+    assert jit._compiled(seven_times, (), {"cache": True})(1.0) == 7.0          # compiled, saved
+    loaded = jit._compiled(seven_times, (), {"cache": True})
+    assert loaded(2.0) == 14.0
+    assert sum(loaded.stats.cache_hits.values()) == 1 and not loaded.stats.cache_misses
+    library = loaded.overloads[loaded.signatures[0]].library
+    assert isinstance(library, _LinkLater) and library._bitcode is not None    # not parsed
+    caller = numba.njit(lambda x: loaded(x) + 1.0)
+    assert caller(3.0) == 22.0
+    assert library._bitcode is None and library._shared_module is not None    # parsed to link

@@ -1,17 +1,23 @@
 """numba's cache over trackrider's two kernel folders (``trackrider.cache``; used by ``trackrider.jit``).
 
-Imported only when a kernel is compiled or loaded (it imports numba).
+Imported only when a kernel is compiled or loaded (it imports numba). An entry is loaded without
+parsing the LLVM module numba keeps for linking it into later compiles (``_LinkLater``).
 """
 from __future__ import annotations
 
 import os
 import sys
 
+from llvmlite import binding as ll
 from numba.core.caching import Cache, CompileResultCacheImpl, IndexDataCacheFile, _CacheLocator
+from numba.core.codegen import JITCodeLibrary
 
 from trackrider.cache import source_fingerprint
 
 __all__ = ["KernelCache"]
+
+#: marks an entry saved with its defined symbols (``KernelCache._save_overload``)
+_TAG = "trackrider-symbols-1"
 
 
 class _Folder(_CacheLocator):
@@ -95,9 +101,64 @@ class KernelCache(Cache):
             for k in (key, generic) if shipped else (key,):
                 data = f.load(k)
                 if data is not None:
-                    return self._impl.rebuild(target_context, data)
+                    return self._rebuild(target_context, data)
         return None
 
+    def _rebuild(self, target_context, data):
+        """numba's rebuild of a loaded entry, its library made by ``_LinkLater`` when the entry
+        carries its defined symbols (``_save_overload``)."""
+        if not (isinstance(data, tuple) and len(data) == 3 and data[0] == _TAG):
+            return self._impl.rebuild(target_context, data)
+        _, symbols, payload = data
+        codegen = target_context.codegen()
+        codegen.unserialize_library = lambda state: _LinkLater.load(codegen, state, symbols)
+        try:
+            return self._impl.rebuild(target_context, payload)
+        finally:
+            del codegen.unserialize_library
+
     def _save_overload(self, sig, data):
-        if self._writable:
-            super()._save_overload(sig, data)
+        """numba's, the entry saved with the names its library defines (what numba's load takes
+        from the parsed module for linking: ``_LinkLater``)."""
+        if not (self._writable and self._enabled and self._impl.check_cachable(data)):
+            return
+        self._impl.locator.ensure_cache_path()
+        key = self._index_key(sig, data.codegen)
+        payload = self._impl.reduce(data)
+        module = data.library._get_module_for_linking()
+        symbols = frozenset(gv.name for group in (module.functions, module.global_variables)
+                            for gv in group if not gv.is_declaration)
+        self._cache_file.save(key, (_TAG, symbols, payload))
+
+
+class _LinkLater(JITCodeLibrary):
+    """numba's library of machine code loaded from a cache, its LLVM module for linking (the
+    bitcode beside the machine code) parsed only if another compile in this process links it.
+    numba parses it on every load, to learn the names the library defines: 0.25 s of the 1.8 s of
+    CPU a warm ``trackrider run`` of classic_coaster took (bench/startup.py --breakdown); the names
+    are saved with the entry instead. The machine code loaded, and so every result, is the same."""
+
+    _bitcode = None
+
+    @property
+    def _shared_module(self):
+        if self._bitcode is not None:
+            self.__dict__["_shared"], self._bitcode = ll.parse_bitcode(self._bitcode), None
+        return self.__dict__.get("_shared")
+
+    @_shared_module.setter
+    def _shared_module(self, module):
+        self.__dict__["_shared"], self._bitcode = module, None
+
+    @classmethod
+    def load(cls, codegen, state, symbols):
+        """numba's ``CPUCodeLibrary._unserialize`` of an object-code entry, less the parse."""
+        name, kind, (object_code, shared_bitcode) = state
+        assert kind == "object", kind
+        self = cls(codegen, name)
+        self.enable_object_caching()
+        self._set_compiled_object(object_code)
+        self._bitcode = shared_bitcode
+        self._finalize_final_module()
+        codegen._engine._defined_symbols |= symbols
+        return self

@@ -99,3 +99,21 @@ def test_segment_errors_name_the_key(segs, where, match):
         Track.from_segments(segs, source="s.toml")
     assert e.value.where is not None and __import__("re").fullmatch(where, e.value.where)
     assert str(e.value).startswith("s.toml: segments[")
+
+
+def test_tangent_alone_and_cross_products_equal_the_full_evaluation_to_the_bit():
+    """``SegmentCurve.tangent`` (the level-point search of the up frame) and the segments' own cross
+    product give the very numbers of ``eval`` and ``np.cross``: a faster build, the same track."""
+    from trackrider.curves.segments import _cross
+
+    tr = Track.from_segments([straight(10.0), clothoid(12.0, end_radius=20.0, axis="pitch"),
+                              loop(12.0), helix(15.0, 8.0, 1.5), arc(30.0, 60.0)])
+    curve = tr._curve
+    s = np.concatenate([np.linspace(0.0, tr.length, 777), [0.0, tr.length], curve.s0])
+    assert curve.tangent(s).tobytes() == curve.eval(s)[1].tobytes()
+    for x in s[::50]:
+        assert curve.tangent(np.array([x])).tobytes() == curve.eval(np.array([x]))[1].tobytes()
+    rng = np.random.default_rng(3)
+    k, a, b = rng.standard_normal(3), rng.standard_normal((40, 3)), rng.standard_normal((40, 3))
+    assert _cross(k, a).tobytes() == np.cross(k, a).tobytes()
+    assert _cross(a, b).tobytes() == np.cross(a, b).tobytes()

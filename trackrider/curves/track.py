@@ -577,9 +577,10 @@ class Track:
         if len(j):
             lo, hi = s[a + j[0]], s[a + j[0] + 1]
             flo = tz[j[0]]
+            tangent = getattr(self._curve, "tangent", None) or (lambda x: self._curve.eval(x)[1])
             for _ in range(60):  # bisection on T_z = 0
                 m = 0.5 * (lo + hi)
-                fm = self._curve.eval(np.array([m]))[1][0, 2]
+                fm = tangent(np.array([m]))[0, 2]
                 if np.sign(fm) == np.sign(flo):
                     lo, flo = m, fm
                 else:
