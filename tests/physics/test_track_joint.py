@@ -26,7 +26,8 @@ def test_channels_cover_the_architecture_columns():
     wanted = ("s x y z speed accel g_vertical g_lateral g_longitudinal wheel_load lateral_load motor_force "
               "kinetic_energy potential_energy qw qx qy qz vx vy vz wx wy wz roll_torque resistance_force "
               "section flags track coupler_force tractive_force notch dynamic_brake brake_force brake_pressure "
-              "pipe_pressure").split()
+              "pipe_pressure g_vertical_front g_lateral_front g_longitudinal_front g_vertical_rear g_lateral_rear "
+              "g_longitudinal_rear").split()
     assert ch.NAMES == tuple(wanted)
     assert [ch.INDEX[n] for n in wanted] == list(range(ch.N_CHANNELS))
     # the recorded section codes never change (results carry them)
