@@ -265,7 +265,7 @@ def _attach_track(tr: TrainData, scenario) -> None:
     if specs[0].bogies != "none":   # the rows are the wheel frames: each carries its share of its cars
         from trackrider.physics.bogies import lever_weights
 
-        masses = lever_weights(specs, specs[0].bogies == "jacobs")
+        masses = lever_weights(specs, specs[0].bogies)
         tr.vehicles = len(specs)
     tr.car_mass = masses[0] if len(set(masses)) == 1 else np.array(masses)
     tr.gravity = float(getattr(scenario.simulation, "gravity", G0))
