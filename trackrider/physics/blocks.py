@@ -39,6 +39,9 @@ HOLD_MARGIN = 1.0
 STOP_MARK = 0.02
 #: deceleration of the stopping profile (m/s², at most half what the section's force gives a car)
 HOLD_DECEL = 1.5
+#: while a block section holds a train for a moving track's end to come into line, the logic looks
+#: again this often (s)
+ALIGN_POLL = 0.05
 
 MODE_OWN, MODE_HOLD, MODE_DRIVE = 0, 1, 2
 
@@ -144,10 +147,11 @@ class Paths:
     def walk(self, t, x, d, inclusive, route, at):
         """Follow the network from ``x`` on track ``t`` going ``d``: (pieces, sections met as
         (section, the way along its track it was met: ±1; −1, 0 an open end), switches passed as
-        (switch, branch needed)); ``route``/``at``: a train's route (track indices) and its place in
-        it, None for a block's whole stretch."""
+        (switch, branch needed), connections passed as (track, end, next track, its end));
+        ``route``/``at``: a train's route (track indices) and its place in it, None for a block's
+        whole stretch."""
         nw, tr = self.nw, self.tr
-        pieces, stops, passed, seen = [], [], [], set()
+        pieces, stops, passed, joins, seen = [], [], [], [], set()
         todo = [(t, x, d, inclusive, at)]
         while todo:
             t, x, d, inc, at = todo.pop()
@@ -192,10 +196,11 @@ class Paths:
                 else:
                     todo.append(self._entry(th, at_e, route, at))
             elif t2 >= 0:
+                joins.append((t, e, t2, e2))
                 todo.append(self._entry(t2, e2, route, at))
             else:
                 stops.append((-1, 0))
-        return pieces, stops, passed
+        return pieces, stops, passed, joins
 
     def _step(self, route, at, t):
         return at + 1 if route is not None and at + 1 < len(route) and route[at + 1] == t else at
@@ -312,7 +317,8 @@ class Operation:
         self.paths = Paths(world.records.tracks, [ct.length for ct in world._tracks],
                            [ct.closed for ct in world._tracks], self.sections, self.block_sections) if (
             world.network is not None and self.block_sections) else None
-        self.why: dict[int, str] = {}      # section -> the switch a hold waits for
+        self.why: dict[int, dict] = {}     # section -> what a hold waits for: {"switch": name} or {"track_end": …}
+        self.align_wait: set = set()       # sections holding a train for a moving track's end to come into line
         # section -> (train, parts): a train let go into those parts of the network and still in its
         # section (not yet seen there): no other train is let into them (two from either end at once)
         self.claims: dict[int, tuple[int, set]] = {}
@@ -500,9 +506,9 @@ class Operation:
             if self.paths is not None and train >= 0 and self._stores(i, train):
                 others, switch, clear = set(), None, False     # it stays: the station asks for no way out
             elif self.paths is not None:
-                others, switch = self._path_ahead(i, train, s, on)
-                self.why[i] = switch
-                clear = not others and switch is None
+                others, why = self._path_ahead(i, train, s, on)
+                self.why[i] = why
+                clear = not others and why is None
             else:
                 others = self._next_block(tk, k, i, occ) - {train}
                 clear = not others
@@ -557,7 +563,8 @@ class Operation:
             if b < tr.route.shape[0] and tr.route[b, 0] >= 0:
                 route, at = [int(x) for x in tr.route[b] if x >= 0], int(tr.route_at[b])
         d = self.sdir[i]
-        pieces, stops, passed = self.paths.walk(sec["track"], sec["to" if d > 0 else "from"], d, True, route, at)
+        pieces, stops, passed, joins = self.paths.walk(sec["track"], sec["to" if d > 0 else "from"], d, True,
+                                                       route, at)
         # the parts of the network (the ``block`` column) the train runs into: the way's, the next section's
         parts = self._parts_of(pieces + [(self.sections[j]["track"], self.sections[j]["from"], self.sections[j]["to"])
                                          for j, _ in stops if j >= 0])
@@ -578,7 +585,38 @@ class Operation:
             for k, j in pending:
                 if tr.sw_until[k] < 0 and tr.sw_req[k] != j:
                     w.network.request(k, j, tr)
-        return ahead, (w.network.switches[pending[0][0]]["name"] if pending else None)
+        apart = [(ta, ea) for ta, ea, tb, eb in joins if tr.body[ta] != tr.body[tb] and self._apart(ta, ea, tb, eb)]
+        self.align_wait.discard(i)
+        if pending:
+            return ahead, {"switch": w.network.switches[pending[0][0]]["name"]}
+        if apart and train >= 0:
+            self.align_wait.add(i)
+            ta, ea = apart[0]
+            return ahead, {"track_end": f"{w.track_names[ta]}:{'end' if ea == self.paths.nw.END_END else 'start'}"}
+        return ahead, None
+
+    def _apart(self, ta, ea, tb, eb) -> bool:
+        """True while the ends of a connection between tracks on different bodies are not in line
+        (``network.aligned``'s tolerances, with the bodies where they are now)."""
+        from trackrider.physics.network import mismatch
+
+        return mismatch(self._end_now(ta, ea), self._end_now(tb, eb), False) is not None
+
+    def _end_now(self, t, e):
+        """Track ``t``'s start (e = 0) or end frame where its body has it now (``carrier.move_frame``:
+        P = X + Q (P₀ − pos0), T and B turned by Q = R rot0ᵀ)."""
+        from trackrider.curves.compact import C_B, C_P, C_T
+        from trackrider.physics.network import END_END, end_frame
+
+        w, tr = self.world, self.world.records.tracks
+        fr = end_frame(w._tracks[t], "end" if e == END_END else "start")
+        k = int(tr.body[t])
+        if k >= 0:
+            Q = w.bodies.rot[k] @ tr.rot0[t].T
+            fr[C_P:C_P + 3] = w.bodies.pos[k] + Q @ (fr[C_P:C_P + 3] - tr.pos0[t])
+            for c in (C_T, C_B):
+                fr[c:c + 3] = Q @ fr[c:c + 3]
+        return fr
 
     def _parts_of(self, pieces) -> set:
         """The parts of the network (≥ 0) that stretches ``pieces`` run into (by more than a point)."""
@@ -677,7 +715,7 @@ class Operation:
             self._event(t, cur, "block_release", section=self.section_name(i), held_s=held)
         if train >= 0:
             self.hold_since[i] = t
-            extra = {"switch": self.why[i]} if self.why.get(i) else {}
+            extra = self.why.get(i) or {}
             self._event(t, train, "block_hold", section=self.section_name(i), **extra)
         self.held_train[i] = train
 
@@ -695,6 +733,8 @@ class Operation:
                                                     f"max_hold = {self.max_hold:g} s: the blocks are deadlocked")
                     self._event(step * self.dt, self.held_train[i], "stalled", section=self.section_name(i))
                 nxt = min(nxt, t_stall)
+        if any(self.held_train[i] >= 0 for i in self.align_wait):
+            nxt = min(nxt, step * self.dt + ALIGN_POLL)
         self.ops.until[0] = -1 if not math.isfinite(nxt) else max(step + 1, int(math.ceil(nxt / self.dt - 1e-9)))
 
     def _hits(self, t):
