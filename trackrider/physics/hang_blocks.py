@@ -32,8 +32,9 @@ import numpy as np
 from trackrider.jit import njit
 from trackrider.physics.state import HR
 
-# columns of Hangs.fac (per row k of a hang): Cholesky rows of K and M, W̃_a J_aᵀ, P_a J_aᵀ, W_g J_gᵀ,
-# L_K⁻¹ J_a W̃_a and L_K⁻¹ J_a P_aᵀ (the fold's work), the right-hand side and solution
+# columns of Hangs.fac (per row k of a hang): Cholesky rows of K and M (1/L_kk on the diagonal),
+# W̃_a J_aᵀ, P_a J_aᵀ, W_g J_gᵀ, L_K⁻¹ J_a W̃_a and L_K⁻¹ J_a P_aᵀ (the fold's work; on a trolley's
+# one motion s and q), the right-hand side and solution
 H_K, H_M, H_WA, H_PA, H_WG, H_Z, H_V, H_Y = 0, HR, 2 * HR, 2 * HR + 6, 2 * HR + 11, 2 * HR + 17, 2 * HR + 23, 2 * HR + 28
 
 
@@ -47,16 +48,17 @@ def hang_row(hg, h, k):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def cholesky(fac, h, m, col):
-    """The lower triangle of the m×m block at ``fac[h, :, col:]`` factored in place, L Lᵀ."""
+    """The lower triangle of the m×m block at ``fac[h, :, col:]`` factored in place, L Lᵀ, with 1/L_kk
+    on the diagonal (the solves multiply)."""
     for k in range(m):
         for l in range(k + 1):
             s = fac[h, k, col + l]
             for q in range(l):
                 s -= fac[h, k, col + q] * fac[h, l, col + q]
             if l == k:
-                fac[h, k, col + k] = np.sqrt(s) if s > 1e-300 else 1e-150
+                fac[h, k, col + k] = 1.0 / np.sqrt(s) if s > 1e-300 else 1e150
             else:
-                fac[h, k, col + l] = s / fac[h, l, col + l]
+                fac[h, k, col + l] = s * fac[h, l, col + l]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -73,12 +75,12 @@ def residual_solve(h, m, col, hg, joints, rows, bodies):
             s -= jJ[j, r, 6 + i] * vel[g, i] + jJ[j, r, 9 + i] * omg[g, i]
         for q in range(k):
             s -= fac[h, k, col + q] * fac[h, q, H_Y]
-        fac[h, k, H_Y] = s / fac[h, k, col + k]
+        fac[h, k, H_Y] = s * fac[h, k, col + k]
     for k in range(m - 1, -1, -1):
         s = fac[h, k, H_Y]
         for q in range(k + 1, m):
             s -= fac[h, q, col + k] * fac[h, q, H_Y]
-        fac[h, k, H_Y] = s / fac[h, k, col + k]
+        fac[h, k, H_Y] = s * fac[h, k, col + k]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -129,12 +131,12 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
                 x = fac[h, k, H_Z]
                 for q in range(k):
                     x -= fac[h, k, H_M + q] * fac[h, q, H_Z + 1]
-                fac[h, k, H_Z + 1] = x / fac[h, k, H_M + k]
+                fac[h, k, H_Z + 1] = x * fac[h, k, H_M + k]
             for k in range(m - 1, -1, -1):
                 x = fac[h, k, H_Z + 1]
                 for q in range(k + 1, m):
                     x -= fac[h, q, H_M + k] * fac[h, q, H_Z + 1]
-                fac[h, k, H_Z + 1] = x / fac[h, k, H_M + k]
+                fac[h, k, H_Z + 1] = x * fac[h, k, H_M + k]
             residual_solve(h, m, H_M, hg, joints, rows, bodies)
             beta = 1.0
             sz = 0.0
@@ -225,12 +227,12 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
                 x = fac[h, k, H_WA + i]
                 for q in range(k):
                     x -= fac[h, k, H_K + q] * fac[h, q, H_Z + i]
-                fac[h, k, H_Z + i] = x / fac[h, k, H_K + k]
+                fac[h, k, H_Z + i] = x * fac[h, k, H_K + k]
             for i in range(5):
                 x = fac[h, k, H_PA + i]
                 for q in range(k):
                     x -= fac[h, k, H_K + q] * fac[h, q, H_V + i]
-                fac[h, k, H_V + i] = x / fac[h, k, H_K + k]
+                fac[h, k, H_V + i] = x * fac[h, k, H_K + k]
         for i in range(6):     # Ŵ_a = W̃_a − Zᵀ Z (symmetric as computed)
             for c in range(i + 1):
                 x = 0.0
