@@ -32,8 +32,9 @@ import numpy as np
 from trackrider.jit import njit
 from trackrider.physics.state import HR
 
-# columns of Hangs.fac (per row k of a hang): Cholesky rows of K and M, W̃_a J_aᵀ, P_a J_aᵀ, W_g J_gᵀ,
-# L_K⁻¹ J_a W̃_a and L_K⁻¹ J_a P_aᵀ (the fold's work), the right-hand side and solution
+# columns of Hangs.fac (per row k of a hang): Cholesky rows of K and M (1/L_kk on the diagonal),
+# W̃_a J_aᵀ, P_a J_aᵀ, W_g J_gᵀ, L_K⁻¹ J_a W̃_a and L_K⁻¹ J_a P_aᵀ (the fold's work; on a trolley's
+# one motion s and q), the right-hand side and solution
 H_K, H_M, H_WA, H_PA, H_WG, H_Z, H_V, H_Y = 0, HR, 2 * HR, 2 * HR + 6, 2 * HR + 11, 2 * HR + 17, 2 * HR + 23, 2 * HR + 28
 
 
@@ -47,16 +48,17 @@ def hang_row(hg, h, k):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def cholesky(fac, h, m, col):
-    """The lower triangle of the m×m block at ``fac[h, :, col:]`` factored in place, L Lᵀ."""
+    """The lower triangle of the m×m block at ``fac[h, :, col:]`` factored in place, L Lᵀ, with 1/L_kk
+    on the diagonal (the solves multiply)."""
     for k in range(m):
         for l in range(k + 1):
             s = fac[h, k, col + l]
             for q in range(l):
                 s -= fac[h, k, col + q] * fac[h, l, col + q]
             if l == k:
-                fac[h, k, col + k] = np.sqrt(s) if s > 1e-300 else 1e-150
+                fac[h, k, col + k] = 1.0 / np.sqrt(s) if s > 1e-300 else 1e150
             else:
-                fac[h, k, col + l] = s / fac[h, l, col + l]
+                fac[h, k, col + l] = s * fac[h, l, col + l]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -73,20 +75,23 @@ def residual_solve(h, m, col, hg, joints, rows, bodies):
             s -= jJ[j, r, 6 + i] * vel[g, i] + jJ[j, r, 9 + i] * omg[g, i]
         for q in range(k):
             s -= fac[h, k, col + q] * fac[h, q, H_Y]
-        fac[h, k, H_Y] = s / fac[h, k, col + k]
+        fac[h, k, H_Y] = s * fac[h, k, col + k]
     for k in range(m - 1, -1, -1):
         s = fac[h, k, H_Y]
         for q in range(k + 1, m):
             s -= fac[h, q, col + k] * fac[h, q, H_Y]
-        fac[h, k, H_Y] = s / fac[h, k, col + k]
+        fac[h, k, H_Y] = s * fac[h, k, col + k]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def fold_hangs(bodies, cars, joints, rows, trk, hg):
-    """Each hang's K and M factored, its rows projected exactly (λ = K⁻¹ r, the trolley through W̃_a
-    and its track rows' impulses by P_a), and its trolley's ``trk.mobility`` and ``trk.to_track``
-    replaced by Ŵ_a and P̂_a. After ``stage_track_rows`` and the joints' rows, before the chains
-    are factored."""
+    """Each hang's rows projected exactly (λ = K⁻¹ r, the trolley through W̃_a and its track rows'
+    impulses by P_a) and its trolley's ``trk.mobility`` and ``trk.to_track`` replaced by Ŵ_a and
+    P̂_a; M factored for ``answer_hangs``. After ``stage_track_rows`` and the joints' rows, before
+    the chains are factored. A trolley on its track with its support row has W̃_a = v vᵀ (one
+    motion), and then K = s sᵀ + M (s = J_a v) is solved through M alone (Sherman–Morrison):
+    K⁻¹ = M⁻¹ − q qᵀ/β, q = M⁻¹ s, β = 1 + s·q, so Ŵ_a = W̃_a/β and P̂_a = P_a − P_a J_aᵀ q vᵀ/β;
+    any other trolley (off its track) by K's Cholesky factor."""
     fac, jJ, Wt, Pm = hg.fac, rows.J, trk.mobility, trk.to_track
     vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
     for h in range(hg.joint.shape[0]):
@@ -94,23 +99,105 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
         a, g = joints.a[j0], joints.b[j0]
         m = 5 if hg.joint[h, 1] < 0 else HR
         held = a < cars.n and cars.held[a] == 1
-        for k in range(m):
+        im = bodies.inv_mass[g]
+        for k in range(m):           # W_g J_gᵀ (a free body: diag(1/m, I_w⁻¹)), M's lower triangle
             j, r = hang_row(hg, h, k)
             joints.lam[j, r] = 0.0   # solved exactly: no warm start
+            for i in range(3):
+                fac[h, k, H_WG + i] = im * jJ[j, r, 6 + i]
+                fac[h, k, H_WG + 3 + i] = (Wt[g, 3 + i, 3] * jJ[j, r, 9] + Wt[g, 3 + i, 4] * jJ[j, r, 10]
+                                           + Wt[g, 3 + i, 5] * jJ[j, r, 11])
+            for l in range(k + 1):
+                sg = 0.0
+                for i in range(6):
+                    sg += jJ[j, r, 6 + i] * fac[h, l, H_WG + i]
+                fac[h, k, H_M + l] = sg + rows.gamma[j] if l == k else sg
+        cholesky(fac, h, m, H_M)
+        if held and cars.support[a] == 1:
+            # v: W̃_a's column of its largest diagonal entry over its square root; s = J_a v
+            c = 0
+            for i in range(1, 6):
+                if Wt[a, i, i] > Wt[a, c, c]:
+                    c = i
+            f = 1.0 / np.sqrt(Wt[a, c, c])
+            for k in range(m):
+                j, r = hang_row(hg, h, k)
+                sk = 0.0
+                for i in range(6):
+                    sk += jJ[j, r, i] * Wt[a, i, c]
+                fac[h, k, H_Z] = sk * f
+            # q = M⁻¹ s (H_Z + 1), z = M⁻¹ r (H_Y): the projection y = z − q (s·z)/β
+            for k in range(m):
+                x = fac[h, k, H_Z]
+                for q in range(k):
+                    x -= fac[h, k, H_M + q] * fac[h, q, H_Z + 1]
+                fac[h, k, H_Z + 1] = x * fac[h, k, H_M + k]
+            for k in range(m - 1, -1, -1):
+                x = fac[h, k, H_Z + 1]
+                for q in range(k + 1, m):
+                    x -= fac[h, q, H_M + k] * fac[h, q, H_Z + 1]
+                fac[h, k, H_Z + 1] = x * fac[h, k, H_M + k]
+            residual_solve(h, m, H_M, hg, joints, rows, bodies)
+            beta = 1.0
+            sz = 0.0
+            for k in range(m):
+                beta += fac[h, k, H_Z] * fac[h, k, H_Z + 1]
+                sz += fac[h, k, H_Z] * fac[h, k, H_Y]
+            sz /= beta
+            sy = 0.0
+            e0 = e1 = e2 = e3 = e4 = e5 = 0.0    # J_aᵀ y
+            d0 = d1 = d2 = d3 = d4 = d5 = 0.0    # J_aᵀ q
+            for k in range(m):
+                j, r = hang_row(hg, h, k)
+                y = fac[h, k, H_Y] - fac[h, k, H_Z + 1] * sz
+                qk = fac[h, k, H_Z + 1]
+                joints.lam[j, r] += y
+                sy += fac[h, k, H_Z] * y
+                for i in range(3):
+                    vel[g, i] += fac[h, k, H_WG + i] * y
+                    omg[g, i] += fac[h, k, H_WG + 3 + i] * y
+                e0 += jJ[j, r, 0] * y
+                e1 += jJ[j, r, 1] * y
+                e2 += jJ[j, r, 2] * y
+                e3 += jJ[j, r, 3] * y
+                e4 += jJ[j, r, 4] * y
+                e5 += jJ[j, r, 5] * y
+                d0 += jJ[j, r, 0] * qk
+                d1 += jJ[j, r, 1] * qk
+                d2 += jJ[j, r, 2] * qk
+                d3 += jJ[j, r, 3] * qk
+                d4 += jJ[j, r, 4] * qk
+                d5 += jJ[j, r, 5] * qk
+            sy *= f                              # the trolley moves by W̃_a J_aᵀ y = v (s·y)
+            for i in range(3):
+                vel[a, i] += Wt[a, i, c] * sy
+                omg[a, i] += Wt[a, 3 + i, c] * sy
+            ib = 1.0 / beta
+            for i in range(5):
+                lamT[a, i] -= (Pm[a, i, 0] * e0 + Pm[a, i, 1] * e1 + Pm[a, i, 2] * e2 + Pm[a, i, 3] * e3
+                               + Pm[a, i, 4] * e4 + Pm[a, i, 5] * e5)
+                x = (Pm[a, i, 0] * d0 + Pm[a, i, 1] * d1 + Pm[a, i, 2] * d2 + Pm[a, i, 3] * d3
+                     + Pm[a, i, 4] * d4 + Pm[a, i, 5] * d5) * ib * f
+                for q in range(6):
+                    Pm[a, i, q] -= x * Wt[a, q, c]
+            for i in range(6):
+                for q in range(6):
+                    Wt[a, i, q] *= ib
+            continue
+        # a trolley off its track: K = J_a W̃_a J_aᵀ + M by its Cholesky factor
+        for k in range(m):
+            j, r = hang_row(hg, h, k)
             for i in range(6):
                 sa = 0.0
-                sg = 0.0
                 for q in range(6):
                     sa += Wt[a, i, q] * jJ[j, r, q]
-                    sg += Wt[g, i, q] * jJ[j, r, 6 + q]
                 fac[h, k, H_WA + i] = sa
-                fac[h, k, H_WG + i] = sg
             for i in range(5):
-                s = 0.0
+                x = 0.0
                 if held:
                     for q in range(6):
-                        s += Pm[a, i, q] * jJ[j, r, q]
-                fac[h, k, H_PA + i] = s
+                        x += Pm[a, i, q] * jJ[j, r, q]
+                fac[h, k, H_PA + i] = x
         for k in range(m):
             j, r = hang_row(hg, h, k)
             for l in range(k + 1):
@@ -119,13 +206,8 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
                 for i in range(6):
                     sa += jJ[j, r, i] * fac[h, l, H_WA + i]
                     sg += jJ[j, r, 6 + i] * fac[h, l, H_WG + i]
-                if l == k:
-                    sg += rows.gamma[j]
-                fac[h, k, H_K + l] = sa + sg
-                fac[h, k, H_M + l] = sg
+                fac[h, k, H_K + l] = sa + sg + rows.gamma[j] if l == k else sa + sg
         cholesky(fac, h, m, H_K)
-        cholesky(fac, h, m, H_M)
-        # the projection: λ = K⁻¹ r, both ends moved
         residual_solve(h, m, H_K, hg, joints, rows, bodies)
         for k in range(m):
             j, r = hang_row(hg, h, k)
@@ -142,30 +224,30 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
         # the fold: Z = L⁻¹ J_a W̃_a (row k of J_a W̃_a is (W̃_a J_aᵀ)_k: W̃_a symmetric), V = L⁻¹ J_a P_aᵀ
         for k in range(m):
             for i in range(6):
-                s = fac[h, k, H_WA + i]
+                x = fac[h, k, H_WA + i]
                 for q in range(k):
-                    s -= fac[h, k, H_K + q] * fac[h, q, H_Z + i]
-                fac[h, k, H_Z + i] = s / fac[h, k, H_K + k]
+                    x -= fac[h, k, H_K + q] * fac[h, q, H_Z + i]
+                fac[h, k, H_Z + i] = x * fac[h, k, H_K + k]
             for i in range(5):
-                s = fac[h, k, H_PA + i]
+                x = fac[h, k, H_PA + i]
                 for q in range(k):
-                    s -= fac[h, k, H_K + q] * fac[h, q, H_V + i]
-                fac[h, k, H_V + i] = s / fac[h, k, H_K + k]
+                    x -= fac[h, k, H_K + q] * fac[h, q, H_V + i]
+                fac[h, k, H_V + i] = x * fac[h, k, H_K + k]
         for i in range(6):     # Ŵ_a = W̃_a − Zᵀ Z (symmetric as computed)
             for c in range(i + 1):
-                s = 0.0
+                x = 0.0
                 for k in range(m):
-                    s += fac[h, k, H_Z + i] * fac[h, k, H_Z + c]
-                Wt[a, i, c] -= s
+                    x += fac[h, k, H_Z + i] * fac[h, k, H_Z + c]
+                Wt[a, i, c] -= x
                 if c != i:
                     Wt[a, c, i] = Wt[a, i, c]
         if held:               # P̂_a = P_a − Vᵀ Z
             for i in range(5):
                 for c in range(6):
-                    s = 0.0
+                    x = 0.0
                     for k in range(m):
-                        s += fac[h, k, H_V + i] * fac[h, k, H_Z + c]
-                    Pm[a, i, c] -= s
+                        x += fac[h, k, H_V + i] * fac[h, k, H_Z + c]
+                    Pm[a, i, c] -= x
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
