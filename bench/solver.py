@@ -11,12 +11,16 @@ from a cold cache, from the cache, the imports and world alone (loading from the
 difference), from a cold cache with a lift section (the kernel with the cars' bounded rows) and
 with a hinge in the world (the kernel with every joint kind).
 
-    python bench/solver.py [--quick] [--compile-only] [--compile-profile] [--railway] [--bogies]
+    python bench/solver.py [--quick] [--compile-only] [--compile-profile] [--railway] [--bogies] [--threads]
 
 ``--bogies`` times trains of 7, 100 and 1000 cars on bogies beside plain ones and prints the
 error of their coupler forces held on a grade against the closed form, and the error of one coasting
 step's coupler and swivel impulses against a sparse direct solve of that step's equality rows
 (``reference.exact_joint_impulses``) (also printed by a full run).
+
+``--threads`` times the 1000-car train (coasting) with its track rows on all threads (1 and 2 of
+numba's threads) and with the serial stage, in fresh interpreters, interleaved, 3 rounds: medians
+of µs/step wall and CPU (docs/physics.md, "Both cores").
 
 ``--railway`` times only a locomotive-hauled train of 100 wagons with draft gears and air brakes
 (also printed by a full run).
@@ -195,6 +199,41 @@ def print_bogies(quick):
           "coasting step's coupler and swivel impulses against a sparse direct solve of the step's rows")
 
 
+_THREADS_CODE = r"""
+import sys, time
+sys.path[:0] = [%r, %r]
+from trackrider.physics import state as st
+if %r:
+    st.PARALLEL_BODIES = 10 ** 9
+import solver, analytic
+w = solver.build(1000, analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
+w.run(20, 20)
+t0, c0 = time.perf_counter(), time.process_time()
+w.run(%d, 100)
+print((time.perf_counter() - t0) / %d * 1e6, (time.process_time() - c0) / %d * 1e6, w._temps.par is not None)
+"""
+
+
+def print_threads(quick, rounds=3):
+    """1000 cars: µs/step (wall, CPU) with the track rows serial, and on all threads with 1 and 2 threads."""
+    steps = 50 if quick else 300
+    runs = (("serial", True, 1), ("parallel, 1 thread", False, 1), ("parallel, 2 threads", False, 2))
+    got = {label: [] for label, _, _ in runs}
+    for _ in range(rounds):
+        for label, serial, threads in runs:
+            code = _THREADS_CODE % (str(ROOT), str(HERE), serial, steps, steps, steps)
+            p = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)),
+                               capture_output=True, text=True, cwd=ROOT)
+            if p.returncode != 0:
+                raise RuntimeError(p.stderr)
+            wall, cpu, par = p.stdout.split()
+            assert (par == "True") != serial
+            got[label].append((float(wall), float(cpu)))
+    print(f"1000 cars, coasting, {steps} steps, medians of {rounds} interleaved rounds (load {os.getloadavg()[0]:.1f})")
+    for label, v in got.items():
+        print(f"  {label:<20} {np.median([a for a, _ in v]):9.1f} us/step wall {np.median([c for _, c in v]):9.1f} cpu")
+
+
 def print_railway(quick):
     steps = 3000 if quick else 20000
     wall, cpu, draft, buff = railway_timing(steps)
@@ -333,6 +372,9 @@ def main(argv=None):
         return
     if "--railway" in argv:
         print_railway(quick)
+        return
+    if "--threads" in argv:
+        print_threads(quick)
         return
     if "--bogies" in argv:
         print_bogies(quick)

@@ -43,7 +43,7 @@ import time
 
 from trackrider.cache import kernel_folders
 
-__all__ = ["njit", "lazy_kernels", "LAZY_ELEMENTS", "LAZY_SECONDS"]
+__all__ = ["njit", "prange", "lazy_kernels", "LAZY_ELEMENTS", "LAZY_SECONDS"]
 
 #: in lazy mode the kernels run their Python originals while none is asked for more results
 #: (elements of its output array) than this and they have taken no more than ``LAZY_SECONDS``
@@ -126,6 +126,18 @@ def _one_signature_per_type(dispatcher):
 
     dispatcher.get_call_template = get_call_template
     return dispatcher
+
+
+def __getattr__(name):
+    """``prange``: numba's (a kernel compiled with ``parallel=True`` runs its iterations on all threads),
+    or ``range`` in lazy mode (numba is not imported; the kernels then run serially: the same results)."""
+    if name == "prange":
+        if _lazy and not _switched:
+            return range
+        import numba
+
+        return numba.prange
+    raise AttributeError(name)
 
 
 def lazy_kernels() -> None:

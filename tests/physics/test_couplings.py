@@ -213,4 +213,5 @@ def test_one_compiled_kernel_serves_every_world():
         w.run(2, 1)
         worlds.append(w)
     assert worlds[3].ops is not None and worlds[0].ops is None
-    assert len(kn.run_chunk.overloads) == 1
+    # (a world of state.PARALLEL_BODIES bodies or more has a variant of its own, its track rows on all threads)
+    assert len([sig for sig in kn.run_chunk.overloads if str(sig[4].types[-1]) == "none"]) == 1

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
-from trackrider.jit import njit
+from trackrider.jit import njit, prange
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_blocks
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
@@ -39,6 +39,7 @@ from trackrider.physics.railway import apply_gear_forces, apply_traction, gear_m
 from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_PASSES, PRESENT, ROW_SOFTNESS
 from trackrider.physics.rows import friction_bound, joint_apply, solve_joint_pgs
 from trackrider.physics.sections import SECTIONS
+from trackrider.physics.state import Work
 from trackrider.physics.programs import record_joints, stage_programs
 from trackrider.physics.track_joint import apply_impulse, eval_track_point, prepare_track_block, project_track
 from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
@@ -218,20 +219,52 @@ def stage_track_rows(cfg, bodies, cars, trk, wk):
     """Track blocks (rows 1–5, W̃, P) of every car and the exact projection of its velocity onto
     them; every other body's mobility W. The cars on a moving track get their blocks with the track
     body's columns (``carrier.moving_track_block``); ``stage_carriers`` projects them with it."""
-    for b in range(bodies.pos.shape[0]):
-        for r in range(5):
-            trk.lam[b, r] = 0.0
-        if b < cars.n and cars.held[b]:
-            prepare_track_block(b, bodies, cars, cfg.erp_h, trk, wk)
-            if trk.carrier[b] < 0:
-                project_track(b, bodies, trk, wk)
-            else:
-                moving_track_block(b, bodies, cars, trk, wk)
+    track_rows_chunk(0, bodies.pos.shape[0], cfg.erp_h, bodies, cars, trk, wk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def track_rows_chunk(b0, b1, erp_h, bodies, cars, trk, wk):
+    """``stage_track_rows`` of bodies ``b0`` … ``b1 − 1`` (every body's arrays are its own; ``wk``: work).
+    The serial stage and each chunk of the parallel one (``par_track_rows``) run this same function."""
+    for b in range(b0, b1):
+        track_rows_body(b, erp_h, bodies, cars, trk, wk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def track_rows_body(b, erp_h, bodies, cars, trk, wk):
+    """``stage_track_rows`` of body ``b``."""
+    for r in range(5):
+        trk.lam[b, r] = 0.0
+    if b < cars.n and cars.held[b]:
+        prepare_track_block(b, bodies, cars, erp_h, trk, wk)
+        if trk.carrier[b] < 0:
+            project_track(b, bodies, trk, wk)
         else:
-            body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, wk.W)
-            for i in range(6):
-                for k in range(6):
-                    trk.mobility[b, i, k] = wk.W[i, k]
+            moving_track_block(b, bodies, cars, trk, wk)
+    else:
+        body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, wk.W)
+        for i in range(6):
+            for k in range(6):
+                trk.mobility[b, i, k] = wk.W[i, k]
+
+
+# The track rows on all threads (a train of ``state.PARALLEL_BODIES`` bodies or more, without
+# carriers: ``tmp.par``): every body's block is independent of the others'. Each chunk of bodies has
+# its own work arrays (``state.Lanes``) and each body the same arithmetic as in the serial stage, so
+# the results do not depend on the threads (docs/physics.md, "Speed and compile time").
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def lane(par, c):
+    """The ``Work`` of chunk ``c`` of ``par`` (``state.Lanes``)."""
+    return Work(par.R[c], par.W[c], par.A[c], par.Ainv[c], par.M[c], par.K[c], par.Kinv[c], par.qf[c],
+                par.theta[c], par.fr2[c], par.rr[c])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
+def par_track_rows(cfg, bodies, cars, trk, par):
+    """``stage_track_rows`` on all threads, by chunks of bodies."""
+    nb, nc, erp_h = bodies.pos.shape[0], par.W.shape[0], cfg.erp_h
+    for c in prange(nc):
+        track_rows_chunk(c * nb // nc, (c + 1) * nb // nc, erp_h, bodies, cars, trk, lane(par, c))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -416,14 +449,12 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_chains(bodies, cars, joints, tmp, carried):
+def solve_chains(bodies, cars, joints, tmp):
     """One exact solve of every train's chain of couplers (a train of cars on bogies: its swivels and
-    couplers, ``car_blocks.solve_blocks``). ``carried`` (some track is on a moving body;
-    ``run_chunk`` chooses it once per step): the trains on a moving track with its body
-    (``carrier.solve_carried_chains``); else every chain on its own."""
-    if carried:   # (no train has car blocks in such a world: World._car_block_groups)
-        solve_carried_chains(bodies, cars, joints, tmp)
-        return
+    couplers, ``car_blocks.solve_blocks``), each on its own. A world with moving tracks (``carried``)
+    calls ``carrier.solve_carried_chains`` instead (the trains on a moving track with its body; no
+    train has car blocks in such a world: World._car_block_groups): its callers choose, so that this
+    one stays small enough to be inlined."""
     blk = tmp.blocks
     for t in range(tmp.chains.first.shape[0]):
         if blk.train[t, 1] > 0:
@@ -506,7 +537,10 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried):
         crow.gamma[b, 0] = ROW_SOFTNESS * s2
         crow.gamma[b, 1] = HOLD_SOFTNESS * s2
         crow.gamma[b, 2] = HOLD_SOFTNESS * s2
-    solve_chains(bodies, cars, joints, tmp, carried)  # the couplers consistent with the impulses so far
+    if carried:   # the couplers consistent with the impulses so far
+        solve_carried_chains(bodies, cars, joints, tmp)
+    else:
+        solve_chains(bodies, cars, joints, tmp)
     n_pass = MAX_PASSES if rigid else cfg.iterations
     for it in range(n_pass):
         if rigid:
@@ -524,7 +558,10 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried):
                 if crow.moving[b] >= 0:
                     apply_impulse(crow.moving[b], crow.g[b], crow.mu[b], tmp.trk, cars, bodies)
                 dmax = max(dmax, abs(crow.mu[b]))
-        solve_chains(bodies, cars, joints, tmp, carried)
+        if carried:
+            solve_carried_chains(bodies, cars, joints, tmp)
+        else:
+            solve_chains(bodies, cars, joints, tmp)
         crow.passes[0] = it + 1
         moved = False
         for b in range(cars.n):
@@ -550,10 +587,12 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     (``car_rows_flag``; that code is skipped); ``ops`` None: no contacts, no block sections (not
     compiled; ``run_chunk`` passes an idle record instead, which has none)."""
     if not any_bounded:
-        solve_chains(bodies, cars, joints, tmp, carried)
-        answer_hangs(bodies, joints, tmp.rows, tmp.hangs)
         if carried:
+            solve_carried_chains(bodies, cars, joints, tmp)
             keep_folded(joints, tmp.trk)
+        else:
+            solve_chains(bodies, cars, joints, tmp)
+        answer_hangs(bodies, joints, tmp.rows, tmp.hangs)
         return
     sweeps = False
     if free_joints:   # joints outside the chains and the car blocks
@@ -572,13 +611,12 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops)
     it = 0
     while True:
-        if car_rows:
-            if rows_now:
-                solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried)
-            else:
-                solve_chains(bodies, cars, joints, tmp, carried)
+        if car_rows and rows_now:
+            solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried)
+        elif carried:
+            solve_carried_chains(bodies, cars, joints, tmp)
         else:
-            solve_chains(bodies, cars, joints, tmp, carried)
+            solve_chains(bodies, cars, joints, tmp)
         if not sweeps or it >= cfg.iterations:
             break
         dmax = 0.0
@@ -727,6 +765,7 @@ def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, E, wk):
         else:
             car_frame(tracks, t, s, cars.dir[b], cars.frame[b])
         cars.s[b] = s
+
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -941,6 +980,35 @@ def record_rail(b, cars, rail, out):
     return flags
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, keep_u, par):
+    """The stages of a step from its start velocities to its rows: the transport, the forces (a
+    railway world's traction and draft gears: ``rail``, None when there is none), every car's track
+    block with its exact projection, every joint's rows and the chains factored; on moving tracks
+    (``carried``) each with its carriers' part (``stage_carriers``). ``keep_u``: the velocities
+    before any projection (u*) kept in ``tmp.scratch.vel0``, ``omg0`` (``py_stages_to_solve``).
+    ``par``: ``tmp.par``, the track rows on all threads (None: serial, and not compiled)."""
+    stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
+    if carried:
+        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
+    stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
+    if rail is not None:
+        if rail.train.shape[0] > 0:
+            apply_traction(cfg, bodies, cars, rail)
+            apply_gear_forces(cfg, bodies, joints, rail)
+    if keep_u:
+        keep_velocities(bodies, tmp.scratch)
+    if par is not None:
+        par_track_rows(cfg, bodies, cars, tmp.trk, par)
+    else:
+        stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+    if carried:
+        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
+    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
+    if carried:
+        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
+
+
 # ----------------------------------------------------------------------------- the run loop
 @njit(cache=True, error_model="numpy", _nrt=False)
 def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows, ops, rail):
@@ -985,19 +1053,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         for attempt in range(8 if railed else 4):
             if attempt > 0:
                 restore_velocities(bodies, tmp.scratch)
-            stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
-            if carried:
-                stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
-            stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
-            if railed:
-                apply_traction(cfg, bodies, cars, rail)
-                apply_gear_forces(cfg, bodies, joints, rail)
-            stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
-            if carried:
-                stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
-            stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
-            if carried:
-                stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
+            stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, False, tmp.par)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
             if operated:
@@ -1042,20 +1098,7 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     stage_start_speed(bodies, cars, tmp.trk)
     stage_frames(cars, sections)
     carried = tmp.trk.kbody.shape[0] > 0
-    stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
-    if carried:
-        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
-    stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
-    for b in range(bodies.pos.shape[0]):
-        for i in range(3):
-            tmp.scratch.vel0[b, i] = bodies.vel[b, i]  # u*: the velocities before any projection
-            tmp.scratch.omg0[b, i] = bodies.omg[b, i]
-    stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
-    if carried:
-        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
-    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
-    if carried:
-        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
+    stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, True, None)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
     stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None, carried)
 

@@ -1,0 +1,54 @@
+"""A long train's stages on all threads (kernels.par_track_rows, par_integrate): the same bytes with one
+thread and with two, and the same as the serial stages (docs/physics.md, "Speed and compile time")."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# runs a coasting train of N cars (state.PARALLEL_BODIES or more: its stages on all threads, unless
+# SERIAL) for 40 steps and prints a hash of its state and whether it ran in parallel
+CODE = r"""
+import hashlib, sys
+sys.path[:0] = [{root!r}, {tests!r}]
+import numpy as np
+from trackrider.physics import CarSpec, CouplingSpec, World
+from trackrider.physics import state as st
+import analytic
+if {serial}:
+    st.PARALLEL_BODIES = 10 ** 9
+n = st.PARALLEL_BODIES + 44 if not {serial} else {n}
+w = World(dt=1e-3)
+w.set_resistance(rolling=0.002, drag_area=0.8)
+w.add_track(analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
+w.add_train("t", 0, n, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1),
+            coupling=CouplingSpec("distance", 0.5), start_s=n * 2.5 + 5.0, start_speed=12.0)
+res = w.run(40, 10)
+h = hashlib.sha1()
+r, c = w.records, w.records.cars
+for a in (r.bodies.pos, r.bodies.quat, r.bodies.vel, r.bodies.omg, c.s, c.frame, c.lam_track, c.lam_friction,
+          r.joints.lam, res.data):
+    h.update(np.ascontiguousarray(a).tobytes())
+print(n, w._temps.par is not None, h.hexdigest())
+"""
+
+
+def run(threads, serial, n=0):
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
+    code = CODE.format(root=str(ROOT), tests=str(ROOT / "tests" / "physics"), serial=serial, n=n)
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
+@pytest.mark.slow
+def test_long_train_same_bytes_on_one_and_two_threads_and_serially():
+    n, par1, one = run(1, False)
+    _, par2, two = run(2, False)
+    _, par_s, serial = run(2, True, int(n))
+    assert (par1, par2, par_s) == ("True", "True", "False")
+    assert one == two
+    assert one == serial
