@@ -26,11 +26,11 @@ w.set_resistance(rolling=0.002, drag_area=0.8)
 w.add_track(analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
 w.add_train("t", 0, n, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1),
             coupling=CouplingSpec("distance", 0.5), start_s=n * 2.5 + 5.0, start_speed=12.0)
-res = w.run(40, 10)
+w.run(40, 10)
 h = hashlib.sha1()
 r, c = w.records, w.records.cars
 for a in (r.bodies.pos, r.bodies.quat, r.bodies.vel, r.bodies.omg, c.s, c.frame, c.lam_track, c.lam_friction,
-          r.joints.lam, res.data):
+          r.joints.lam):
     h.update(np.ascontiguousarray(a).tobytes())
 print(n, w._temps.par is not None, h.hexdigest())
 """
