@@ -43,6 +43,12 @@ import time
 
 from trackrider.cache import kernel_folders
 
+# A long train's track rows run on all threads (docs/physics.md, "Both cores"). OpenMP's threads
+# spin while they wait by default, which on a machine whose cores are busy makes every step wait
+# for a thread that is not scheduled; passive waiting costs a wake-up per step instead. The
+# user's own setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 __all__ = ["njit", "prange", "lazy_kernels", "LAZY_ELEMENTS", "LAZY_SECONDS"]
 
 #: in lazy mode the kernels run their Python originals while none is asked for more results
