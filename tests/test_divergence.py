@@ -76,29 +76,37 @@ def test_ran_off_cars_have_empty_track_columns():
         assert np.isnan(s[2, 1, c]) and not np.isnan(s[2, 0, c]) and not np.isnan(s[1, 1, c])
 
 
-def test_a_heavy_body_on_a_feather_trolley_ends_diverged_with_sane_outputs(tmp_path):
+def test_a_heavy_body_on_a_feather_trolley_runs_sane(tmp_path):
+    """A 1e6 kg hanging body on a 1e-6 kg trolley (a mass ratio of 1e12) at dt = 10 ms: the hinge is
+    solved exactly with its trolley (docs/physics.md, suspended cars), so the run completes with sane
+    figures (under PGS sweeps it drifted to a divergence)."""
     out = tmp_path / "r"
     p = cli("run", SC / "suspended_coaster.toml", "--out", out, "--quiet", "--duration", "20",
             "--set", "train.cars.car.mass=1e6", "--set", "train.cars.car.trolley_mass=1e-6",
+            "--set", "simulation.dt=0.01", "--set", "simulation.record_hz=10")
+    assert p.returncode == 0, p.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed"
+    assert summary["trains"]["cars"]["max_speed"] < 30.0
+
+
+def test_a_pulley_pulled_apart_ends_diverged_with_sane_outputs(tmp_path):
+    """A 1 kg sled on a rope over a pulley to a 1e6 kg weight at dt = 10 ms: the PGS rope row cannot
+    hold (joint violated): the run ends diverged, its outputs end at the last sane sample and the
+    summary covers exactly those."""
+    out = tmp_path / "r"
+    p = cli("run", SC / "weight_drop.toml", "--out", out, "--quiet", "--duration", "20",
+            "--set", "train.sled.car.mass=1", "--set", "train.weight.car.mass=1e6",
             "--set", "simulation.dt=0.01", "--set", "simulation.record_hz=10")
     assert p.returncode == 1 and p.stderr.startswith("error: simulation diverged"), p.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "diverged"
     ts = read_timeseries(out)
-    speed = np.sqrt(ts["vx"] ** 2 + ts["vy"] ** 2 + ts["vz"] ** 2)
     assert ts["t"][-1] < summary["diverged"]["t"]          # outputs end at the last sane sample
-    assert np.nanmax(speed) < 100.0 and np.nanmax(np.abs(ts["g_vertical"])) < 20.0
-    assert summary["bodies"]["cars.body"]["max_speed"] < 100.0
-    # the summary covers the sane samples: simulated up to the last one written, not the whole chunk
+    assert np.all(np.isfinite(ts["x"])) and np.all(np.isfinite(ts["vx"]))
+    # the summary covers the samples written: simulated up to the last one, not the whole chunk
     assert summary["simulated_s"] == pytest.approx(ts["t"][-1], abs=1e-9)
     assert summary["steps"] == round(ts["t"][-1] / 0.01)
-    # figures from the samples after the last calm one (the state drifting towards the divergence:
-    # energy already 1/10 of the way to its limit) are withheld, and a warning says so
-    cars = summary["trains"]["cars"]
-    assert cars["max_g_vertical"] is None and cars["at"]["max_g_vertical"] is None
-    assert cars["max_speed"] is not None and cars["at"]["max_speed"]["t"] < summary["diverged"]["t"]
-    notes = [w for w in summary["warnings"] if "withheld" in w]
-    assert len(notes) == 1 and "drifting towards the divergence at t = 12.9 s" in notes[0]
 
 
 def test_the_onset_of_a_divergence_is_the_last_calm_sample_before_it():
