@@ -96,3 +96,31 @@ def test_deep_nesting_and_a_nul_in_a_path_are_one_error_line_each(tmp_path):
         assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (args, r.stderr)
         assert where in lines[0] and what in lines[0] and "internal error" not in lines[0], (args, lines[0])
     assert not (tmp_path / "sw").exists() and not (tmp_path / "r").exists()
+
+
+def test_a_deep_parse_runs_without_cyclic_collection():
+    """``parse_nested`` pauses the garbage collector while a recursive parser runs (a collection at the
+    bottom of a 5000-deep recursion runs finalizers with no stack left: CI once printed 23 "Exception
+    ignored" lines beside the ``error:`` line), restores it afterwards, and answers ``TOO_DEEP`` for
+    a text deeper than the recursion limit."""
+    import gc
+    import json
+
+    from trackrider.inputs import TOO_DEEP, parse_nested
+
+    seen = []
+
+    def parser(text):
+        seen.append(gc.isenabled())
+        return json.loads(text)
+
+    assert gc.isenabled()
+    assert parse_nested(parser, "[" * 100_000 + "]" * 100_000) is TOO_DEEP
+    assert parse_nested(parser, "null") is None and parse_nested(parser, "[[1]]") == [[1]]
+    assert seen == [False, False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        parse_nested(parser, "1")
+        assert not gc.isenabled()      # left as the caller had it
+    finally:
+        gc.enable()

@@ -231,6 +231,8 @@ def _parse_sets(sets) -> dict | None:
         return None
     import tomllib
 
+    from trackrider.inputs import TOO_DEEP, parse_nested
+
     overrides = {}
     for item in sets:
         key, sep, text = item.partition("=")
@@ -238,9 +240,11 @@ def _parse_sets(sets) -> dict | None:
         if not sep or not key:
             raise InputError(f"--set wants KEY=VALUE (e.g. train.red.car.mass=650), got {item!r}")
         try:
-            value = tomllib.loads(f"v = {text.strip()}")["v"]
-        except (tomllib.TOMLDecodeError, RecursionError):
-            value = text.strip()          # a bare word: a string (wheels=railway); the scenario's check refuses it
+            doc = parse_nested(tomllib.loads, f"v = {text.strip()}")
+        except tomllib.TOMLDecodeError:
+            doc = TOO_DEEP
+        # a bare word (wheels=railway) or too deep a value: a string; the scenario's check refuses it
+        value = text.strip() if doc is TOO_DEEP else doc["v"]
         overrides[key] = value
     return overrides
 

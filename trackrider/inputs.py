@@ -71,9 +71,7 @@ def read_toml(path, what: str = "scenario file") -> dict:
     if text.startswith("\ufeff"):  # a byte-order mark some editors write
         text = text[1:]
     try:
-        doc = tomllib.loads(text)
-    except RecursionError:
-        doc = None
+        doc = parse_nested(tomllib.loads, text)
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
@@ -86,10 +84,32 @@ def read_toml(path, what: str = "scenario file") -> dict:
             if m:
                 msg = msg[: m.start()]
         raise InputError(f"malformed TOML: {msg}", path=path, where=where) from None
-    deep = _too_deep(doc) if doc is not None else ""
-    if doc is None or deep:
+    deep = _too_deep(doc) if doc is not TOO_DEEP else ""
+    if doc is TOO_DEEP or deep:
         raise InputError(f"arrays or tables nested more than {MAX_TOML_DEPTH} deep", path=path, where=deep or None)
     return doc
+
+
+#: what ``parse_nested`` returns for a text nested deeper than Python's recursion limit
+TOO_DEEP = object()
+
+
+def parse_nested(parse, text):
+    """``parse(text)`` (a recursive parser: ``tomllib.loads``, ``json.loads``), or ``TOO_DEEP`` when the text
+    nests deeper than Python's recursion limit. Cyclic garbage collection is paused meanwhile: a
+    collection run at the bottom of that recursion would call finalizers with no stack left, and
+    their errors would be printed as "Exception ignored" lines beside the one ``error:`` line."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return parse(text)
+    except RecursionError:
+        return TOO_DEEP
+    finally:
+        if was:
+            gc.enable()
 
 
 def _too_deep(doc) -> str:

@@ -85,6 +85,9 @@ WHEEL_LIFT_REARM = 0.05
 FLAG_REARM_TIME = 0.5
 #: at most this many events are kept; the rest are only counted
 MAX_EVENTS = 1000
+#: a group whose kinetic energy never exceeded this (J) never moved: its energy drift is ``null``
+#: (a train at rest has ~1e-20 J, and rounding in its potential energy would read as a vast drift)
+KE_MOVED = 1e-3
 
 #: extra CSV columns derived here, after the raw channels
 FILTERED_G = ("g_vertical_filtered", "g_lateral_filtered", "g_longitudinal_filtered")
@@ -709,7 +712,7 @@ class RideMetrics:
         g = self.energy_group_of_train(k)
         ke = self.ke_max[g]
         quiet = int(self.e_quiet_samples[g])
-        if quiet > 0 and ke > 0.0:
+        if quiet > 0 and ke > KE_MOVED:
             drift = float(self.e_drift[g] / ke)
             drift_abs = float(self.e_excursion[g] / ke)
         else:

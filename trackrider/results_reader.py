@@ -261,17 +261,17 @@ def _operation(c, v, where):
 def read_summary_checked(path) -> dict:
     """Read and check a ``summary.json`` (``check_summary``)."""
     path = Path(path)
-    from trackrider.inputs import read_input_bytes
+    from trackrider.inputs import TOO_DEEP, parse_nested, read_input_bytes
 
     raw = read_input_bytes(path, MAX_SUMMARY_BYTES, "summary.json")
     try:
-        doc = json.loads(raw.decode("utf-8"))
+        doc = parse_nested(json.loads, raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise InputError("not a summary.json (not UTF-8 text)", path=path) from None
-    except RecursionError:
-        raise InputError("not a summary.json (nested too deeply)", path=path) from None
     except ValueError as exc:
         raise InputError(f"not valid JSON ({exc})", path=path) from None
+    if doc is TOO_DEEP:
+        raise InputError("not a summary.json (nested too deeply)", path=path)
     if _depth(doc) > MAX_DEPTH:
         raise InputError(f"not a summary.json trackrider wrote (nested more than {MAX_DEPTH} deep)", path=path)
     return check_summary(doc, path)
