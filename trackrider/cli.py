@@ -288,7 +288,7 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
                    units: str = "metric", section_names: dict | None = None):
     from rich.table import Table
 
-    from trackrider.report.units import Units
+    from trackrider.report.units import Units, top_speed
 
     u = Units(units)
 
@@ -300,7 +300,7 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
         kinds[ev.get("kind", "?")] = kinds.get(ev.get("kind", "?"), 0) + 1
     table = Table(title=f"trackrider: {summary.get('status', '?')}", show_header=True, header_style="bold")
     table.add_column("train")
-    table.add_column("max speed", justify="right")
+    table.add_column("top speed", justify="right")
     table.add_column("G vertical min / max", justify="right")
     table.add_column("max |G lat|", justify="right")
     table.add_column("max |G long|", justify="right")
@@ -314,13 +314,13 @@ def _summary_table(summary: dict, wall_s: float, out_dir: Path | None, kernel_s:
             s = (at.get(key) or {}).get("s") if text != "—" else None
             # where on the track it happened: s in the shown length unit
             return text if s is None else f"{text} (s {u.length(s):.0f} {u.length_unit})"
-        vmax = t.get("max_speed")
+        vmax, vkey = top_speed(t)      # the largest |speed|: a train running towards −s counts too
         if vmax is None:
             speed = "—"
         elif u.system == "metric":
-            speed = f("max_speed", f"{{:.1f}} m/s ({vmax * u.speed_factor:.1f} km/h)")
+            speed = f(vkey, f"{vmax:.1f} m/s ({vmax * u.speed_factor:.1f} km/h)")
         else:
-            speed = f("max_speed", f"{vmax * u.speed_factor:.1f} mph")
+            speed = f(vkey, f"{vmax * u.speed_factor:.1f} mph")
         table.add_row(str(name), speed, f"{f('min_g_vertical')} / {f('max_g_vertical')}",
                       f("max_abs_g_lateral"), f("max_abs_g_longitudinal"), f("airtime_s", "{:.2f} s"))
     for name, b in (summary.get("bodies") or {}).items():

@@ -17,7 +17,7 @@ import numpy as np
 
 from trackrider.curves.stats import inversions
 from trackrider.report.data import RunData, TrainData, intervals
-from trackrider.report.units import Units
+from trackrider.report.units import Units, top_speed
 
 #: a train moves once its lead car is faster than this, m/s
 MOVING = 0.1
@@ -162,9 +162,9 @@ def coaster_statistics(run: RunData, tr: TrainData, units: Units) -> list[tuple[
         rows.append(("lift time", f"{lt:.1f} s", "first car on a lift to the last car off it"))
     if lay is not None:
         rows.append(("largest bank", f"{lay['max_bank_upright']:.0f}°", "where the rider is upright"))
-    vmax = tr.summary.get("max_speed")
-    if isinstance(vmax, (int, float)):
-        at = (tr.summary.get("at") or {}).get("max_speed") or {}
+    vmax, vkey = top_speed(tr.summary)
+    if vmax is not None:
+        at = (tr.summary.get("at") or {}).get(vkey) or {}
         rows.append(("top speed", f"{units.speed(vmax):.1f} {units.speed_unit}",
                      _at_s(at["s"], units) + f", t = {at['t']:.1f} s" if at.get("s") is not None else ""))
     return rows
@@ -188,8 +188,8 @@ def railway_statistics(run: RunData, tr: TrainData, units: Units) -> list[tuple[
             cant = tr.gauge * math.sin(math.radians(lay["max_bank_upright"])) * 1000.0
             rows.append(("largest cant", f"{cant:.0f} mm" if units.system == "metric" else f"{cant / 25.4:.1f} in",
                          f"{lay['max_bank_upright']:.2f}° on a {tr.gauge * 1000:.0f} mm gauge"))
-    vmax = tr.summary.get("max_speed")
-    if isinstance(vmax, (int, float)):
+    vmax, _ = top_speed(tr.summary)
+    if vmax is not None:
         rows.append(("top speed", f"{units.speed(vmax):.1f} {units.speed_unit}", ""))
     s = tr.series["s"][:, 0]
     ok = np.isfinite(s)

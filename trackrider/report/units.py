@@ -38,3 +38,15 @@ class Units:
 
     def __repr__(self):
         return f"Units({self.system!r})"
+
+
+def top_speed(train: dict) -> tuple[float | None, str | None]:
+    """A train's top speed from its ``summary.json`` entry: the largest ``|speed|`` (a train running
+    towards −s has ``max_speed`` ≤ 0 and its top speed in ``min_speed``), and the key it came from
+    (to find ``at[key]``); ``(None, None)`` when neither is known."""
+    best, key = None, None
+    for k in ("max_speed", "min_speed"):
+        v = train.get(k)
+        if isinstance(v, (int, float)) and v == v and (best is None or abs(v) > best):
+            best, key = abs(float(v)), k
+    return best, key
