@@ -284,7 +284,7 @@ def test_freight_starts_climbs_and_stops_where_a_point_mass_with_the_brakes_dela
     assert n == 32 and sc.simulation.duration == 150.0          # the bundled train, the bundled run
     m = np.array([v.mass for v in specs])
     M = m.sum()
-    sin = 0.01 / math.sqrt(1.0001)
+    sin = math.sin(math.radians(0.5729))                          # the grade the file's vertical curve climbs to
     A, B, C = sc.resistance.davis
     # the wagons run on bogies: the rows are 2n wheel frames (front, rear) then the n bodies; each
     # frame's wheels carry half its vehicle (cg_forward 0), which moves with it on the straight grade
@@ -300,17 +300,16 @@ def test_freight_starts_climbs_and_stops_where_a_point_mass_with_the_brakes_dela
     assert np.max(np.abs(balance)) < 5e-3 * traction.min()
     # the steady pull (the same samples: every bogie past the vertical curve's end at 750 m): the rigid
     # train's closed form from its speed v alone. Each locomotive pulls T = min(P/v, T_max) (notch 8 of
-    # 8), each vehicle resists D = A + B v + C v², the grade is the file's 0.5729°, so
+    # 8), each vehicle resists D = A + B v + C v², so
     # a = (2 T − M g sin θ − n D)/M and the coupler behind vehicle j carries
     # F_j = Σ_{i>j} (m_i (a + g sin θ) + D) − T (the rear locomotive pushes).
     loco = specs[0]
     assert loco.kind == specs[-1].kind == "locomotive" and specs[-1].power == loco.power
-    sin_grade = math.sin(math.radians(0.5729))
     vc = v[climb].reshape(-1, n, 2).mean(axis=2)
     T = np.minimum(loco.power / vc, loco.max_tractive_effort)
     D = A + B * vc + C * vc * vc
-    a = (T[:, 0] + T[:, -1] - M * G * sin_grade - D.sum(axis=1)) / M
-    behind = np.cumsum((m * (a[:, None] + G * sin_grade) + D)[:, ::-1], axis=1)[:, ::-1]
+    a = (T[:, 0] + T[:, -1] - M * G * sin - D.sum(axis=1)) / M
+    behind = np.cumsum((m * (a[:, None] + G * sin) + D)[:, ::-1], axis=1)[:, ::-1]
     expect = behind[:, 1:] - T[:, -1:]
     force = cf[climb][:, 1::2][:, :-1]              # on each vehicle's rear bogie's row; none behind the last
     assert np.max(np.abs(expect)) > 1.5e5 and expect[:, 0].min() > 0 > expect[:, -1].max()   # draft ahead, buff behind
