@@ -190,3 +190,60 @@ def test_sweeps_beyond_the_size_limit_are_refused_at_once(tmp_path, sweep):
     with pytest.raises(InputError, match="more than a sweep may"):
         load_sweep(f, check_scenario=False)
     assert time.perf_counter() - t0 < 5
+
+
+def test_figures_from_the_drift_before_a_divergence_are_withheld(tmp_path):
+    """docs/outputs.md, "Divergence": a figure taken after the run's last calm sample (every test below
+    a tenth of its limit) is null, and a warning in ``warnings`` names the trains and the onset.
+
+    The pulley of test_a_pulley_pulled_apart… at dt = 2 ms, recorded every step: its rope row
+    stretches by a factor 1.3 … 5 per step from 4.4 s on (0.005 m at 4.486 s, the last calm sample;
+    0.011 and 0.029 m at 4.488 and 4.49 s; 0.145 m at 4.492 s, diverged). Beside it, on a track of its
+    own, a car rolls down a frictionless 10° straight: its speed v0 + g sin 10° t sets a new maximum
+    at every sample, so its ``max_speed`` comes from the drift and is withheld, while its
+    ``min_speed`` (the first sample) is kept. The run exits 1 with one ``error:`` line
+    (docs/cli.md, exit codes), and the outputs still end at the last sane sample."""
+    import re
+
+    text = (SC / "weight_drop.toml").read_text()
+    runner = ('[[track]]\nname = "slope"\nsegments = [\n'
+              '  { type = "start", position = [0.0, 50.0, 100.0], heading = 0.0, pitch = -10.0 },\n'
+              '  { type = "straight", length = 300.0 },\n]\n\n'
+              '[[train]]\nname = "runner"\ntrack = "slope"\ncars = 1\nstart_s = 5.0\nstart_speed = 2.0\n'
+              '[train.car]\nmass = 500.0\nlength = 2.0\nwidth = 1.2\nheight = 1.0\n\n')
+    assert text.count("[[train]]\nname = \"sled\"") == 1
+    scenario = tmp_path / "drift.toml"
+    scenario.write_text(text.replace('[[train]]\nname = "sled"', runner + '[[train]]\nname = "sled"'))
+    out = tmp_path / "r"
+    dt, v0, sin10 = 0.002, 2.0, np.sin(np.radians(10.0))
+    p = cli("run", scenario, "--out", out, "--quiet", "--duration", "10", "--set", "train.sled.car.mass=1",
+            "--set", "train.weight.car.mass=1e6", "--set", f"simulation.dt={dt}",
+            "--set", "simulation.record_hz=500")
+    assert p.returncode == 1, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: simulation diverged at t = "), p.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "diverged"
+    t_div = summary["diverged"]["t"]
+    [warning] = summary["warnings"]
+    m = re.fullmatch(r"figures of runner from samples after t = (\S+) s are withheld \(null\): the state was "
+                     rf"already drifting towards the divergence at t = {re.escape(f'{t_div:.6g}')} s", warning)
+    assert m, warning
+    onset = float(m.group(1))
+    ts = read_timeseries(out)
+    assert onset < ts["t"][-1] < t_div                  # samples of the drift are written; figures from them not
+    run = ts["train"] == "runner"
+    t, v = ts["t"][run], ts["speed"][run]
+    np.testing.assert_allclose(v, v0 + 9.81 * sin10 * t, rtol=1e-6)     # (written to 7 digits)
+    assert np.argmax(v) == len(v) - 1 and t[-1] > onset
+    fig = summary["trains"]["runner"]
+    assert fig["max_speed"] is None and fig["at"]["max_speed"] is None
+    assert fig["min_speed"] == pytest.approx(v0 + 9.81 * sin10 * dt, abs=1e-9)
+    assert fig["at"]["min_speed"]["t"] == pytest.approx(dt)
+    # every figure kept, of every train, is from a sample up to the onset; the sled's top speed (161 m/s
+    # as it reached the end of its track, before the rope gave) is one of them
+    for name, train in summary["trains"].items():
+        for key, at in train["at"].items():
+            if at is not None:
+                assert at["t"] <= onset, (name, key)
+    assert summary["trains"]["sled"]["max_speed"] > 100.0

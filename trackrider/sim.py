@@ -210,9 +210,10 @@ def _train_names(labels, entity_train):
 
 
 def _world_trains(world):
-    """Gauge and wheels per train from a World's own settings (when not given)."""
+    """Gauge, wheels and a damper (no dt warning: docs/outputs.md) per train from a World's own settings."""
     return [{"gauge": float(world.gauges[int(tr["track"])]), "wheels": "railway" if tr.get("railway") else "coaster",
-             "damped": tr.get("ctype") == "draft_gear"} for tr in world.trains]
+             "damped": bool(tr.get("swing_damping") or tr.get("damping") or tr.get("ctype") == "draft_gear")}
+            for tr in world.trains]
 
 
 def _start(world, duration, record_hz, out_dir, overwrite, filter_hz, trains, joints, tracks) -> _Run:
