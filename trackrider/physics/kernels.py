@@ -594,7 +594,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
         else:
             solve_chains(bodies, cars, joints, tmp)
         if tmp.hangs.joint.shape[0] > 0:
-            answer_hangs(bodies, joints, tmp.rows, tmp.hangs)
+            answer_hangs(bodies, joints, tmp.rows, tmp.trk, tmp.hangs)
         return
     sweeps = False
     if free_joints:   # joints outside the chains and the car blocks
@@ -638,7 +638,7 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
             cars.lam_ratchet[b] = lam[b, 1] if present[b, 1] != ABSENT else 0.0
             cars.lam_friction[b] = lam[b, 2] if present[b, 2] != ABSENT else 0.0
     if tmp.hangs.joint.shape[0] > 0:
-        answer_hangs(bodies, joints, tmp.rows, tmp.hangs)
+        answer_hangs(bodies, joints, tmp.rows, tmp.trk, tmp.hangs)
     if carried:
         keep_folded(joints, tmp.trk)
 
