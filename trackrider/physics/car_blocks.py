@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
+from trackrider.physics.maths import cholesky
 from trackrider.physics.state import GR
 
 # columns of CarBlocks.group: the group's two joints, its rows this step, then (joint, row) of row k
@@ -123,16 +124,7 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
                     for m in range(nh):
                         s += fac[g, k, F_E + m] * fac[g, l, F_E + m]
                     fac[g, k, F_L + l] -= s
-        # Cholesky of the pivot block in place
-        for k in range(n):
-            for l in range(k + 1):
-                s = fac[g, k, F_L + l]
-                for m in range(l):
-                    s -= fac[g, k, F_L + m] * fac[g, l, F_L + m]
-                if l == k:
-                    fac[g, k, F_L + k] = np.sqrt(s) if s > 1e-300 else 1e-150
-                else:
-                    fac[g, k, F_L + l] = s / fac[g, l, F_L + l]
+        cholesky(fac, g, n, F_L, False)   # the pivot block in place
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

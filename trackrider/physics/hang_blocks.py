@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
+from trackrider.physics.maths import cholesky
 from trackrider.physics.state import HR
 
 # columns of Hangs.fac (per row k of a hang): Cholesky rows of K and M (1/L_kk on the diagonal),
@@ -44,21 +45,6 @@ def hang_row(hg, h, k):
     if k < 5:
         return hg.joint[h, 0], k
     return hg.joint[h, 1], 0
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def cholesky(fac, h, m, col):
-    """The lower triangle of the m×m block at ``fac[h, :, col:]`` factored in place, L Lᵀ, with 1/L_kk
-    on the diagonal (the solves multiply)."""
-    for k in range(m):
-        for l in range(k + 1):
-            s = fac[h, k, col + l]
-            for q in range(l):
-                s -= fac[h, k, col + q] * fac[h, l, col + q]
-            if l == k:
-                fac[h, k, col + k] = 1.0 / np.sqrt(s) if s > 1e-300 else 1e150
-            else:
-                fac[h, k, col + l] = s * fac[h, l, col + l]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -112,7 +98,7 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
                 for i in range(6):
                     sg += jJ[j, r, 6 + i] * fac[h, l, H_WG + i]
                 fac[h, k, H_M + l] = sg + rows.gamma[j] if l == k else sg
-        cholesky(fac, h, m, H_M)
+        cholesky(fac, h, m, H_M, True)
         if held and cars.support[a] == 1:
             # v: W̃_a's column of its largest diagonal entry over its square root; s = J_a v
             c = 0
@@ -207,20 +193,8 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
                     sa += jJ[j, r, i] * fac[h, l, H_WA + i]
                     sg += jJ[j, r, 6 + i] * fac[h, l, H_WG + i]
                 fac[h, k, H_K + l] = sa + sg + rows.gamma[j] if l == k else sa + sg
-        cholesky(fac, h, m, H_K)
-        residual_solve(h, m, H_K, hg, joints, rows, bodies)
-        for k in range(m):
-            j, r = hang_row(hg, h, k)
-            y = fac[h, k, H_Y]
-            joints.lam[j, r] += y
-            for i in range(3):
-                vel[a, i] += fac[h, k, H_WA + i] * y
-                omg[a, i] += fac[h, k, H_WA + 3 + i] * y
-                vel[g, i] += fac[h, k, H_WG + i] * y
-                omg[g, i] += fac[h, k, H_WG + 3 + i] * y
-            if held:
-                for i in range(5):
-                    lamT[a, i] -= fac[h, k, H_PA + i] * y
+        cholesky(fac, h, m, H_K, True)
+        apply_hang(h, m, H_K, a, held, hg, joints, rows, bodies, lamT)
         # the fold: Z = L⁻¹ J_a W̃_a (row k of J_a W̃_a is (W̃_a J_aᵀ)_k: W̃_a symmetric), V = L⁻¹ J_a P_aᵀ
         for k in range(m):
             for i in range(6):
@@ -251,19 +225,34 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def answer_hangs(bodies, joints, rows, hg):
+def apply_hang(h, m, col, a, held, hg, joints, rows, bodies, lamT):
+    """Hang ``h``'s rows solved for their residual now by the factor at column ``col``
+    (``residual_solve``: K's with both ends free, M's with the trolley held) and the impulses Δλ
+    applied: the body moved by W_g J_gᵀ Δλ and, if ``a`` ≥ 0, the trolley ``a`` by W̃_a J_aᵀ Δλ
+    (its track rows' impulses by P_a J_aᵀ Δλ when ``held``)."""
+    fac, vel, omg = hg.fac, bodies.vel, bodies.omg
+    g = joints.b[hg.joint[h, 0]]
+    residual_solve(h, m, col, hg, joints, rows, bodies)
+    for k in range(m):
+        j, r = hang_row(hg, h, k)
+        y = fac[h, k, H_Y]
+        joints.lam[j, r] += y
+        for i in range(3):
+            vel[g, i] += fac[h, k, H_WG + i] * y
+            omg[g, i] += fac[h, k, H_WG + 3 + i] * y
+        if a >= 0:
+            for i in range(3):
+                vel[a, i] += fac[h, k, H_WA + i] * y
+                omg[a, i] += fac[h, k, H_WA + 3 + i] * y
+            if held:
+                for i in range(5):
+                    lamT[a, i] -= fac[h, k, H_PA + i] * y
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def answer_hangs(bodies, joints, rows, trk, hg):
     """Each hanging body's share of the impulses its trolley took through Ŵ_a since ``fold_hangs``:
     the hang's rows solved with the trolley held, Δλ = M⁻¹ r, the body moved by W_g J_gᵀ Δλ (the
     trolley has already moved by it). At the end of the step's solve."""
-    fac, vel, omg = hg.fac, bodies.vel, bodies.omg
     for h in range(hg.joint.shape[0]):
-        g = joints.b[hg.joint[h, 0]]
-        m = 5 if hg.joint[h, 1] < 0 else HR
-        residual_solve(h, m, H_M, hg, joints, rows, bodies)
-        for k in range(m):
-            j, r = hang_row(hg, h, k)
-            y = fac[h, k, H_Y]
-            joints.lam[j, r] += y
-            for i in range(3):
-                vel[g, i] += fac[h, k, H_WG + i] * y
-                omg[g, i] += fac[h, k, H_WG + 3 + i] * y
+        apply_hang(h, 5 if hg.joint[h, 1] < 0 else HR, H_M, -1, False, hg, joints, rows, bodies, trk.lam)

@@ -274,7 +274,8 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
     for j in range(joints.kind.shape[0]):
         if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_carriers)
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
-    fold_hangs(bodies, cars, joints, tmp.rows, tmp.trk, tmp.hangs)   # suspended cars (hang_blocks.py)
+    if tmp.hangs.joint.shape[0] > 0:   # suspended cars (hang_blocks.py); a call passes every array it takes
+        fold_hangs(bodies, cars, joints, tmp.rows, tmp.trk, tmp.hangs)
     for t in range(tmp.chains.first.shape[0]):
         if tmp.blocks.train[t, 1] > 0:   # cars on bogies: swivels and couplers in blocks (car_blocks.py)
             factor_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars)
@@ -592,7 +593,8 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
             keep_folded(joints, tmp.trk)
         else:
             solve_chains(bodies, cars, joints, tmp)
-        answer_hangs(bodies, joints, tmp.rows, tmp.hangs)
+        if tmp.hangs.joint.shape[0] > 0:
+            answer_hangs(bodies, joints, tmp.rows, tmp.trk, tmp.hangs)
         return
     sweeps = False
     if free_joints:   # joints outside the chains and the car blocks
@@ -635,7 +637,8 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
             cars.lam_motor[b] = lam[b, 0] if present[b, 0] != ABSENT else 0.0
             cars.lam_ratchet[b] = lam[b, 1] if present[b, 1] != ABSENT else 0.0
             cars.lam_friction[b] = lam[b, 2] if present[b, 2] != ABSENT else 0.0
-    answer_hangs(bodies, joints, tmp.rows, tmp.hangs)
+    if tmp.hangs.joint.shape[0] > 0:
+        answer_hangs(bodies, joints, tmp.rows, tmp.trk, tmp.hangs)
     if carried:
         keep_folded(joints, tmp.trk)
 
@@ -981,27 +984,40 @@ def record_rail(b, cars, rail, out):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, keep_u, par):
+def rail_forces(cfg, bodies, cars, joints, rail):
+    """A railway world's traction and draft-gear forces (``rail`` None: none, and not compiled)."""
+    if rail is not None:
+        apply_traction(cfg, bodies, cars, rail)
+        apply_gear_forces(cfg, bodies, joints, rail)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def track_rows(cfg, bodies, cars, trk, wk, par):
+    """``stage_track_rows``, on all threads when ``par`` (``tmp.par``) is not None (then not compiled)."""
+    if par is not None:
+        par_track_rows(cfg, bodies, cars, trk, par)
+    else:
+        stage_track_rows(cfg, bodies, cars, trk, wk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, keep_u, par):
     """The stages of a step from its start velocities to its rows: the transport, the forces (a
-    railway world's traction and draft gears: ``rail``, None when there is none), every car's track
-    block with its exact projection, every joint's rows and the chains factored; on moving tracks
+    railway world's traction and draft gears when ``railed``: ``rail``), every car's track block
+    with its exact projection, every joint's rows and the chains factored; on moving tracks
     (``carried``) each with its carriers' part (``stage_carriers``). ``keep_u``: the velocities
     before any projection (u*) kept in ``tmp.scratch.vel0``, ``omg0`` (``py_stages_to_solve``).
-    ``par``: ``tmp.par``, the track rows on all threads (None: serial, and not compiled)."""
+    ``par``: ``tmp.par``, the track rows on all threads (None: serial, and not compiled). Inlined
+    into its callers: a call would pass every array of every record, each step."""
     stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
     if carried:
         stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
     stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
-    if rail is not None:
-        if rail.train.shape[0] > 0:
-            apply_traction(cfg, bodies, cars, rail)
-            apply_gear_forces(cfg, bodies, joints, rail)
+    if railed:
+        rail_forces(cfg, bodies, cars, joints, rail)
     if keep_u:
         keep_velocities(bodies, tmp.scratch)
-    if par is not None:
-        par_track_rows(cfg, bodies, cars, tmp.trk, par)
-    else:
-        stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+    track_rows(cfg, bodies, cars, tmp.trk, tmp.wk, par)
     if carried:
         stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
@@ -1053,7 +1069,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         for attempt in range(8 if railed else 4):
             if attempt > 0:
                 restore_velocities(bodies, tmp.scratch)
-            stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, False, tmp.par)
+            stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, False,
+                           tmp.par)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
             if operated:
@@ -1098,7 +1115,7 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     stage_start_speed(bodies, cars, tmp.trk)
     stage_frames(cars, sections)
     carried = tmp.trk.kbody.shape[0] > 0
-    stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, True, None)
+    stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, False, True, None)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
     stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None, carried)
 

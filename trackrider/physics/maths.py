@@ -1,5 +1,5 @@
 """Small maths of the kernels: 3-vectors as scalars, quaternions (w, x, y, z), a track frame's turn,
-6×6 mobilities and inverses, and the impulse / velocity of one generalised row on one body."""
+6×6 mobilities and inverses, a Cholesky factor in place, and the impulse / velocity of one generalised row on one body."""
 from __future__ import annotations
 
 import numpy as np
@@ -162,6 +162,25 @@ def gauss_jordan(A, n, Ainv, pivot):
                     for j in range(n):
                         A[i, j] -= f * A[c, j]
                         Ainv[i, j] -= f * Ainv[c, j]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def cholesky(fac, g, n, col, reciprocal):
+    """The lower triangle of the n×n block at ``fac[g, :n, col:col + n]`` factored in place, L Lᵀ;
+    ``reciprocal``: 1/L_kk on the diagonal (its solves multiply), else L_kk (they divide). A pivot
+    that is not positive (a row that depends on the others) gives L_kk = 1e-150: its row's impulse
+    stays ~0."""
+    for k in range(n):
+        for l in range(k + 1):
+            s = fac[g, k, col + l]
+            for q in range(l):
+                s -= fac[g, k, col + q] * fac[g, l, col + q]
+            if l != k:
+                fac[g, k, col + l] = s * fac[g, l, col + l] if reciprocal else s / fac[g, l, col + l]
+            elif reciprocal:
+                fac[g, k, col + k] = 1.0 / np.sqrt(s) if s > 1e-300 else 1e150
+            else:
+                fac[g, k, col + k] = np.sqrt(s) if s > 1e-300 else 1e-150
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
