@@ -27,6 +27,11 @@ that install, then for each scenario (``--scenarios``, default every bundled one
 ``trackrider run`` with an empty per-user kernel cache and the run after it, then
 ``pip uninstall`` and whatever of trackrider it left in ``site-packages``.
 
+With ``--sweep`` it also times the runs of ``scenarios/sweep_tiny.toml`` after the driver's warm-up
+(``trackrider.sweep.warm_up``), in one process one after another and on the sweep's process pool
+(two workers): runs per second, the median CPU time of a run, and how many kernels the runs
+loaded or compiled themselves (0: the warm-up readied every one before the workers forked).
+
 Targets (issue 30, quiet 2-core machine): the first run of any bundled scenario after
 ``pip install .`` ≤ 5 s more than its later runs, the install at most 60 s longer than
 before; a later run of classic_coaster ≤ 0.8 s; validate ≤ 0.4 s, of a 50 km point track ≤ 5 s.
@@ -147,6 +152,59 @@ def breakdown(env, run, cwd, repeat: int) -> None:
         print(f"{name:48s} {statistics.median(c for c, _ in pairs):6.3f} {statistics.median(w for _, w in pairs):7.3f}")
 
 
+#: ``--sweep``: the tiny sweep's runs after the warm-up, in this process and on the pool, printed as a dict
+SWEEP = r"""
+import gc, shutil, statistics, sys, tempfile, time
+from pathlib import Path
+from trackrider import sweep as sw
+spec = sw.load_sweep(Path(sys.argv[1]))
+plan = sw.plan_runs(spec)
+sw.warm_up(spec.scenario, plan[0]["values"], spec.keep_timeseries)
+from numba.core.registry import CPUDispatcher
+kernels = [o for o in gc.get_objects() if isinstance(o, CPUDispatcher)]
+def probe(task):
+    c, n = time.process_time(), sum(len(k.overloads) for k in kernels)
+    sw.run_one(task)
+    return time.process_time() - c, sum(len(k.overloads) for k in kernels) - n
+def tasks(folder):
+    (folder / "runs").mkdir(parents=True)
+    return [dict(item, scenario=str(spec.scenario), sweep_dir=str(folder), duration=spec.duration,
+                 keep_timeseries=spec.keep_timeseries) for item in plan]
+tmp = Path(tempfile.mkdtemp(prefix="trackrider-startup-sweep-"))
+try:
+    todo = tasks(tmp / "one")
+    t0 = time.perf_counter()
+    rows = {"one process": ([probe(t) for t in todo], time.perf_counter() - t0)}
+    executor, close, _, _ = sw.make_executor(2)
+    list(executor.map(time.sleep, [0.01, 0.01]))            # both workers up
+    todo = tasks(tmp / "pool")
+    t0 = time.perf_counter()
+    rows["process pool, 2 workers"] = (list(executor.map(probe, todo)), time.perf_counter() - t0)
+    close()
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+print(repr({k: (len(v) / w, statistics.median(c for c, _ in v), sum(n for _, n in v)) for k, (v, w) in rows.items()}))
+"""
+
+
+def sweep_rates(env, cwd, root: Path, repeat: int) -> None:
+    """``--sweep``: medians over ``repeat`` processes of the tiny sweep's runs per second, CPU per run and
+    kernels its runs loaded, in one process and on the pool."""
+    rows = {}
+    for _ in range(repeat):
+        proc = subprocess.run([sys.executable, "-c", SWEEP, str(root / "scenarios" / "sweep_tiny.toml")], env=env,
+                              cwd=cwd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"sweep failed: {proc.stderr.strip()}")
+        for name, triple in eval(proc.stdout.strip().splitlines()[-1]).items():  # noqa: S307 - our own output
+            rows.setdefault(name, []).append(triple)
+    print(f"{'sweep_tiny after the warm-up (median of ' + str(repeat) + ')':44s} {'runs/s':>7s} {'cpu s/run':>9s}"
+          f"  kernels loaded by the runs")
+    for name, triples in rows.items():
+        print(f"{name:44s} {statistics.median(r for r, _, _ in triples):7.2f} "
+              f"{statistics.median(c for _, c, _ in triples):9.4f}  {max(n for _, _, n in triples)}")
+
+
 def _commands(root: Path, out: Path, long_track: Path | None):
     scenario = root / "scenarios" / "classic_coaster.toml"
     run = ["run", str(scenario), "--out", str(out), "--overwrite", "--quiet"]
@@ -260,6 +318,8 @@ def main() -> None:
                         help="also time validate of a point track this long (e.g. 50)")
     parser.add_argument("--breakdown", action="store_true",
                         help="also time the stages of a warm run of this checkout in one process (CPU and wall)")
+    parser.add_argument("--sweep", action="store_true",
+                        help="also time the tiny sweep's runs in one process and on the pool (runs/s, CPU per run)")
     parser.add_argument("--install", action="store_true",
                         help="time pip install into a new environment and each scenario's first run after it")
     parser.add_argument("--scenarios", nargs="*", metavar="NAME",
@@ -287,6 +347,11 @@ def main() -> None:
                 if len(roots) > 1:
                     print(f"{roots[k]}:")
                 breakdown(env, run, tmp, opts.repeat)
+        if opts.sweep:
+            for k, (env, _, _) in enumerate(plans):
+                if len(roots) > 1:
+                    print(f"{roots[k]}:")
+                sweep_rates(env, tmp, roots[k], opts.repeat)
         times = {(k, label): [] for k in range(len(roots)) for label, _ in plans[0][2]}
         cpu = {}
         for c in range(len(plans[0][2])):

@@ -311,3 +311,73 @@ def test_a_loaded_kernel_parses_its_link_module_only_when_linked(fresh_cache_sta
     caller = numba.njit(lambda x: loaded(x) + 1.0)
     assert caller(3.0) == 22.0
     assert library._bitcode is None and library._shared_module is not None    # parsed to link
+
+
+def test_the_sources_hash_is_remembered_until_a_source_changes(fresh_cache_state, monkeypatch, tmp_path):
+    """Hashing the kernel sources costs a process 40–50 ms: it is kept in the cache folder beside a
+    stamp of the package's files (sizes, inodes, time stamps) and worked out again when any changes;
+    never kept while a file has only just changed (a second change could leave the stamp as it was)."""
+    import shutil
+
+    copy = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(tmp_path / "cache"))
+    hashed = []
+    hash_sources = cache._hash_sources
+    monkeypatch.setattr(cache, "_hash_sources", lambda pkg: hashed.append(pkg) or hash_sources(pkg))
+
+    monkeypatch.setattr(cache, "SETTLED_NS", 10 ** 12)                     # the copy is new: not kept
+    first = cache._remembered(copy)
+    assert first == hash_sources(copy) and not list((tmp_path / "cache").glob("sources-*"))
+    monkeypatch.setattr(cache, "SETTLED_NS", 0)
+    assert cache._remembered(copy) == first and len(hashed) == 2          # worked out, now kept
+    memo, = (tmp_path / "cache").glob("sources-*")
+    assert cache._remembered(copy) == first and len(hashed) == 2          # read back
+    callee = copy / "physics" / "couplings.py"
+    callee.write_text(callee.read_text() + "\n# a changed callee\n")
+    changed = cache._remembered(copy)
+    assert changed == hash_sources(copy) != first and len(hashed) == 3
+    assert cache._remembered(copy) == changed and len(hashed) == 3
+    assert memo.read_text().split()[1] == changed
+    other = tmp_path / "other"                                             # another copy: its own memo
+    shutil.copytree(copy, other)
+    assert cache._remembered(other) == changed and len(list((tmp_path / "cache").glob("sources-*"))) == 2
+    assert not list((tmp_path / "cache").glob(".sources-*"))              # no temporary file left
+
+    blocker = tmp_path / "a_file"                                         # no cache folder: worked out
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("TRACKRIDER_CACHE_DIR", str(blocker / "cache"))
+    n = len(hashed)
+    assert cache._remembered(copy) == changed and cache._remembered(copy) == changed and len(hashed) == n + 2
+
+
+def test_numbas_runtime_is_loaded_from_the_cache_folder(tmp_path):
+    """numba's runtime helpers (reference counts), which numba compiles in every process, are
+    compiled once into the per-user folder and loaded by the next process; kernels that allocate
+    run with them, loaded or newly compiled (linked against the loaded helpers)."""
+    code = textwrap.dedent("""
+        import numpy as np
+        from numba.core.runtime import nrtdynmod
+        compiled = []
+        create = nrtdynmod.create_nrt_module
+        nrtdynmod.create_nrt_module = lambda ctx: compiled.append(1) or create(ctx)
+        from trackrider.curves._kernels import find_span
+        from trackrider.jit import njit
+        assert find_span(np.arange(5.0), 2.5) == 2
+
+        @njit(cache=True)
+        def ramp(n):
+            return np.arange(n) * 2.0
+
+        import numba
+        fresh = numba.njit(lambda n: np.ones(n).sum() + ramp(n).sum())   # compiled here, linked with both
+        assert ramp(4).tolist() == [0.0, 2.0, 4.0, 6.0] and fresh(3) == 9.0
+        print(len(compiled))
+        """)
+    env = dict(os.environ, TRACKRIDER_CACHE_DIR=str(tmp_path / "c"))
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
+                           timeout=600) for _ in range(2)]
+    for proc in runs:
+        assert proc.returncode == 0, proc.stderr
+    assert [proc.stdout.split()[-1] for proc in runs] == ["1", "0"]
+    assert list((tmp_path / "c").glob("kernels-*/numba.runtime/nrt.nbi"))

@@ -70,6 +70,7 @@ class KernelCache(Cache):
         self._cache_path = self._impl.locator.get_cache_path()
         stamp, name = source_fingerprint(), self._impl.filename_base
         self._writable = user is not None
+        self._folders = (user, shipped)
         self._cache_file = IndexDataCacheFile(self._cache_path, name, stamp)
         self._shipped = (IndexDataCacheFile(os.path.join(shipped, sub), name, stamp)
                          if shipped is not None and user is not None else None)
@@ -84,9 +85,8 @@ class KernelCache(Cache):
         hash secrets that ``numba.cpython.hashing`` gives the linker when imported. (Code of
         ``parallel=True`` kernels starts its threads itself when loaded: numba's ``reload_init``.)"""
         import numba.cpython.hashing  # noqa: F401 - its symbols, for code that hashes
-        from numba.core.runtime import rtsys
 
-        rtsys.initialize(target_context)
+        _runtime(target_context, self._folders)
         return self._load_overload(sig, target_context)
 
     def _load_overload(self, sig, target_context):
@@ -129,6 +129,63 @@ class KernelCache(Cache):
         symbols = frozenset(gv.name for group in (module.functions, module.global_variables)
                             for gv in group if not gv.is_declaration)
         self._cache_file.save(key, (_TAG, symbols, payload))
+
+
+def _runtime(target_context, folders) -> None:
+    """numba's runtime (NRT) set up as ``rtsys.initialize`` does, its few compiled helpers
+    (reference counts, atomics) loaded from the kernel folders: numba compiles them in every
+    process, 70–80 ms of CPU (a twentieth of a warm ``trackrider run``). Compiled and saved in the
+    per-user folder the first time, keyed like a kernel by the CPU it was compiled for; on any
+    trouble numba's own ``rtsys.initialize`` does it."""
+    from numba.core import config
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.runtime import rtsys
+
+    if not rtsys._init and not config.NRT_STATS:
+        try:
+            with global_compiler_lock:
+                if not rtsys._init:
+                    rtsys._library = _runtime_library(target_context, *folders)
+                    rtsys._init = True
+        except Exception:  # noqa: BLE001 - numba's own set-up below
+            pass
+    rtsys.initialize(target_context)    # nothing left to do when loaded above
+
+
+def _runtime_library(target_context, user, shipped):
+    """numba's NRT helpers as ``nrtdynmod.compile_nrt_functions`` makes them, from the shipped
+    folder, else the per-user one, else compiled (and saved in the per-user folder)."""
+    import llvmlite
+    from numba.core.runtime import _nrt_python, nrtdynmod
+
+    for name, address in _nrt_python.c_helpers.items():    # what the helpers call (numba's C runtime)
+        ll.add_symbol(name if name.startswith("_") else "NRT_" + name, address)
+    codegen = target_context.codegen()
+    triple, cpu, features = codegen.magic_tuple()
+    key = ((triple, cpu, features), llvmlite.__version__)
+    generic = ((triple, "generic", ""), llvmlite.__version__)
+    files = [(IndexDataCacheFile(os.path.join(folder, _RUNTIME), "nrt", source_fingerprint()), folder == shipped)
+             for folder in (shipped, user) if folder is not None]
+    for f, is_shipped in files:
+        for k in (key, generic) if is_shipped else (key,):
+            state = f.load(k)
+            if state is not None:
+                return codegen.unserialize_library(state)
+    module, library = nrtdynmod.create_nrt_module(target_context)
+    library.enable_object_caching()
+    library.add_ir_module(module)
+    library.finalize()
+    if user is not None:
+        try:
+            os.makedirs(os.path.join(user, _RUNTIME), exist_ok=True)
+            files[-1][0].save(key, library.serialize_using_object_code())
+        except OSError:
+            pass    # compiled again by the next process
+    return library
+
+
+#: the folder, beside the modules' ones, of numba's runtime helpers (``_runtime``)
+_RUNTIME = "numba.runtime"
 
 
 class _LinkLater(JITCodeLibrary):

@@ -277,7 +277,8 @@ def jerk_findings(track, speed, thresholds: Thresholds = Thresholds(), label: st
     """Stretches where the jerk at the design speed exceeds the threshold (joints left out: see G steps)."""
     L = track.length
     ds = max(JERK_DS, L / JERK_SAMPLES)
-    cuts = np.unique(np.concatenate([[0.0, L], [j[0] for j in _joints(track)]]))
+    cuts = np.sort(np.concatenate([[0.0, L], [j[0] for j in _joints(track)]]))
+    cuts = cuts[np.concatenate([[True], cuts[1:] != cuts[:-1]])]      # np.unique's, without importing numpy.ma
     grids = [np.linspace(lo + JOINT_EPS, hi - JOINT_EPS, max(2, int(math.ceil((hi - lo) / ds)) + 1))
              for lo, hi in zip(cuts[:-1], cuts[1:]) if hi - lo >= 4 * JOINT_EPS]
     s_all = np.concatenate(grids)
