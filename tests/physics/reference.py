@@ -86,10 +86,11 @@ def exact_joint_impulses(w, joints):
     its support) and every row of the joints ``joints`` (indices into ``w.ji``; each kind's rows as
     the kernel prepared them this step), ``(J W Jᵀ + Γ) λ = t − J u*`` with ``J`` (sparse) and
     ``W`` (block diagonal) assembled here over all bodies, solved by a sparse LU. Returns (kernel,
-    exact): per joint its impulses (one array of its rows) after the kernel's solve, and exact."""
+    exact): per joint its impulses (one array of its rows) after the kernel's solve, and exact.
+    A body's two swivels that both hold its roll (row 3) have one roll row between them, the sum
+    of the two, and one impulse (docs/physics.md "Bogies")."""
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
-    from trackrider.physics.joints.common import JI_A, JI_B
 
     world, tmp = _one_step(w, w.iterations, False)
     bodies, cars = world.bodies, world.cars
@@ -107,22 +108,45 @@ def exact_joint_impulses(w, joints):
             for r in range(5):
                 if r != 1 or cars.support[b]:
                     add(b, G[b, r]); t.append(tgt[b, r]); gam.append(0.0); where.append(-1)
-    for j in joints:
-        a, b = w.ji[j, JI_A], w.ji[j, JI_B]
-        for r in range(int(tmp.rows.m[j])):
-            if a >= 0:
-                add(a, tmp.rows.J[j, r, :6])
-            if b >= 0:
-                add(b, tmp.rows.J[j, r, 6:])
-            t.append(tmp.rows.target[j, r]); gam.append(tmp.rows.gamma[j]); where.append(j)
+    rear, rows = _joint_rows(w, tmp, joints)
+    for j, _, parts, t_, gam_ in rows:
+        for body, vec in parts:
+            if body >= 0:
+                add(body, vec)
+        t.append(t_); gam.append(gam_); where.append(j)
     J = sp.csr_matrix((V, (I, C)), shape=(len(t), 6 * nb))
     Wm = sp.block_diag(_body_mobilities(bodies), format="csr")
     u_star = np.hstack([tmp.scratch.vel0, tmp.scratch.omg0])[:nb].reshape(-1)
     lam = spla.spsolve((J @ Wm @ J.T + sp.diags(np.array(gam))).tocsc(), np.array(t) - J @ u_star)
     where = np.array(where)
     exact = {j: lam[where == j] for j in joints}
+    for jr, jf in rear.items():
+        exact[jr] = np.append(exact[jr], exact[jf][3])
     kernel = {j: world.joints.lam[j, :int(tmp.rows.m[j])].copy() for j in joints}
     return kernel, exact
+
+
+def _joint_rows(w, tmp, joints):
+    """The step's rows of ``joints``: ({rear swivel: front swivel} of the bodies whose two swivels
+    share one roll row, [(joint, row, [(body, J part)], target, gamma)]). A body's two swivels that both
+    hold its roll (row 3) have one roll row between them, the sum of the two, and one impulse
+    (docs/physics.md "Bogies"); it is listed under the front swivel."""
+    from trackrider.physics.joints import CODES
+    from trackrider.physics.joints.common import JI_A, JI_B, JI_KIND
+
+    rolls = {}                     # body: its swivels with a roll row, front first
+    for j in joints:
+        if w.ji[j, JI_KIND] == CODES["swivel"] and tmp.rows.m[j] == 4:
+            rolls.setdefault(int(w.ji[j, JI_B]), []).append(j)
+    rear = {js[1]: js[0] for js in rolls.values() if len(js) == 2}
+    front = {f: r for r, f in rear.items()}
+    out = []
+    for j in joints:
+        for r in range(3 if j in rear else int(tmp.rows.m[j])):
+            js = [j] + ([front[j]] if r == 3 and j in front else [])
+            parts = [(w.ji[q, e], tmp.rows.J[q, r, 6 * k:6 * k + 6]) for q in js for k, e in enumerate((JI_A, JI_B))]
+            out.append((j, r, parts, sum(tmp.rows.target[q, r] for q in js), tmp.rows.gamma[j]))
+    return rear, out
 
 
 def hang_joints(w):
@@ -189,11 +213,16 @@ def exact_bounded_solve(w, max_passes=5000, joint_list=None):
             track_row[(b, r)] = len(t)
             add([(b, G[b, r])], tgt[b, r], 0.0, -1)
     first_coupler = len(t)
-    sel = [(j, 0) for j in range(w.ji.shape[0])] if joint_list is None else \
-        [(j, r) for j in joint_list for r in range(int(tmp.rows.m[j]))]
-    for j, r in sel:
-        a, b = w.ji[j, JI_A], w.ji[j, JI_B]
-        add([(a, tmp.rows.J[j, r, :6]), (b, tmp.rows.J[j, r, 6:])], tmp.rows.target[j, r], tmp.rows.gamma[j], -1)
+    if joint_list is None:
+        sel = [(j, 0) for j in range(w.ji.shape[0])]
+        for j, r in sel:
+            a, b = w.ji[j, JI_A], w.ji[j, JI_B]
+            add([(a, tmp.rows.J[j, r, :6]), (b, tmp.rows.J[j, r, 6:])], tmp.rows.target[j, r], tmp.rows.gamma[j], -1)
+    else:               # every row of the joints (a body's shared roll row once, under its front swivel)
+        rows = _joint_rows(w, tmp, joint_list)[1]
+        sel = [(j, r) for j, r, *_ in rows]
+        for _, _, parts, t_, gam_ in rows:
+            add([(body, vec) for body, vec in parts if body >= 0], t_, gam_, -1)
     bounded = []   # (row index, car, which, lo, hi)
     for b in range(n):
         sec = cars.section[b]

@@ -35,31 +35,69 @@ from trackrider.jit import njit
 from trackrider.physics.maths import cholesky
 from trackrider.physics.state import GR
 
-# columns of CarBlocks.group: the group's two joints, its rows this step, then (joint, row) of row k
-G_J0, G_J1, G_N, G_ROWS = 0, 1, 2, 3
+# columns of CarBlocks.group: the group's two joints, its rows this step, the rear swivel whose roll
+# row is one with the front one's (row R_ROLL of the group, -1 none), then (joint, row) of row k
+G_J0, G_J1, G_N, G_X, G_ROWS = 0, 1, 2, 3, 4
+R_ROLL = 3            # a car's shared roll row: its front swivel's row 3
+W_C = 22              # columns of CarBlocks.wp: its third body's W̃ Jᵀ (6), P Jᵀ (5) from here
 # columns of CarBlocks.fac (per row k of a group): L[k, :], E[k, :], y[k]
 F_L, F_E, F_Y = 0, GR, 2 * GR
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def _pair(jJ, j1, r1, a1, b1, wp, g2, k2, a2, b2):
-    """J_{row 1} W̃ J_{row 2}ᵀ over the bodies the two rows share (row 2's W̃Jᵀ cached in ``wp``)."""
-    s = 0.0
-    if a1 >= 0:
-        if a1 == a2:
+def _acc(s, jJ, j1, r1, o1, body1, wp, g2, k2, a2, b2, c2):
+    """s + row 1's part ``jJ[j1, r1, o1:o1 + 6]`` on ``body1`` times row 2's W̃Jᵀ on that body."""
+    if body1 >= 0:
+        if body1 == a2:
             for i in range(6):
-                s += jJ[j1, r1, i] * wp[g2, k2, i]
-        if a1 == b2:
+                s += jJ[j1, r1, o1 + i] * wp[g2, k2, i]
+        if body1 == b2:
             for i in range(6):
-                s += jJ[j1, r1, i] * wp[g2, k2, 6 + i]
-    if b1 >= 0:
-        if b1 == a2:
+                s += jJ[j1, r1, o1 + i] * wp[g2, k2, 6 + i]
+        if body1 == c2:
             for i in range(6):
-                s += jJ[j1, r1, 6 + i] * wp[g2, k2, i]
-        if b1 == b2:
-            for i in range(6):
-                s += jJ[j1, r1, 6 + i] * wp[g2, k2, 6 + i]
+                s += jJ[j1, r1, o1 + i] * wp[g2, k2, W_C + i]
     return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def _third(grp, g, k, joints):
+    """The rear swivel and frame of group ``g``'s row ``k`` when it is the car's shared roll row
+    (its third body: the rear frame, its part ``J[x, R_ROLL, 0:6]``), else (-1, -1)."""
+    x = grp[g, G_X]
+    if k == R_ROLL and x >= 0:
+        return x, joints.a[x]
+    return -1, -1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def _pair(jJ, j1, r1, a1, b1, x1, c1, wp, g2, k2, a2, b2, c2):
+    """J_{row 1} W̃ J_{row 2}ᵀ over the bodies the two rows share (row 2's W̃Jᵀ cached in ``wp``; a
+    shared roll row's third body ``c`` with its part in joint ``x``'s row)."""
+    s = _acc(0.0, jJ, j1, r1, 0, a1, wp, g2, k2, a2, b2, c2)
+    s = _acc(s, jJ, j1, r1, 6, b1, wp, g2, k2, a2, b2, c2)
+    if c1 >= 0:
+        s = _acc(s, jJ, x1, R_ROLL, 0, c1, wp, g2, k2, a2, b2, c2)
+    return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def _share_roll(g, grp, joints, rows):
+    """A body whose two swivels both hold its roll (``joints/swivel.py``, each row scaled by its
+    frame's lever weight): one row, J = J_front + J_rear, one impulse μ, so each frame takes its
+    weight's share w μ of the body's roll moment (docs/physics.md "Bogies"). The body's parts and
+    the targets are summed into the front row (``rows``), the rear row keeps its frame's part;
+    ``G_X`` names the rear swivel (-1: no shared row)."""
+    jf, jr = grp[g, G_J0], grp[g, G_J1]
+    grp[g, G_X] = -1
+    if jf < 0 or jr < 0 or rows.m[jf] <= R_ROLL or rows.m[jr] <= R_ROLL or joints.b[jf] != joints.b[jr]:
+        return
+    grp[g, G_X] = jr
+    for i in range(6, 12):
+        rows.J[jf, R_ROLL, i] += rows.J[jr, R_ROLL, i]
+        rows.J[jr, R_ROLL, i] = 0.0
+    rows.target[jf, R_ROLL] += rows.target[jr, R_ROLL]
+    rows.target[jr, R_ROLL] = 0.0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -70,40 +108,47 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
     g0 = blk.train[t, 0]
     for gi in range(blk.train[t, 1]):
         g = g0 + gi
+        _share_roll(g, grp, joints, rows)
         n = 0
         for q in range(2):
             j = grp[g, G_J0 + q]
             if j < 0:
                 continue
-            for r in range(rows.m[j]):
+            for r in range(rows.m[j] if q == 0 or grp[g, G_X] < 0 else R_ROLL):
                 grp[g, G_ROWS + 2 * n] = j
                 grp[g, G_ROWS + 2 * n + 1] = r
                 n += 1
         grp[g, G_N] = n
         for k in range(n):
             j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]
-            for e in range(2):
-                body = joints.a[j] if e == 0 else joints.b[j]
-                o = 6 * e
+            x, c = _third(grp, g, k, joints)
+            for e in range(3):
+                body = joints.a[j] if e == 0 else joints.b[j] if e == 1 else c
+                if e == 2 and c < 0:
+                    break
+                jr, o, ow, op = (j, 6 * e, 6 * e, 12 + 5 * e) if e < 2 else (x, 0, W_C, W_C + 6)
+                rr = r if e < 2 else R_ROLL
                 for i in range(6):
                     s = 0.0
                     if body >= 0:
                         for q in range(6):
-                            s += Wt[body, i, q] * jJ[j, r, o + q]
-                    wp[g, k, o + i] = s
+                            s += Wt[body, i, q] * jJ[jr, rr, o + q]
+                    wp[g, k, ow + i] = s
                 for i in range(5):
                     s = 0.0
                     if 0 <= body < cars.n and cars.held[body]:
                         for q in range(6):
-                            s += Pm[body, i, q] * jJ[j, r, o + q]
-                    wp[g, k, 12 + 5 * e + i] = s
+                            s += Pm[body, i, q] * jJ[jr, rr, o + q]
+                    wp[g, k, op + i] = s
         # the diagonal block A_g (lower triangle, into L), minus E_g E_gᵀ
         for k in range(n):
             j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]
             a1, b1 = joints.a[j], joints.b[j]
+            x1, c1 = _third(grp, g, k, joints)
             for l in range(k + 1):
                 j2 = grp[g, G_ROWS + 2 * l]
-                fac[g, k, F_L + l] = _pair(jJ, j, r, a1, b1, wp, g, l, joints.a[j2], joints.b[j2])
+                fac[g, k, F_L + l] = _pair(jJ, j, r, a1, b1, x1, c1, wp, g, l, joints.a[j2], joints.b[j2],
+                                           _third(grp, g, l, joints)[1])
             fac[g, k, F_L + k] += rows.gamma[j]
         if gi > 0:
             h = g - 1
@@ -111,10 +156,12 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
             for k in range(n):
                 j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]
                 a1, b1 = joints.a[j], joints.b[j]
+                x1, c1 = _third(grp, g, k, joints)
                 # B_g row k, then E_g row k = L_h⁻¹ (B_g row k)ᵀ (forward substitution)
                 for l in range(nh):
                     j2 = grp[h, G_ROWS + 2 * l]
-                    s = _pair(jJ, j, r, a1, b1, wp, h, l, joints.a[j2], joints.b[j2])
+                    s = _pair(jJ, j, r, a1, b1, x1, c1, wp, h, l, joints.a[j2], joints.b[j2],
+                              _third(grp, h, l, joints)[1])
                     for m in range(l):
                         s -= fac[h, l, F_L + m] * fac[g, k, F_E + m]
                     fac[g, k, F_E + l] = s / fac[h, l, F_L + l]
@@ -179,6 +226,10 @@ def solve_blocks(t, blk, joints, rows, trk, cars, bodies):
             for i in range(3):
                 s -= jJ[j, r, i] * vel[a, i] + jJ[j, r, 3 + i] * omg[a, i]
                 s -= jJ[j, r, 6 + i] * vel[b, i] + jJ[j, r, 9 + i] * omg[b, i]
+            x, c = _third(grp, g, k, joints)
+            if c >= 0:
+                for i in range(3):
+                    s -= jJ[x, R_ROLL, i] * vel[c, i] + jJ[x, R_ROLL, 3 + i] * omg[c, i]
             fac[g, k, F_Y] = s
     block_solve(t, blk)
     for g in range(g0, g0 + ng):
@@ -198,6 +249,15 @@ def solve_blocks(t, blk, joints, rows, trk, cars, bodies):
             if b < cars.n and cars.held[b]:
                 for i in range(5):
                     lamT[b, i] -= wp[g, k, 17 + i] * dl
+            x, c = _third(grp, g, k, joints)
+            if c >= 0:
+                jlam[x, R_ROLL] += dl
+                for i in range(3):
+                    vel[c, i] += wp[g, k, W_C + i] * dl
+                    omg[c, i] += wp[g, k, W_C + 3 + i] * dl
+                if c < cars.n and cars.held[c]:
+                    for i in range(5):
+                        lamT[c, i] -= wp[g, k, W_C + 6 + i] * dl
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -231,20 +291,26 @@ def block_train_mode(t, first, nframes, blk, joints, rows, cars, crow):
             if joints.b[j] == b0:
                 for i in range(6):
                     s -= jJ[j, r, 6 + i] * crow.w[b0, i]
+            x, c = _third(grp, g, k, joints)
+            if c == b0:
+                for i in range(6):
+                    s -= jJ[x, R_ROLL, i] * crow.w[b0, i]
             fac[g, k, F_Y] = s
     block_solve(t, blk)
     dv[b0] = crow.c[b0]
     for g in range(g0, g0 + ng):
         for k in range(grp[g, G_N]):
             j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]
-            x = fac[g, k, F_Y]
-            for e in range(2):
-                body = joints.a[j] if e == 0 else joints.b[j]
+            y = fac[g, k, F_Y]
+            x, c = _third(grp, g, k, joints)
+            for e in range(3):
+                body = joints.a[j] if e == 0 else joints.b[j] if e == 1 else c
+                jr, rr, o = (j, r, 6 * e) if e < 2 else (x, R_ROLL, 0)
                 if first <= body < first + nframes:
                     s = 0.0
                     for i in range(6):
-                        s += crow.w[body, i] * jJ[j, r, 6 * e + i]
-                    dv[body] += s * x
+                        s += crow.w[body, i] * jJ[jr, rr, o + i]
+                    dv[body] += s * y
     if not dv[b0] > 0.0:
         return False
     f = 1.0 / np.sqrt(dv[b0])

@@ -337,15 +337,17 @@ Chains = record("Chains", (
 ))
 
 GR = 8               # rows of a car block at most (a car's swivels: 4 + 3)
-GI, GF = 3 + 2 * GR, 2 * GR + 1   # columns of CarBlocks.group and .fac
+GI, GF = 4 + 2 * GR, 2 * GR + 1   # columns of CarBlocks.group and .fac
 
 CarBlocks = record("CarBlocks", (
     # a train of cars on bogies (physics/car_blocks.py): its rows in groups along the train, block
     # tridiagonal; few arrays (each array of a record passed to a stage costs every step)
     Field("train", ("ntrains", 2), I, "", "first group and groups of each train (0: its chain is couplings.py's)"),
     Field("group", ("ng", "GI"), I, "", "each group: its joints (a car's two swivels, or a coupler and -1), rows "
-          "this step, then joint and row of each row (car_blocks.G_*)"),
-    Field("wp", ("ng", "GR", 22), F, "", "W̃ Jᵀ (12) and P Jᵀ (10) of both ends of each row"),
+          "this step, the rear swivel whose roll row shares the front one's (-1 none), then joint and row of each row "
+          "(car_blocks.G_*)"),
+    Field("wp", ("ng", "GR", 33), F, "", "W̃ Jᵀ (12) and P Jᵀ (10) of both ends of each row, then (11) of a shared "
+          "roll row's third body"),
     Field("fac", ("ng", "GR", "GF"), F, "", "Cholesky factor L of the pivot block, E = B L⁻ᵀ (the group's coupling "
           "to the one before), right-hand side and solution y (car_blocks.F_*)"),
     Field("dv", ("nb",), F, "", "work: row velocity change per body (car_blocks.block_train_mode)"),

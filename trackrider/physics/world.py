@@ -18,7 +18,7 @@ from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics import joints as jk
-from trackrider.physics.joints import ball_track, distance, draft_gear
+from trackrider.physics.joints import ball_track, distance, draft_gear, swivel
 from trackrider.physics.joints import common as jc
 from trackrider.physics.sections import SECTIONS
 from trackrider.settings import (
@@ -726,6 +726,9 @@ class World:
         self._groups = self._car_block_groups(swivel_j, tr_j0, tr_nj)
         self._hang_joints = self._hang_blocks(hang_j)
         self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, jc.NJF) if nj else np.zeros((0, jc.NJF))
+        for jd, j in zip(self._swivels, swivel_j):   # solved by sweeps: one roll row per body (joints/swivel.py)
+            if self.ji[j, jc.JI_CHAIN] != 3:
+                self.jf[j, swivel.ROLL] = jd["alone"]
         self.jlam = np.zeros((max(nj, 1), st.NJR))
         return tr_j0, tr_nj
 

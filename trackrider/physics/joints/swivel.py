@@ -2,16 +2,20 @@
 "Bogies").
 
     rows 0–2   a ball joint's (``ball.prepare``): the pivot p_a (on the frame) = p_b (on the body)
-    row 3      (with ROLL = 1) the body's roll held by the frame:
+    row 3      (with ROLL = w ≠ 0) the body's roll held by the frame, the row scaled by w:
                u_w = R_a u (the frame's up axis), y_w = R_b y (the body's left axis)
                C = u_w·y_w,   Ċ = (ω_a × u_w)·y_w + u_w·(ω_b × y_w) = ω_a·(u_w × y_w) − ω_b·(u_w × y_w)
-               J = [0, u_w × y_w, 0, −(u_w × y_w)],   target −erp/h · C
+               J = w [0, u_w × y_w, 0, −(u_w × y_w)],   target −w erp/h · C
 
 The body turns freely about the frame's up axis (yaw: ``y_w`` stays ⟂ ``u_w``) and about its own
 left axis (pitch: ``y_w`` does not move), so a body on two frames follows a vertical curve as a
-chord. Only a car's front swivel holds its roll: two roll rows would be one constraint twice on a
-track of constant cant and two that disagree on a twisting one. Parameters: LA, LB, UP (in a's
-axes), LEFT (in b's axes), ROLL (1.0: row 3).
+chord. A body on two frames has a roll row on each, w its lever weight there (front (L/2 + e)/L,
+rear (L/2 − e)/L): solved in its train's blocks the two are one row J_front + J_rear with one
+impulse μ (``car_blocks._share_roll``), so each frame carries w μ of the body's roll moment — two
+separate rows would be one constraint twice on a track of constant cant (the split arbitrary)
+and two that disagree on a twisting one. Solved by sweeps (a world with moving tracks) only the
+front one holds it (w = 1). Parameters: LA, LB, UP (in a's axes), LEFT (in b's axes), ROLL (w, 0:
+no row 3).
 """
 from __future__ import annotations
 
@@ -30,23 +34,25 @@ def prepare(j, joints, bodies, h, erp_h, rows):
     ball.prepare(j, joints, bodies, h, erp_h, rows)
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    if jf[j, ROLL] > 0.5:
+    w = jf[j, ROLL]
+    if w != 0.0:
         rows.m[j] = 4
         ux, uy, uz = axis_w(a, bodies.rot, jf, j, UP)
         yx, yy, yz = axis_w(b, bodies.rot, jf, j, LEFT)
         c0, c1, c2 = cross(ux, uy, uz, yx, yy, yz)
+        c0, c1, c2 = w * c0, w * c1, w * c2
         set_row(rows.J, j, 3, (0.0, 0.0, 0.0), (c0, c1, c2), (0.0, 0.0, 0.0), (-c0, -c1, -c2))
-        rows.target[j, 3] = -erp_h * (ux * yx + uy * yy + uz * yz)
+        rows.target[j, 3] = -erp_h * w * (ux * yx + uy * yy + uz * yz)
         rows.lo[j, 3] = -np.inf
         rows.hi[j, 3] = np.inf
 
 
 def columns(c):
     """Parameter columns at creation (``common.Created``): the frame's up and the body's left axes,
-    and whether this swivel holds the body's roll (``p["roll"]``); no extra rows."""
+    and the weight of this swivel's roll row (``p["roll"]``, 0: none); no extra rows."""
     c.f[UP:UP + 3] = (0.0, 0.0, 1.0)
     c.f[LEFT:LEFT + 3] = (0.0, 1.0, 0.0)
-    c.f[ROLL] = 1.0 if c.p.get("roll") else 0.0
+    c.f[ROLL] = float(c.p.get("roll", 0.0))
     return []
 
 
