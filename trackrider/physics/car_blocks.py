@@ -2,9 +2,10 @@
 tridiagonal system along the train (docs/physics.md "Bogies", "The car blocks").
 
 A car on bogies is its body on two wheel frames (``bogies.py``): the swivels join the body to
-each frame (three ball rows each, and the front one's roll row: 7 rows), the couplers join a car's
-rear frame to the next car's front frame (one row). With rows 1–5 of every frame eliminated (W̃,
-``track_joint.py``) the rows of one train, taken in groups along it
+each frame (three ball rows each, and one roll row the two share, its impulse split by the
+lever rule: 7 rows, ``_share_roll``), the couplers join a car's rear frame to the next car's
+front frame (one row). With rows 1–5 of every frame eliminated (W̃, ``track_joint.py``) the rows
+of one train, taken in groups along it
 
     [car 0's swivels] [coupler 0] [car 1's swivels] [coupler 1] …     (``bogies = "two"``)
     [body 0's swivels] [body 1's swivels] …                           (``"jacobs"``: shared frames)
