@@ -185,7 +185,16 @@ def test_funicular_counterbalance():
     k = int(np.argmin(np.abs(up["x"] - down["x"]) + 1e3 * (up["track"] != names.index("left"))))
     assert up["x"][k] == pytest.approx(lo.mean(), abs=0.5)
     assert abs(up["y"][k] - down["y"][k]) > 3.0
-    # both stop in their stations
+    # both stop in their stations, a service stop: both station brakes at their force F, the pair
+    # decelerates at (2F − (m_down − m_up) g sin α + μ (m_up + m_down) g cos α) / (m_up + m_down)
+    # (1.15 m/s²), and the descending car's riders feel sin α + that / g along the car (1 %)
+    f_stop = sc.sections[-1].max_force
+    a_stop = (2.0 * f_stop - G * ((m_down - m_up) * math.sin(alpha) - mu * (m_up + m_down) * math.cos(alpha))) \
+        / (m_up + m_down)
+    assert a_stop < 1.5   # a service stop, not an emergency one
+    j = at(up, 40.0)
+    assert up["accel"][j] == pytest.approx(-a_stop, rel=0.01) and down["accel"][j] == pytest.approx(a_stop, rel=0.01)
+    assert down["g_longitudinal"][j] == pytest.approx(math.sin(alpha) + a_stop / G, rel=0.01)
     assert abs(up["speed"][-1]) < 0.01 and abs(down["speed"][-1]) < 0.01
     assert names[int(up["track"][-1])] == "upper" and up["s"][-1] > 31.0
     assert names[int(down["track"][-1])] == "lower" and down["s"][-1] < 14.0
