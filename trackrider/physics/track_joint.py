@@ -1,8 +1,9 @@
 """The track joint: five rows holding a car's anchor on its curve, with its frame (docs/physics.md §2).
 
 The sixth row along the tangent is free (the car rolls); the section, ratchet and friction rows
-along T are in ``kernels.py`` (``stage_warm_start`` / ``stage_solve``). Each step the 5×5 block of
-every car is factored once and its velocity projected exactly (``project_track``); later
+along T are in ``kernels.py`` (``stage_warm_start`` / ``stage_solve``). Each step the block of every
+car is formed once and its velocity projected exactly: in closed form for a supported car on a fixed
+track (``fixed_track_block``), else with its 5×5 matrix factored (``project_track``); later
 impulses go through the car's mobility W̃ with these rows enforced (``apply_impulse``), on a track carried
 by a body also through that body and the cars on it (``carrier_impulse``; ``carrier.py``).
 """
