@@ -10,7 +10,9 @@ from tests.physics.analytic import run
 from trackrider.errors import InputError
 from trackrider.physics import CarSpec, World
 from trackrider.physics import channels as ch
+from trackrider.jit import njit
 from trackrider.physics import kernels as kn
+from trackrider.physics import track_joint as tj
 from trackrider.physics.sections import SECTIONS
 
 G = 9.81
@@ -287,3 +289,62 @@ def test_eval_track_point_is_eval_track_bit_for_bit():
             point(ct.data, len(ct.data), ct.ds, ct.length, ct.closed, s, part)
             for c in (C_P, C_T, C_DT):
                 assert np.array_equal(full[c:c + 3], part[c:c + 3])
+
+
+@njit(error_model="numpy", _nrt=False)
+def _track_block(bodies, cars, erp_h, trk, wk, closed):
+    """Car 0's track block and projection: the closed form (``closed``) or the general one."""
+    kn.update_rotations(bodies)
+    if closed:
+        tj.fixed_track_block(0, bodies, cars, erp_h, trk, wk)
+    else:
+        tj.prepare_track_block(0, bodies, cars, erp_h, trk, wk)
+        tj.project_track(0, bodies, trk, wk)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_closed_form_track_block_equals_the_general_form(seed):
+    """A supported car on a fixed track: W̃ = n nᵀ/μ, P = Zᵀ − (Zᵀ M n) nᵀ/μ and the projection
+    u' = Z t + σ n (track_joint.fixed_track_block) equal W − W Gᵀ A⁻¹ G W, A⁻¹ G W and the
+    projection through A (prepare_track_block, project_track) to rounding, on a turning, twisting
+    frame with a car off its frame (non-zero targets), off-diagonal inertia and a high cg."""
+    from tests.physics.analytic import qexp, qmul
+    from trackrider.curves.compact import C_B, C_N, C_OMEGA, C_P, C_T, NCOL
+    from trackrider.physics import state as st
+
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    Q *= np.sign(np.linalg.det(Q))
+    fr = np.zeros(NCOL)
+    fr[C_T:C_T + 3], fr[C_N:C_N + 3], fr[C_B:C_B + 3] = Q[:, 0], Q[:, 1], Q[:, 2]
+    fr[C_P:C_P + 3] = rng.normal(size=3) * 10
+    fr[C_OMEGA:C_OMEGA + 3] = rng.normal(size=3) * 0.3
+    qf = np.zeros(4)
+    kn.mat_to_quat(np.ascontiguousarray(Q), qf)
+    q = qmul(qexp(rng.normal(size=3) * 0.02), qf)
+    cg = 0.3 + rng.random()
+    pos = fr[C_P:C_P + 3] + cg * Q[:, 2] + rng.normal(size=3) * 0.01
+    cars = st.make_cars(1)
+    cars.frame[0], cars.cg[0], cars.support[0], cars.held[0] = fr, cg, 1, 1
+    ib = np.array([200.0, 700.0, 400.0]) * (1 + rng.random(3))
+    z = np.zeros
+    bodies = st.Bodies(pos[None].copy(), q[None].copy(), rng.normal(size=(1, 3)) * 10, rng.normal(size=(1, 3)),
+                       np.array([1 / 600.0]), 1.0 / ib[None], ib[None].copy(), np.array([600.0]), z((1, 3, 3)))
+    a, b = st.make_temps(1, 0, [], []), st.make_temps(1, 0, [], [])
+    v0, w0 = bodies.vel.copy(), bodies.omg.copy()
+    _track_block(bodies, cars, 20.0, a.trk, a.wk, False)
+    v1, w1 = bodies.vel.copy(), bodies.omg.copy()
+    bodies.vel[:], bodies.omg[:] = v0, w0
+    _track_block(bodies, cars, 20.0, b.trk, b.wk, True)
+    assert np.max(np.abs(a.trk.target)) > 1e-3   # the projection moves the car
+    np.testing.assert_array_equal(a.trk.J, b.trk.J)
+    np.testing.assert_array_equal(a.trk.target, b.trk.target)
+    scale = np.max(np.abs(a.trk.mobility))
+    np.testing.assert_allclose(b.trk.mobility, a.trk.mobility, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(b.trk.to_track, a.trk.to_track, rtol=0, atol=1e-11 * np.max(np.abs(a.trk.to_track)))
+    np.testing.assert_allclose(b.trk.lam, a.trk.lam, rtol=0, atol=1e-11 * np.max(np.abs(a.trk.lam)))
+    np.testing.assert_allclose(bodies.vel, v1, rtol=0, atol=1e-12 * np.max(np.abs(v1)))
+    np.testing.assert_allclose(bodies.omg, w1, rtol=0, atol=1e-12 * np.max(np.abs(w1)))
+    # the projected velocity satisfies the rows: G u' = t
+    u = np.concatenate([bodies.vel[0], bodies.omg[0]])
+    np.testing.assert_allclose(b.trk.J[0] @ u, b.trk.target[0], rtol=0, atol=1e-12 * np.max(np.abs(u)))

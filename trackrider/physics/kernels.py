@@ -41,7 +41,8 @@ from trackrider.physics.rows import friction_bound, joint_apply, solve_joint_pgs
 from trackrider.physics.sections import SECTIONS
 from trackrider.physics.state import Work
 from trackrider.physics.programs import record_joints, stage_programs
-from trackrider.physics.track_joint import apply_impulse, eval_track_point, prepare_track_block, project_track
+from trackrider.physics.track_joint import (apply_impulse, eval_track_point, fixed_track_block, prepare_track_block,
+                                           project_track)
 from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
                                         keep_table_axes, move_frame, moving_row, moving_row_impulse, moving_track_block,
                                         relative_along, relative_speed, solve_carried_chains, to_table,
@@ -236,11 +237,14 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
     for r in range(5):
         trk.lam[b, r] = 0.0
     if b < cars.n and cars.held[b]:
-        prepare_track_block(b, bodies, cars, erp_h, trk, wk)
-        if trk.carrier[b] < 0:
-            project_track(b, bodies, trk, wk)
+        if trk.carrier[b] < 0 and cars.support[b]:   # the common case, in closed form
+            fixed_track_block(b, bodies, cars, erp_h, trk, wk)
         else:
-            moving_track_block(b, bodies, cars, trk, wk)
+            prepare_track_block(b, bodies, cars, erp_h, trk, wk)
+            if trk.carrier[b] < 0:
+                project_track(b, bodies, trk, wk)
+            else:
+                moving_track_block(b, bodies, cars, trk, wk)
     else:
         body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, wk.W)
         for i in range(6):
