@@ -272,6 +272,8 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
     """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``;
     ``carried``: the joints that hold a carrier are solved with it, ``stage_carriers``)."""
     for j in range(joints.kind.shape[0]):
+        if joints.chain[j] == 5:   # a bar the car blocks replace (car_blocks.py): never used
+            continue
         if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_carriers)
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     if tmp.hangs.joint.shape[0] > 0:   # suspended cars (hang_blocks.py); a call passes every array it takes

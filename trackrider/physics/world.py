@@ -753,6 +753,9 @@ class World:
                 groups[ti].append(pair)
                 if bg["kind"] == "two" and c < bg["cars"] - 1:   # the coupler behind car c (after its bar)
                     groups[ti].append((tr_j0[ti] + 2 * c + 1, -1))
+            for c, link in enumerate(bg["links"]):   # the bars between pivots: the bodies carry them (never prepared)
+                if link is not None:
+                    self.ji[tr_j0[ti] + c, jc.JI_CHAIN] = 5
         return groups
 
     def _hang_blocks(self, hang_j) -> list:
