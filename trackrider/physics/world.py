@@ -729,6 +729,8 @@ class World:
         for jd, j in zip(self._swivels, swivel_j):   # solved by sweeps: one roll row per body (joints/swivel.py)
             if self.ji[j, jc.JI_CHAIN] != 3:
                 self.jf[j, swivel.ROLL] = jd["alone"]
+        if self.swivels is not None:   # split events: the kernel watches every step (joints/swivel.py)
+            self.swivels.bind(self.jf, swivel_j)
         self.jlam = np.zeros((max(nj, 1), st.NJR))
         return tr_j0, tr_nj
 
