@@ -15,7 +15,7 @@ impulse μ (``car_blocks._share_roll``), so each frame carries w μ of the body'
 separate rows would be one constraint twice on a track of constant cant (the split arbitrary)
 and two that disagree on a twisting one. Solved by sweeps (a world with moving tracks) only the
 front one holds it (w = 1). Parameters: LA, LB, UP (in a's axes), LEFT (in b's axes), ROLL (w, 0:
-no row 3), LIMIT (the ``swivel_limit``, rad; 0: not watched), SPLIT (time and yaw of the first step
+no row 3), LIMIT (the ``swivel_limit``, rad, 0: not watched; and c|c|, c its cosine), SPLIT (time and yaw of the first step
 the body turned beyond it, ``watch``; time −1: not yet).
 
 The body's yaw on its frame, ψ = atan2(y_a·x_b, x_a·x_b) (its forward axis about the frame's up
@@ -31,7 +31,7 @@ from trackrider.physics.joints import CODES, ball
 from trackrider.physics.joints.common import axis_w, param_columns, set_row
 from trackrider.physics.maths import cross
 
-UP, LEFT, ROLL, LIMIT, SPLIT, END = param_columns(3, 3, 1, 1, 2)
+UP, LEFT, ROLL, LIMIT, SPLIT, END = param_columns(3, 3, 1, 2, 2)
 J_SWIVEL = CODES["swivel"]
 
 
@@ -64,10 +64,11 @@ def watch(t, joints, rot):
         Ra, Rb = rot[joints.a[j]], rot[joints.b[j]]
         x = Ra[0, 0] * Rb[0, 0] + Ra[1, 0] * Rb[1, 0] + Ra[2, 0] * Rb[2, 0]
         y = Ra[0, 1] * Rb[0, 0] + Ra[1, 1] * Rb[1, 0] + Ra[2, 1] * Rb[2, 0]
-        yaw = np.arctan2(y, x)
-        if abs(yaw) > jf[j, LIMIT]:
-            jf[j, SPLIT] = t
-            jf[j, SPLIT + 1] = yaw
+        if x * abs(x) < jf[j, LIMIT + 1] * (x * x + y * y):   # cos ψ < cos(limit), without an angle each step
+            yaw = np.arctan2(y, x)
+            if abs(yaw) > jf[j, LIMIT]:
+                jf[j, SPLIT] = t
+                jf[j, SPLIT + 1] = yaw
 
 
 def columns(c):
@@ -78,6 +79,7 @@ def columns(c):
     c.f[LEFT:LEFT + 3] = (0.0, 1.0, 0.0)
     c.f[ROLL] = float(c.p.get("roll", 0.0))
     c.f[LIMIT] = float(c.p.get("limit", 0.0))
+    c.f[LIMIT + 1] = np.cos(c.f[LIMIT]) * abs(np.cos(c.f[LIMIT]))   # c|c|, c = cos(limit)
     c.f[SPLIT] = -1.0
     return []
 
