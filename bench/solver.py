@@ -148,7 +148,7 @@ def bogie_exact_error(w):
     from trackrider.physics.joints.common import JI_CHAIN, JI_KIND
 
     swivels = list(np.flatnonzero(w.ji[:, JI_KIND] == CODES["swivel"]))
-    couplers = list(np.flatnonzero(w.ji[:, JI_CHAIN] == 1)[1::2])   # (the even ones: the bars inside the cars)
+    couplers = list(np.flatnonzero(w.ji[:, JI_CHAIN] == 1))   # (the bars inside the cars: chain 5)
     kernel, exact = exact_joint_impulses(w, couplers + swivels)
     err = 0.0
     for js in (couplers, swivels):

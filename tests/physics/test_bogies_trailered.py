@@ -118,23 +118,53 @@ def test_a_bogie_trains_coasting_deceleration_equals_the_plain_trains(kind, mode
     np.testing.assert_allclose(bogie, plain[0], rtol=1e-6)
 
 
-def test_a_jacobs_shared_frame_reports_its_own_specific_force_at_the_articulation():
-    """A Jacobs set on a level circle R = 150 m at 10 m/s: a shared frame reports its own specific force,
-    at rider_height above its pivot (the point both bodies share), g_lateral = v²/(g R), g_vertical = 1
-    (1e-4); an end frame its body's, at its rider point on the chord: v² √(R² − L²/4)/(g R²) (1e-4)."""
-    R, Lj = 150.0, 18.0
+def _jacobs(n, R=150.0, **kw):
+    """A Jacobs set of ``n`` coaches (pivots 18 m apart) at 10 m/s, on a level circle of radius ``R``
+    (or the track ``kw["track"]``)."""
     w = World(dt=1e-3)
-    k = w.add_track(analytic.flat_circle(R=R, n=4001))
-    car = CarSpec(mass=30000.0, length=19.0, width=3.0, height=3.0, cg_height=1.5, rider_height=1.5, bogies="jacobs",
-                  bogie_spacing=Lj, bogie_mass=3000.0)
-    w.add_train("j", track=k, car=car, cars=3, start_s=60.0, start_speed=10.0, wheels="railway")
+    k = w.add_track(kw.get("track") or analytic.flat_circle(R=R, n=4001))
+    car = CarSpec(mass=30000.0, length=19.0, width=3.0, height=3.0, cg_height=1.5, rider_height=2.0, bogies="jacobs",
+                  bogie_spacing=18.0, bogie_mass=3000.0, rider_rows=2)
+    w.add_train("j", track=k, car=car, cars=n, start_s=120.0, start_speed=10.0, wheels="railway")
+    return w
+
+
+def test_every_body_of_a_jacobs_set_reports_its_rider_g():
+    """Four bodies on five frames, level circle R = 150 m at 10 m/s: row k reports body k's G-forces (the
+    body its frame leads), row 5 the last body's (its rear frame). Each body is the chord between its
+    frames (L = 18 m), its rider point above the chord's middle, on a circle of radius √(R² − L²/4) about
+    the centre at the track's angular rate v/R: g_lateral = v² √(R² − L²/4)/(g R²), g_vertical = 1 (1e-4;
+    the shared frame's own v²/(g R) is 0.18 % more), and so do the front and back rows (rider_rows = 2)."""
+    R, Lj = 150.0, 18.0
+    w = _jacobs(4, R)
     t, s, st = analytic.run(w, 3000, 100)
     assert st.ok
-    v = s[-1, :4, ch.SPEED]
-    glat = np.abs(s[-1, :4, ch.G_LATERAL])
-    np.testing.assert_allclose(glat[1:3], v[1:3] ** 2 / (G * R), rtol=1e-4)
-    np.testing.assert_allclose(s[-1, 1:3, ch.G_VERTICAL], 1.0, atol=1e-4)
-    np.testing.assert_allclose(glat[[0, 3]], v[[0, 3]] ** 2 * np.sqrt(R * R - Lj * Lj / 4) / (G * R * R), rtol=1e-4)
+    assert [lab for lab in w.entity_labels if lab[0] == "j"] == [("j", c) for c in range(1, 6)]
+    v = s[-1, :5, ch.SPEED]
+    exact = v ** 2 * np.sqrt(R * R - Lj * Lj / 4) / (G * R * R)
+    for col in (ch.G_LATERAL, ch.G_LATERAL_FRONT, ch.G_LATERAL_REAR):
+        np.testing.assert_allclose(np.abs(s[-1, :5, col]), exact, rtol=1e-4)
+    for col in (ch.G_VERTICAL, ch.G_VERTICAL_FRONT, ch.G_VERTICAL_REAR):
+        np.testing.assert_allclose(s[-1, :5, col], 1.0, atol=1e-4)
+    assert np.all(np.abs(exact - v ** 2 / (G * R)) > 1e-3 * exact)   # not the track's own
+
+
+def test_a_jacobs_row_is_the_body_its_frame_leads():
+    """On a hilly circle (bodies pitching and rolling differently) row k's G-forces are body k's own
+    (the ``j.body`` rows, whose centre of mass is the rider point here: rider_height = cg_height), the
+    last row the last body's: 1e-9."""
+    w = World(dt=1e-3)
+    k = w.add_track(analytic.hilly_circle(R=150.0, amp=2.0, waves=6, n=6001))
+    car = CarSpec(mass=30000.0, length=19.0, width=3.0, height=3.0, cg_height=1.5, rider_height=1.5,
+                  bogies="jacobs", bogie_spacing=18.0, bogie_mass=3000.0)
+    w.add_train("j", track=k, car=car, cars=3, start_s=120.0, start_speed=10.0, wheels="railway")
+    t, s, st = analytic.run(w, 1500, 100)
+    assert st.ok
+    bodies = [i for i, lab in enumerate(w.entity_labels) if lab[0] == "j.body"]
+    rows = s[:, :4, ch.G_VERTICAL:ch.G_LONGITUDINAL + 1]
+    own = s[:, [bodies[0], bodies[1], bodies[2], bodies[2]], ch.G_VERTICAL:ch.G_LONGITUDINAL + 1]
+    assert np.ptp(own[-1, :3, 0]) > 1e-3          # the bodies feel different forces
+    np.testing.assert_allclose(rows, own, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("R, split", [(40.0, True), (300.0, False)])
@@ -159,3 +189,41 @@ def test_a_two_bogie_car_onto_a_tight_diverging_branch_splits(R, split):
     ev = events[0]
     assert ev["train"] == "t" and ev["car"] in (1, 2) and ev["body"] == 1
     assert 5.0 < abs(ev["angle"]) < np.degrees(np.arcsin(5.0 / R)) + 0.5
+
+
+def _yaw(s, f, b):
+    """The body's yaw on its frame (rad) in samples ``s``: its forward axis about the frame's up axis."""
+    from trackrider.physics.checks import _rot as rots
+
+    Rf, Rb = rots(s[:, f, ch.QW:ch.QZ + 1]), rots(s[:, b, ch.QW:ch.QZ + 1])
+    return np.arctan2(np.einsum("nj,nj->n", Rf[:, :, 1], Rb[:, :, 0]), np.einsum("nj,nj->n", Rf[:, :, 0], Rb[:, :, 0]))
+
+
+def test_a_split_between_two_recorded_samples_is_reported():
+    """A car on two bogies 10 m apart (swivel_limit 5°) runs through a short 40 m bend (16°, 11.2 m of
+    arc) at 10 m/s: for a moment both frames are on the arc and the body turns asin(L/2R) = 7.2° on
+    them. Recorded at 100 Hz the samples see it (the yaw beyond 5° inside (0.5, 5.5) s, back under
+    it after); recorded once in 6 s (no sample in the bend) the run reports the same ``split`` (the
+    kernel checks every step): the same t and angle, just beyond 5°, at most 7.2°."""
+    track = Track.from_segments([start(), straight(50.0), arc(40.0, 16.0), straight(80.0)])
+    car = CarSpec(mass=20000.0, length=13.0, width=3.0, height=3.0, cg_height=1.0, bogies="two", bogie_spacing=10.0,
+                  bogie_mass=2000.0, swivel_limit=5.0)
+
+    def world():
+        w = World(dt=1e-3)
+        w.add_train("t", w.add_track(track), 1, car, start_s=35.0, start_speed=10.0)
+        return w
+
+    t, s, st = analytic.run(world(), 6000, 10)
+    yaw = np.degrees(np.abs(np.stack([_yaw(s, 0, 2), _yaw(s, 1, 2)])).max(axis=0))
+    over = t[yaw > 5.0]
+    assert len(over) and 0.5 < over[0] and over[-1] < 5.5 and yaw.max() < np.degrees(np.arcsin(5.0 / 40.0)) + 0.05
+    found = []
+    for hz in (100.0, 1.0 / 6.0):
+        r = run_world(world(), 6.0, hz)
+        found.append([e for e in r.summary["events"] if e["kind"] == "split"])
+        assert r.summary["status"] == "derailed"
+    assert len(found[0]) == 1 and found[0] == found[1]
+    ev = found[0][0]
+    assert ev["body"] == 1 and ev["car"] in (1, 2) and abs(ev["t"] - over[0]) < 0.011
+    assert 5.0 < abs(ev["angle"]) < 5.1

@@ -28,10 +28,8 @@ def _rows(w):
     """(couplers, swivels, bars) of a world with one train: joint indices (a Jacobs set: no couplers)."""
     ji = w.ji
     swivels = [j for j in range(ji.shape[0]) if ji[j, JI_KIND] == CODES["swivel"]]
-    chained = [j for j in range(ji.shape[0]) if ji[j, JI_CHAIN] == 1]
-    jacobs = w.trains[0]["bogie"]["jacobs"]
-    couplers = [] if jacobs else chained[1::2]
-    bars = chained if jacobs else chained[0::2]
+    couplers = [j for j in range(ji.shape[0]) if ji[j, JI_CHAIN] == 1]
+    bars = [j for j in range(ji.shape[0]) if ji[j, JI_CHAIN] == 5]   # never prepared nor solved
     return couplers, swivels, bars
 
 

@@ -157,8 +157,8 @@ def place_bodies(world, b, labels, etrain) -> int:
             world.mass[b] = bg["mass"][c]
             world.inv_mass[b] = 1.0 / bg["mass"][c]
             world.ib[b] = bg["inertia"][c]
-            for f in (ff, fr):                  # the car's G-forces: its body's, at its rider point
-                if f < f0 or cars.hang[f] >= 0:
+            for f in (ff, fr):                  # the car's G-forces: its body's, at its rider point (a
+                if f < f0 or (f == fr and cars.hang[f] >= 0):   # Jacobs set's shared frame: the body behind it)
                     continue
                 cars.hang[f] = b
                 cars.hang_rider[f] = bg["rider"][c] - cg
@@ -170,16 +170,15 @@ def place_bodies(world, b, labels, etrain) -> int:
             rolls = ((0.5 + e / L, 1.0), (0.5 - e / L, 0.0)) if ff >= f0 else ((0.0, 0.0), (1.0, 1.0))
             for k, (a, xa, x) in enumerate(((front, np.zeros(3) if ff >= f0 else hitch_a, L / 2.0 - e),
                                             (("idx", fr), np.zeros(3), -L / 2.0 - e))):
+                on_frame = k == 1 or ff >= f0     # (not a trailered car's hitch: no frame to turn on)
+                if on_frame:
+                    world.swivels.pairs.append((t["name"], (fr if k else ff) - f0 + 1, len(world._swivels), c + 1))
                 world._swivels.append(dict(kind="swivel", a=a, b=("idx", b), anchor_a=xa,
-                                           anchor_b=np.array([x, 0.0, -cg]), p=dict(roll=rolls[k][0]),
+                                           anchor_b=np.array([x, 0.0, -cg]),
+                                           p=dict(roll=rolls[k][0], limit=bg["swivel_limit"][c] if on_frame else 0.0),
                                            alone=rolls[k][1], train=ti, car=c, frame=k))
             hitch_a = np.array([-bg["length"][c] / 2.0 - e, 0.0, -cg])  # the next car's hitch, in this body
-            world.swivels.pairs += [(t["name"], f - f0 + 1, f, b, c + 1, bg["swivel_limit"][c]) for f in (ff, fr)
-                                    if f >= f0]
             b += 1
-        if bg["jacobs"]:    # a shared frame: its own specific force (the articulation both bodies share)
-            cars.hang[f0 + 1:f0 + nf - 1] = -1
-            cars.rows[f0 + 1:f0 + nf - 1] = 0.0
     return b
 
 
@@ -225,33 +224,36 @@ def vehicle_of(t, frame: int) -> tuple:
 class SwivelWatch:
     """The ``split`` events of cars on bogies (docs/physics.md "Bogies"): a body turned (yawed) on one
     of its wheel frames by more than its ``swivel_limit`` — its frames on diverging branches of a
-    switch, or a curve too tight for it — once per body, from the recorded samples."""
+    switch, or a curve too tight for it — once per body. The kernel checks every step
+    (``joints/swivel.watch``: the time and yaw of the first step beyond, in the swivel's parameter
+    columns); ``push`` reports what the recorded samples so far have reached."""
 
     def __init__(self):
-        self.pairs = []     # (train, frame's car number, frame entity, body entity, body number, limit rad)
+        self.pairs = []     # (train, frame's car number, swivel (World._swivels index), body number)
         self.events = []
         self._split = set()
+        self._jf, self._joint = None, []
 
-    def push(self, t, samples):
-        """Check the samples ``(n, entities, channels)`` at times ``t``."""
-        from trackrider.physics import channels as ch
-        from trackrider.physics.checks import _rot
+    def bind(self, jf, swivel_j):
+        """The world's joint parameters ``jf`` and the joint of each swivel (``World._build_joints``)."""
+        self._jf, self._joint = jf, swivel_j
 
-        for train, car, f, b, body, limit in self.pairs:
-            if (train, body) in self._split:
+    def push(self, t, samples=None):
+        """Report the splits up to the last sample time ``t[-1]`` (a chunk cut short by a divergence
+        reports none after its last sane sample)."""
+        from trackrider.physics.joints import swivel
+
+        if self._jf is None or len(t) == 0:
+            return
+        found = {}
+        for train, car, k, body in self.pairs:
+            split = self._jf[self._joint[k], swivel.SPLIT:swivel.SPLIT + 2]
+            if (train, body) in self._split or not 0.0 <= split[0] <= t[-1] + 1e-9:
                 continue
-            yaw = swivel_yaw(_rot(samples[:, f, ch.QW:ch.QZ + 1]), _rot(samples[:, b, ch.QW:ch.QZ + 1]))
-            over = np.flatnonzero(np.abs(yaw) > limit)
-            if len(over):
-                i = over[0]
-                self._split.add((train, body))
-                self.events.append(dict(t=float(t[i]), train=train, car=car, kind="split", body=body,
-                                        angle=round(float(np.degrees(yaw[i])), 3),
-                                        swivel_limit=round(float(np.degrees(limit)), 6)))
-
-
-def swivel_yaw(Rf, Rb):
-    """rad: the body's yaw on its frame — its forward axis about the frame's up axis — for rotation
-    matrices ``Rf``, ``Rb`` (…, 3, 3)."""
-    x = np.einsum("...ji,...j->...i", Rf, Rb[..., :, 0])     # the body's forward axis in the frame's axes
-    return np.arctan2(x[..., 1], x[..., 0])
+            if (train, body) not in found or split[0] < found[(train, body)][1]:
+                found[(train, body)] = (car, float(split[0]), float(split[1]), self._jf[self._joint[k], swivel.LIMIT])
+        for (train, body), (car, ts, yaw, limit) in sorted(found.items(), key=lambda kv: kv[1][1]):
+            self._split.add((train, body))
+            self.events.append(dict(t=round(ts, 9), train=train, car=car, kind="split", body=body,
+                                    angle=round(float(np.degrees(yaw)), 3),
+                                    swivel_limit=round(float(np.degrees(limit)), 6)))

@@ -47,17 +47,17 @@ F_L, F_E, F_Y = 0, GR, 2 * GR
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def _acc(s, jJ, j1, r1, o1, body1, wp, g2, k2, a2, b2, c2):
-    """s + row 1's part ``jJ[j1, r1, o1:o1 + 6]`` on ``body1`` times row 2's W̃Jᵀ on that body."""
+    """s + row 1's part ``jJ[j1, r1, o1:o1 + 6]`` on ``body1`` times row 2's W̃Jᵀ on that body (over the
+    part's nonzero entries: the same sum)."""
     if body1 >= 0:
-        if body1 == a2:
+        for e in range(3):
+            if body1 != (a2 if e == 0 else b2 if e == 1 else c2):
+                continue
+            w = 6 * e if e < 2 else W_C
             for i in range(6):
-                s += jJ[j1, r1, o1 + i] * wp[g2, k2, i]
-        if body1 == b2:
-            for i in range(6):
-                s += jJ[j1, r1, o1 + i] * wp[g2, k2, 6 + i]
-        if body1 == c2:
-            for i in range(6):
-                s += jJ[j1, r1, o1 + i] * wp[g2, k2, W_C + i]
+                v = jJ[j1, r1, o1 + i]
+                if v != 0.0:
+                    s += v * wp[g2, k2, w + i]
     return s
 
 
@@ -101,6 +101,45 @@ def _share_roll(g, grp, joints, rows):
     rows.target[jr, R_ROLL] = 0.0
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def _mobility_times(body, held, Jr, o, Wt, Pm, out, ow, op):
+    """``out[ow:ow + 6]`` = W̃ jᵀ and (a frame on its track, ``held``) ``out[op:op + 5]`` = P jᵀ for the part
+    ``j = Jr[o:o + 6]`` of a row on ``body`` (none: zeros). Column by column, over the nonzero entries
+    of j only (a swivel's rows are half zeros), in the order of a plain product (the same sums); a
+    free body's W is diag(1/m I₃, I⁻¹) (``maths.body_mobility``): its zero blocks are skipped too."""
+    s0 = s1 = s2 = s3 = s4 = s5 = 0.0
+    p0 = p1 = p2 = p3 = p4 = 0.0
+    if body >= 0:
+        for q in range(6):
+            v = Jr[o + q]
+            if v == 0.0:
+                continue
+            if held:
+                s0 += Wt[body, 0, q] * v
+                s1 += Wt[body, 1, q] * v
+                s2 += Wt[body, 2, q] * v
+                s3 += Wt[body, 3, q] * v
+                s4 += Wt[body, 4, q] * v
+                s5 += Wt[body, 5, q] * v
+                p0 += Pm[body, 0, q] * v
+                p1 += Pm[body, 1, q] * v
+                p2 += Pm[body, 2, q] * v
+                p3 += Pm[body, 3, q] * v
+                p4 += Pm[body, 4, q] * v
+            elif q == 0:
+                s0 += Wt[body, 0, 0] * v
+            elif q == 1:
+                s1 += Wt[body, 1, 1] * v
+            elif q == 2:
+                s2 += Wt[body, 2, 2] * v
+            else:
+                s3 += Wt[body, 3, q] * v
+                s4 += Wt[body, 4, q] * v
+                s5 += Wt[body, 5, q] * v
+    out[ow], out[ow + 1], out[ow + 2], out[ow + 3], out[ow + 4], out[ow + 5] = s0, s1, s2, s3, s4, s5
+    out[op], out[op + 1], out[op + 2], out[op + 3], out[op + 4] = p0, p1, p2, p3, p4
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def factor_blocks(t, blk, joints, rows, trk, cars):
     """Cache W̃Jᵀ, PJᵀ of every row of train ``t``'s groups and factor its block tridiagonal system."""
@@ -128,19 +167,8 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
                 if e == 2 and c < 0:
                     break
                 jr, o, ow, op = (j, 6 * e, 6 * e, 12 + 5 * e) if e < 2 else (x, 0, W_C, W_C + 6)
-                rr = r if e < 2 else R_ROLL
-                for i in range(6):
-                    s = 0.0
-                    if body >= 0:
-                        for q in range(6):
-                            s += Wt[body, i, q] * jJ[jr, rr, o + q]
-                    wp[g, k, ow + i] = s
-                for i in range(5):
-                    s = 0.0
-                    if 0 <= body < cars.n and cars.held[body]:
-                        for q in range(6):
-                            s += Pm[body, i, q] * jJ[jr, rr, o + q]
-                    wp[g, k, op + i] = s
+                _mobility_times(body, body >= 0 and body < cars.n and cars.held[body], jJ[jr, (r if e < 2 else R_ROLL)],
+                                o, Wt, Pm, wp[g, k], ow, op)
         # the diagonal block A_g (lower triangle, into L), minus E_g E_gᵀ
         for k in range(n):
             j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]

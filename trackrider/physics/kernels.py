@@ -30,6 +30,7 @@ from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.hang_blocks import answer_hangs, fold_hangs
 from trackrider.physics.joints.dispatch import prepare_joint
+from trackrider.physics.joints.swivel import watch as swivel_watch
 from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
 from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import frame_turn, rotation_error  # noqa: F401
@@ -276,6 +277,8 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
     """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``;
     ``carried``: the joints that hold a carrier are solved with it, ``stage_carriers``)."""
     for j in range(joints.kind.shape[0]):
+        if joints.chain[j] == 5:   # a bar the car blocks replace (car_blocks.py): never used
+            continue
         if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_carriers)
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     if tmp.hangs.joint.shape[0] > 0:   # suspended cars (hang_blocks.py); a call passes every array it takes
@@ -1091,6 +1094,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         if railed:
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
         stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
+        if free_joints:   # a car body turned on its wheel frame beyond its swivel limit (joints/swivel.py)
+            swivel_watch(step * cfg.h, joints, bodies.rot)
         if carried and tracks.net[0]:   # cars may have moved onto or off a moving track
             regroup(cars, joints, tmp)
         bad = diverged_body(bodies)

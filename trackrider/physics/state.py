@@ -131,7 +131,8 @@ Joints = record("Joints", (
     Field("b", ("nj",), I, "", "body index, -1 the world"),
     Field("slack", ("nj",), I, "", "1 one-sided (rope, slack range, limit)"),
     Field("chain", ("nj",), I, "", "1 solved by its train's chain solve, 2 with its carrier, 3 in its car blocks, "
-          "4 a suspended car's hinge or damper, with its trolley (hang_blocks.py)"),
+          "4 a suspended car's hinge or damper, with its trolley (hang_blocks.py), 5 a bar between the pivots of a train "
+          "on bogies in car blocks (never prepared nor solved: car_blocks.py)"),
     Field("param", ("nj", "NJF"), F, "", "parameters: anchors (joints/common.py), then the kind's own columns"),
     Field("lam", ("nj", NJR), F, "N·s, N·m·s", "accumulated impulses"),
 ))

@@ -729,6 +729,8 @@ class World:
         for jd, j in zip(self._swivels, swivel_j):   # solved by sweeps: one roll row per body (joints/swivel.py)
             if self.ji[j, jc.JI_CHAIN] != 3:
                 self.jf[j, swivel.ROLL] = jd["alone"]
+        if self.swivels is not None:   # split events: the kernel watches every step (joints/swivel.py)
+            self.swivels.bind(self.jf, swivel_j)
         self.jlam = np.zeros((max(nj, 1), st.NJR))
         return tr_j0, tr_nj
 
@@ -753,6 +755,9 @@ class World:
                 groups[ti].append(pair)
                 if bg["kind"] == "two" and c < bg["cars"] - 1:   # the coupler behind car c (after its bar)
                     groups[ti].append((tr_j0[ti] + 2 * c + 1, -1))
+            for c, link in enumerate(bg["links"]):   # the bars between pivots: the bodies carry them (never prepared)
+                if link is not None:
+                    self.ji[tr_j0[ti] + c, jc.JI_CHAIN] = 5
         return groups
 
     def _hang_blocks(self, hang_j) -> list:

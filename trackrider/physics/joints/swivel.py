@@ -15,18 +15,24 @@ impulse μ (``car_blocks._share_roll``), so each frame carries w μ of the body'
 separate rows would be one constraint twice on a track of constant cant (the split arbitrary)
 and two that disagree on a twisting one. Solved by sweeps (a world with moving tracks) only the
 front one holds it (w = 1). Parameters: LA, LB, UP (in a's axes), LEFT (in b's axes), ROLL (w, 0:
-no row 3).
+no row 3), LIMIT (the ``swivel_limit``, rad, 0: not watched; and c|c|, c its cosine), SPLIT (time and yaw of the first step
+the body turned beyond it, ``watch``; time −1: not yet).
+
+The body's yaw on its frame, ψ = atan2(y_a·x_b, x_a·x_b) (its forward axis about the frame's up
+axis), is checked at the end of every step (``watch``), so a car that passes a too-tight spot
+between two recorded samples is seen (docs/physics.md "Bogies", the ``split`` event).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints import ball
+from trackrider.physics.joints import CODES, ball
 from trackrider.physics.joints.common import axis_w, param_columns, set_row
 from trackrider.physics.maths import cross
 
-UP, LEFT, ROLL, END = param_columns(3, 3, 1)
+UP, LEFT, ROLL, LIMIT, SPLIT, END = param_columns(3, 3, 1, 2, 2)
+J_SWIVEL = CODES["swivel"]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -47,12 +53,34 @@ def prepare(j, joints, bodies, h, erp_h, rows):
         rows.hi[j, 3] = np.inf
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def watch(t, joints, rot):
+    """At time ``t`` (the end of a step): every watched swivel whose body has turned on its frame
+    by more than its LIMIT for the first time keeps ``(t, ψ)`` in its SPLIT columns."""
+    jf = joints.param
+    for j in range(joints.kind.shape[0]):
+        if joints.kind[j] != J_SWIVEL or not jf[j, LIMIT] > 0.0 or jf[j, SPLIT] >= 0.0:
+            continue
+        Ra, Rb = rot[joints.a[j]], rot[joints.b[j]]
+        x = Ra[0, 0] * Rb[0, 0] + Ra[1, 0] * Rb[1, 0] + Ra[2, 0] * Rb[2, 0]
+        y = Ra[0, 1] * Rb[0, 0] + Ra[1, 1] * Rb[1, 0] + Ra[2, 1] * Rb[2, 0]
+        if x * abs(x) < jf[j, LIMIT + 1] * (x * x + y * y):   # cos ψ < cos(limit), without an angle each step
+            yaw = np.arctan2(y, x)
+            if abs(yaw) > jf[j, LIMIT]:
+                jf[j, SPLIT] = t
+                jf[j, SPLIT + 1] = yaw
+
+
 def columns(c):
     """Parameter columns at creation (``common.Created``): the frame's up and the body's left axes,
-    and the weight of this swivel's roll row (``p["roll"]``, 0: none); no extra rows."""
+    the weight of this swivel's roll row (``p["roll"]``, 0: none) and the yaw it watches
+    (``p["limit"]``, rad, 0: none); no extra rows."""
     c.f[UP:UP + 3] = (0.0, 0.0, 1.0)
     c.f[LEFT:LEFT + 3] = (0.0, 1.0, 0.0)
     c.f[ROLL] = float(c.p.get("roll", 0.0))
+    c.f[LIMIT] = float(c.p.get("limit", 0.0))
+    c.f[LIMIT + 1] = np.cos(c.f[LIMIT]) * abs(np.cos(c.f[LIMIT]))   # c|c|, c = cos(limit)
+    c.f[SPLIT] = -1.0
     return []
 
 
