@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
+from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, wrap_arc_length
 from trackrider.jit import njit, prange
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_blocks
@@ -788,7 +788,7 @@ def closest_s(tracks, t, s, ax, ay, az, fr2):
             fp = -1.0
         s = s - f / fp
         if closed:
-            s = s % L
+            s = wrap_arc_length(s, L, True)
         if abs(f) < 1e-10:
             break
     return s
