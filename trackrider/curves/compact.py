@@ -101,8 +101,12 @@ def pack_tracks(tracks: list[CompactTrack]) -> PackedTracks:
 
 @njit(cache=True, inline="always")
 def wrap_arc_length(s, length, closed):
-    """``s`` modulo ``length`` on a closed track, clamped to ``[0, length]`` on an open one."""
+    """``s`` modulo ``length`` on a closed track, clamped to ``[0, length]`` on an open one. An ``s``
+    already inside (0, length) is its own remainder: it skips the division's library call (the
+    kernels' hot path, ~20 ns each)."""
     if closed:
+        if 0.0 < s < length:
+            return s
         s = s % length
         return s
     if s < 0.0:

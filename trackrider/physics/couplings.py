@@ -31,6 +31,19 @@ from trackrider.jit import njit
 from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_GROUPS, ROW_SOFTNESS, SAME_TARGET
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def dot6(x, h0, h1, h2, h3, h4, h5):
+    """x · h of a row ``x`` of six and six numbers, summed in order from 0 (as a loop from s = 0)."""
+    s = 0.0
+    s += x[0] * h0
+    s += x[1] * h1
+    s += x[2] * h2
+    s += x[3] * h3
+    s += x[4] * h4
+    s += x[5] * h5
+    return s
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def factor_chain(t, chains, joints, rows, trk, cars):
     """Cache w, p and factor the tridiagonal system of train ``t``'s chain."""
@@ -43,17 +56,16 @@ def factor_chain(t, chains, joints, rows, trk, cars):
         for e in range(2):
             body = joints.a[j] if e == 0 else joints.b[j]
             o = 6 * e
+            # the row's six columns at this end, read once (each store below could alias them)
+            h0, h1, h2 = jJ[j, 0, o], jJ[j, 0, o + 1], jJ[j, 0, o + 2]
+            h3, h4, h5 = jJ[j, 0, o + 3], jJ[j, 0, o + 4], jJ[j, 0, o + 5]
+            W = Wt[body]
             for i in range(6):
-                s = 0.0
-                for q in range(6):
-                    s += Wt[body, i, q] * jJ[j, 0, o + q]
-                cw[j, o + i] = s
+                cw[j, o + i] = dot6(W[i], h0, h1, h2, h3, h4, h5)
+            car = body < ncars and car_on[body]
+            P = Pm[body]
             for r in range(5):
-                s = 0.0
-                if body < ncars and car_on[body]:
-                    for q in range(6):
-                        s += Pm[body, r, q] * jJ[j, 0, o + q]
-                cp[j, 5 * e + r] = s
+                cp[j, 5 * e + r] = dot6(P[r], h0, h1, h2, h3, h4, h5) if car else 0.0
         d = rows.gamma[j]
         for i in range(12):
             d += jJ[j, 0, i] * cw[j, i]

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track
+from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, wrap_arc_length
 from trackrider.jit import njit, prange
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_blocks
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.hang_blocks import answer_hangs, fold_hangs
-from trackrider.physics.joints.dispatch import prepare_joint
+from trackrider.physics.joints import distance
+from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
 from trackrider.physics.joints.swivel import watch as swivel_watch
 from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
 from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
@@ -82,7 +83,7 @@ def update_rotations(bodies):
         quat_to_mat(bodies.quat[b], bodies.rot[b])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def stage_frames(cars, sections):
     """The section each car is on (a change zeroes its section-row impulses); frames are current
     (``stage_integrate`` evaluates each car's frame right after its s update)."""
@@ -103,7 +104,7 @@ def stage_frames(cars, sections):
             cars.section[b] = -1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def keep_velocities(bodies, scratch):
     """Velocities at the start of the step (``scratch.vel0``, ``omg0``)."""
     for b in range(bodies.pos.shape[0]):
@@ -112,7 +113,7 @@ def keep_velocities(bodies, scratch):
             scratch.omg0[b, i] = bodies.omg[b, i]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def restore_velocities(bodies, scratch):
     """Back to the velocities at the start of the step (to redo it with new supports)."""
     for b in range(bodies.pos.shape[0]):
@@ -121,7 +122,7 @@ def restore_velocities(bodies, scratch):
             bodies.omg[b, i] = scratch.omg0[b, i]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def has_bounded_rows(cars, joints, res):
     """True if any row of the step is bounded (joints outside a chain, sections, friction)."""
     for j in range(joints.kind.shape[0]):
@@ -279,7 +280,11 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
     for j in range(joints.kind.shape[0]):
         if joints.chain[j] == 5:   # a bar the car blocks replace (car_blocks.py): never used
             continue
-        if not carried or joints.chain[j] != 2:   # 2: holds a carrier, solved with it (stage_carriers)
+        if carried and joints.chain[j] == 2:   # holds a carrier, solved with it (stage_carriers)
+            continue
+        if joints.kind[j] == J_DISTANCE:   # a train's coupler, most often: inlined (distance.prepare)
+            distance.prepare(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
+        else:
             prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
     if tmp.hangs.joint.shape[0] > 0:   # suspended cars (hang_blocks.py); a call passes every array it takes
         fold_hangs(bodies, cars, joints, tmp.rows, tmp.trk, tmp.hangs)
@@ -795,13 +800,13 @@ def closest_s(tracks, t, s, ax, ay, az, fr2):
             fp = -1.0
         s = s - f / fp
         if closed:
-            s = s % L
+            s = wrap_arc_length(s, L, True)
         if abs(f) < 1e-10:
             break
     return s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def diverged_body(bodies):
     """The first body with a non-finite position or velocity, −1 if none."""
     pos, vel, omg = bodies.pos, bodies.vel, bodies.omg

@@ -20,10 +20,11 @@ def prepare_joint(j, joints, bodies, h, erp_h, rows, free_joints):
     """Rows of joint ``j`` by its kind. ``free_joints`` is False when every joint of the world is a
     train's chained coupler (the kinds above; the others are then skipped)."""
     kind = joints.kind[j]
-    reset_rows(j, rows)
-    if kind == J_DISTANCE:
+    if kind == J_DISTANCE:   # (clears only its one row: every train's couplers, each step)
         distance.prepare(j, joints, bodies, h, erp_h, rows, free_joints)
-    elif kind == J_BALL_TRACK:
+        return
+    reset_rows(j, rows)
+    if kind == J_BALL_TRACK:
         ball_track.prepare(j, joints, bodies, h, erp_h, rows)
     elif kind == J_DRAFT_GEAR:
         draft_gear.prepare(j, joints, bodies, h, erp_h, rows)

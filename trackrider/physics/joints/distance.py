@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JI_SLACK, LA, LB, anchor, one_sided, param_columns, set_row
+from trackrider.physics.joints.common import JI_SLACK, LA, LB, one_sided, param_columns
 from trackrider.physics.maths import cross
 from trackrider.settings import MAX_COEFF, MAX_LENGTH, check_ordered, setting
 
@@ -26,14 +26,28 @@ from trackrider.settings import MAX_COEFF, MAX_LENGTH, check_ordered, setting
 LENGTH, STIFFNESS, DAMPING, MIN_LENGTH, MAX_LENGTH, END = param_columns(1, 1, 1, 1, 1)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def end(e, rot, pos, jf, j, col):
+    """``common.anchor`` written out (the kernels' hottest joint: every coupler of every train, each
+    step; the same arithmetic, without the calls): lever arm and world point of an anchor."""
+    if e < 0:
+        return 0.0, 0.0, 0.0, jf[j, col], jf[j, col + 1], jf[j, col + 2]
+    R = rot[e]
+    v0, v1, v2 = jf[j, col], jf[j, col + 1], jf[j, col + 2]
+    rx = R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2
+    ry = R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2
+    rz = R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2
+    return rx, ry, rz, pos[e, 0] + rx, pos[e, 1] + ry, pos[e, 2] + rz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def bar(j, joints, bodies):
     """(length, n, r_a × n, r_b × n) of the bar of joint ``j`` between its anchors (n along x when
     they meet); a draft gear's bar too (``draft_gear.py``)."""
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = anchor(a, bodies.rot, bodies.pos, jf, j, LA)
-    rbx, rby, rbz, pbx, pby, pbz = anchor(b, bodies.rot, bodies.pos, jf, j, LB)
+    rax, ray, raz, pax, pay, paz = end(a, bodies.rot, bodies.pos, jf, j, LA)
+    rbx, rby, rbz, pbx, pby, pbz = end(b, bodies.rot, bodies.pos, jf, j, LB)
     dx, dy, dz = pbx - pax, pby - pay, pbz - paz
     ln = np.sqrt(dx * dx + dy * dy + dz * dz)
     if ln < 1e-9:
@@ -43,14 +57,24 @@ def bar(j, joints, bodies):
     return ln, (nx, ny, nz), cross(rax, ray, raz, nx, ny, nz), cross(rbx, rby, rbz, nx, ny, nz)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def prepare(j, joints, bodies, h, erp_h, rows, free_joints):
     """Row, target and softness of distance joint ``j`` (``free_joints`` False: no slack range
-    in this world)."""
+    in this world). Its one row only: ``dispatch.prepare_joint`` does not clear the others (a
+    distance joint never writes them: they stay empty from the start). Inlined into its callers
+    (``kernels.stage_joint_rows`` calls it for every train's couplers, each step): a call would
+    pass every array of three records, which costs more than the row (~75 ns a coupler)."""
     jf = joints.param
     ln, n, c, d = bar(j, joints, bodies)
     rows.m[j] = 1
-    set_row(rows.J, j, 0, (-n[0], -n[1], -n[2]), (-c[0], -c[1], -c[2]), n, d)
+    J = rows.J
+    J[j, 0, 0], J[j, 0, 1], J[j, 0, 2] = -n[0], -n[1], -n[2]
+    J[j, 0, 3], J[j, 0, 4], J[j, 0, 5] = -c[0], -c[1], -c[2]
+    J[j, 0, 6], J[j, 0, 7], J[j, 0, 8] = n
+    J[j, 0, 9], J[j, 0, 10], J[j, 0, 11] = d
+    rows.gamma[j] = 0.0
+    rows.lo[j, 0] = -np.inf
+    rows.hi[j, 0] = np.inf
     if free_joints and joints.slack[j]:
         one_sided(j, ln, jf[j, MIN_LENGTH], jf[j, MAX_LENGTH], h, erp_h, rows)
     else:
