@@ -179,3 +179,19 @@ def test_entries_saved_by_two_writers_at_once_keep_each_others(tmp_path):
     assert a.load(("sig-a",)) == b"code of a" and a.load(("sig-b",)) == b"code of b"
     assert len(list(tmp_path.glob("*.nbc"))) == 2
     assert _Entries(str(tmp_path), "f-1.py311", "other stamp").load(("sig-a",)) is None
+
+
+def test_a_wheels_kernels_are_copied_whole_without_temporary_or_lock_files(tmp_path):
+    from trackrider.prebuild import ship
+
+    built = tmp_path / "build" / "kernels-0123456789abcdef"
+    (built / "trackrider.physics.kernels").mkdir(parents=True)
+    for name in ("a.nbi", "a.x.nbc", "a.nbi.tmp.0123", ".lock"):
+        (built / "trackrider.physics.kernels" / name).write_bytes(b"x")
+    package = tmp_path / "trackrider"
+    (package / cache.SHIPPED / "kernels-old").mkdir(parents=True)             # an earlier build's
+    dest = ship(built, package)
+    assert dest == package / cache.SHIPPED / built.name
+    assert sorted(p.name for p in (package / cache.SHIPPED).rglob("*")) == sorted(
+        [built.name, "trackrider.physics.kernels", "a.nbi", "a.x.nbc"])
+    assert sorted(p.name for p in package.iterdir()) == [cache.SHIPPED]

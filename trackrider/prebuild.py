@@ -85,16 +85,21 @@ def build(package: Path, scenarios: list[str]) -> Path:
         found = sorted(Path(tmp).glob("kernels-*"))
         if len(found) != 1:
             raise RuntimeError(f"expected one kernel folder, found {len(found)}")
-        # copied whole under a temporary name, then renamed: a build stopped while copying leaves
-        # no folder of kernels that looks complete (and every file is checked when read anyway)
-        shipped = package / SHIPPED
-        dest = shipped / found[0].name
-        shutil.rmtree(shipped, ignore_errors=True)
-        part = package / f".{SHIPPED}.part"
-        shutil.rmtree(part, ignore_errors=True)
-        shutil.copytree(found[0], part / found[0].name, ignore=shutil.ignore_patterns("*.tmp.*", ".lock"))
-        os.replace(part, shipped)
-        return dest
+        return ship(found[0], package)
+
+
+def ship(folder: Path, package: Path) -> Path:
+    """``folder`` (a ``kernels-<hash>`` folder) copied to ``package/_kernel_cache/``, without
+    temporary or lock files, under a temporary name first and then renamed: a build stopped while
+    copying leaves no folder of kernels that looks complete (every file is checked when read
+    anyway). Returns the copy."""
+    shipped = package / SHIPPED
+    shutil.rmtree(shipped, ignore_errors=True)
+    part = package / f".{SHIPPED}.part"
+    shutil.rmtree(part, ignore_errors=True)
+    shutil.copytree(folder, part / folder.name, ignore=shutil.ignore_patterns("*.tmp.*", ".lock"))
+    os.replace(part, shipped)
+    return shipped / folder.name
 
 
 def main(argv: list[str]) -> int:
