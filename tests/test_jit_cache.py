@@ -195,3 +195,49 @@ def test_a_wheels_kernels_are_copied_whole_without_temporary_or_lock_files(tmp_p
     assert sorted(p.name for p in (package / cache.SHIPPED).rglob("*")) == sorted(
         [built.name, "trackrider.physics.kernels", "a.nbi", "a.x.nbc"])
     assert sorted(p.name for p in package.iterdir()) == [cache.SHIPPED]
+
+
+def test_a_kernel_only_kernels_call_makes_no_machine_code_and_links_from_the_cache(tmp_path):
+    """A kernel without an entry point for Python (``no_cpython_wrapper``) is compiled to an
+    optimized module its callers link, not to machine code of its own (``jit_cache._Library``); its
+    cache entry is that module, which a caller compiled in a later process links: same results."""
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        from trackrider.jit import njit
+
+        @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+        def inner(a, i):
+            return a[i] * 2.0 + 1.0
+
+        @njit(cache=True, error_model="numpy", _nrt=False)
+        def outer(a, k):
+            s = 0.0
+            for i in range(a.size):
+                s += inner(a, i) * k
+            return s
+
+        @njit(cache=True, error_model="numpy", _nrt=False)
+        def other(a):
+            return inner(a, 1) - 1.0
+
+        fn = other if sys.argv[1] == "other" else outer
+        args = (np.arange(5.0),) if fn is other else (np.arange(5.0), 2.0)
+        print(fn(*args), sum(fn.stats.cache_hits.values()), sum(inner.stats.cache_hits.values()),
+              sum(inner.stats.cache_misses.values()))
+        for sig in inner.signatures:
+            lib, name = inner.overloads[sig].library, inner.overloads[sig].fndesc.mangled_name
+            print(type(lib).__name__, lib._codegen._engine.is_symbol_defined(name))
+        """)
+    env = dict(os.environ, TRACKRIDER_CACHE_DIR=str(tmp_path))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    runs = [subprocess.run([sys.executable, "-c", code, which], capture_output=True, text=True, cwd=ROOT,
+                           env=env, timeout=600) for which in ("outer", "outer", "other")]
+    for proc in runs:
+        assert proc.returncode == 0, proc.stderr
+    first, warm, other = [proc.stdout.split("\n") for proc in runs]
+    assert first[0].split() == ["50.0", "0", "0", "1"] and first[1].split() == ["_Library", "False"]
+    assert warm[0].split() == ["50.0", "1", "0", "0"]                  # loaded: inner not even needed
+    assert other[0].split() == ["2.0", "0", "1", "0"] and other[1].split() == ["_LinkLater", "False"]
+    entry, = tmp_path.rglob("*.inner-*.nbc")
+    assert b"\x7fELF" not in entry.read_bytes()                        # a module, no object code

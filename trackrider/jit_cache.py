@@ -304,6 +304,58 @@ def _locked(folder: str):
         os.close(fd)
 
 
+#: names (``__qualname__``) of the kernels that are only ever called by other kernels (``link_only``)
+_LINK_ONLY: set = set()
+
+
+def link_only(dispatcher) -> None:
+    """``dispatcher``'s compiles make no machine code (``_Library``): it has no entry point for
+    Python (``no_cpython_wrapper``), so its code only ever runs linked into a caller's."""
+    codegen = dispatcher.targetctx.codegen()
+    if codegen._library_class is not _Library:
+        codegen._library_class = _Library
+        set_env = codegen.set_env
+
+        def set_env_if_defined(env_name, env):     # a library without machine code defines no env
+            if codegen._engine.get_global_value_address(env_name):
+                set_env(env_name, env)
+
+        codegen.set_env = set_env_if_defined
+    _LINK_ONLY.add(dispatcher.py_func.__qualname__)
+
+
+class _Library(JITCodeLibrary):
+    """numba's library of a compiled function, without machine code for a kernel that only other
+    kernels call (``link_only``). numba makes the machine code of every function it compiles, and
+    of everything linked into it: a kernel called only by ``run_chunk`` was made into machine code
+    once by itself and once more in every caller up the tree, none of which ever ran (the callers
+    link its optimized LLVM module, not its machine code). The module is optimized exactly as
+    before, so the callers' code, and every result, is the same. Its cache entry is that module
+    (``"link"``: ``_LinkLater`` loads it)."""
+
+    _link_only = False
+
+    def _finalize_final_module(self):
+        if self.name in _LINK_ONLY and not any(f.name.startswith("cpython.") and not f.is_declaration
+                                               for f in self._final_module.functions):
+            self._finalize_dynamic_globals()
+            self._verify_declare_only_symbols()
+            self._link_only = self._finalized = True
+            return
+        super()._finalize_final_module()
+
+    def serialize_using_object_code(self):
+        if self._link_only:
+            return (self.name, "link", self._get_module_for_linking().as_bitcode())
+        return super().serialize_using_object_code()
+
+    @classmethod
+    def _unserialize(cls, codegen, state):
+        if state[1] == "link":
+            return _LinkLater.load(codegen, state, frozenset())
+        return super()._unserialize(codegen, state)
+
+
 class _LinkLater(JITCodeLibrary):
     """numba's library of machine code loaded from a cache, its LLVM module for linking (the
     bitcode beside the machine code) parsed only if another compile in this process links it.
@@ -325,10 +377,15 @@ class _LinkLater(JITCodeLibrary):
 
     @classmethod
     def load(cls, codegen, state, symbols):
-        """numba's ``CPUCodeLibrary._unserialize`` of an object-code entry, less the parse."""
-        name, kind, (object_code, shared_bitcode) = state
-        assert kind == "object", kind
+        """numba's ``CPUCodeLibrary._unserialize`` of an object-code entry, less the parse; or a
+        ``"link"`` entry (``_Library``): its module only, no machine code."""
+        name, kind, data = state
         self = cls(codegen, name)
+        if kind == "link":
+            self._bitcode, self._finalized = data, True
+            return self
+        assert kind == "object", kind
+        object_code, shared_bitcode = data
         self.enable_object_caching()
         self._set_compiled_object(object_code)
         self._bitcode = shared_bitcode
