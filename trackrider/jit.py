@@ -95,9 +95,13 @@ def _compiled(function, args, options):
     cache = options.pop("cache", False)
     if numba.config.DISABLE_JIT:
         return numba.njit(*args, **options)(function)
+    from trackrider.jit_cache import link_only
+
+    dispatcher = _one_signature_per_type(numba.njit(*([] if cache else args), **options)(function))
+    if options.get("no_cpython_wrapper") and not options.get("parallel"):
+        link_only(dispatcher)   # called only by other kernels: no machine code of its own
     if not cache:
-        return _one_signature_per_type(numba.njit(*args, **options)(function))
-    dispatcher = _one_signature_per_type(numba.njit(**options)(function))  # compiled on first call, or below
+        return dispatcher
     user, shipped = kernel_folders()
     if user is not None or shipped is not None:
         from trackrider.jit_cache import KernelCache

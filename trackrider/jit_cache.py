@@ -2,11 +2,22 @@
 
 Imported only when a kernel is compiled or loaded (it imports numba). An entry is loaded without
 parsing the LLVM module numba keeps for linking it into later compiles (``_LinkLater``).
+
+Every file is written whole or not at all, and checked when read (``_Entries``): a process killed
+while it writes the cache, or two processes compiling into one folder at once (a sweep's workers),
+leave entries that are either complete or not found (compiled again); never one that loads the
+wrong or a partial machine code.
 """
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
+import pickle
+import struct
 import sys
+import uuid
+import zlib
 
 from llvmlite import binding as ll
 from numba.core.caching import Cache, CompileResultCacheImpl, IndexDataCacheFile, _CacheLocator
@@ -71,8 +82,8 @@ class KernelCache(Cache):
         stamp, name = source_fingerprint(), self._impl.filename_base
         self._writable = user is not None
         self._folders = (user, shipped)
-        self._cache_file = IndexDataCacheFile(self._cache_path, name, stamp)
-        self._shipped = (IndexDataCacheFile(os.path.join(shipped, sub), name, stamp)
+        self._cache_file = _Entries(self._cache_path, name, stamp)
+        self._shipped = (_Entries(os.path.join(shipped, sub), name, stamp)
                          if shipped is not None and user is not None else None)
         self.enable()
 
@@ -122,13 +133,16 @@ class KernelCache(Cache):
         from the parsed module for linking: ``_LinkLater``)."""
         if not (self._writable and self._enabled and self._impl.check_cachable(data)):
             return
-        self._impl.locator.ensure_cache_path()
         key = self._index_key(sig, data.codegen)
         payload = self._impl.reduce(data)
         module = data.library._get_module_for_linking()
         symbols = frozenset(gv.name for group in (module.functions, module.global_variables)
                             for gv in group if not gv.is_declaration)
-        self._cache_file.save(key, (_TAG, symbols, payload))
+        try:
+            os.makedirs(self._cache_path, exist_ok=True)
+            self._cache_file.save(key, (_TAG, symbols, payload))
+        except OSError:
+            pass    # not cached (a full disk, a folder removed meanwhile): compiled again next time
 
 
 def _runtime(target_context, folders) -> None:
@@ -164,7 +178,7 @@ def _runtime_library(target_context, user, shipped):
     triple, cpu, features = codegen.magic_tuple()
     key = ((triple, cpu, features), llvmlite.__version__)
     generic = ((triple, "generic", ""), llvmlite.__version__)
-    files = [(IndexDataCacheFile(os.path.join(folder, _RUNTIME), "nrt", source_fingerprint()), folder == shipped)
+    files = [(_Entries(os.path.join(folder, _RUNTIME), "nrt", source_fingerprint()), folder == shipped)
              for folder in (shipped, user) if folder is not None]
     for f, is_shipped in files:
         for k in (key, generic) if is_shipped else (key,):
@@ -186,6 +200,160 @@ def _runtime_library(target_context, user, shipped):
 
 #: the folder, beside the modules' ones, of numba's runtime helpers (``_runtime``)
 _RUNTIME = "numba.runtime"
+
+#: the first bytes of every index and data file: then the length and CRC-32 of the rest (``_pack``)
+_MAGIC = b"trackrider-kernel-cache-2\n"
+_HEADER = struct.Struct("<QI")
+
+
+class _Entries(IndexDataCacheFile):
+    """numba's index and data files of one function, written so that a process killed at any moment,
+    or processes writing at once, leave no entry that loads wrong:
+
+    * every file is written to a temporary file in the same folder, flushed to the disk (``fsync``)
+      and renamed over its name (``_write``): it is whole or absent, never partly written;
+    * a data file is named by its key (numba numbers them: two processes saving different
+      signatures at once took the same number, and the index could name the other one's code) and
+      holds its key, checked when loaded; it is written before the index names it;
+    * the index is read, merged and replaced under a lock (``_locked``; another process's entries are
+      kept), and any file whose length, checksum, key or format is not right is not loaded: its
+      entry is compiled again (and saved over it)."""
+
+    def save(self, key, data):
+        name = f"{self._index_name[:-4]}.{hashlib.sha1(repr(key).encode()).hexdigest()[:16]}.nbc"
+        _write(self._data_path(name), _pack(self._dump((key, data))))
+        with _locked(self._cache_path):
+            overloads = self._load_index()
+            if overloads.get(key) != name:
+                overloads[key] = name
+                self._save_index(overloads)
+
+    def load(self, key):
+        name = self._load_index().get(key)
+        if name is None:
+            return None
+        try:
+            with open(self._data_path(name), "rb") as f:
+                saved, data = pickle.loads(_unpack(f.read()))
+            return data if saved == key else None
+        except Exception:  # noqa: BLE001 - missing, partial or foreign: compiled again
+            return None
+
+    def _load_index(self):
+        try:
+            with open(self._index_path, "rb") as f:
+                version, stamp, overloads = pickle.loads(_unpack(f.read()))
+        except FileNotFoundError:
+            return {}
+        except Exception:  # noqa: BLE001 - partial or foreign: an empty index (its entries compile again)
+            return {}
+        if version != self._version or stamp != self._source_stamp or not isinstance(overloads, dict):
+            return {}
+        return overloads
+
+    def _save_index(self, overloads):
+        _write(self._index_path, _pack(self._dump((self._version, self._source_stamp, overloads))))
+
+
+def _pack(payload: bytes) -> bytes:
+    return _MAGIC + _HEADER.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def _unpack(blob: bytes) -> bytes:
+    """The payload of a ``_pack``ed file; ValueError if it is not one, or not whole."""
+    start = len(_MAGIC) + _HEADER.size
+    if blob[:len(_MAGIC)] != _MAGIC or len(blob) < start:
+        raise ValueError("not a kernel cache file")
+    size, crc = _HEADER.unpack_from(blob, len(_MAGIC))
+    payload = blob[start:]
+    if len(payload) != size or zlib.crc32(payload) != crc:
+        raise ValueError("a partly written or damaged kernel cache file")
+    return payload
+
+
+def _write(path: str, blob: bytes) -> None:
+    """``blob`` as the file ``path``, whole or not at all (a temporary file beside it, flushed to the
+    disk, renamed over it); the temporary file removed on failure."""
+    part = f"{path}.tmp.{uuid.uuid4().hex[:16]}"
+    try:
+        with open(part, "xb") as f:
+            f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(part, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(part)
+        raise
+
+
+@contextlib.contextmanager
+def _locked(folder: str):
+    """An exclusive lock on ``folder`` (its ``.lock`` file) between processes, where the platform has
+    ``flock``; held while an index is read, merged and replaced."""
+    try:
+        import fcntl
+    except ImportError:     # Windows: no lock; a lost index update only compiles that entry again
+        yield
+        return
+    fd = os.open(os.path.join(folder, ".lock"), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+#: names (``__qualname__``) of the kernels that are only ever called by other kernels (``link_only``)
+_LINK_ONLY: set = set()
+
+
+def link_only(dispatcher) -> None:
+    """``dispatcher``'s compiles make no machine code (``_Library``): it has no entry point for
+    Python (``no_cpython_wrapper``), so its code only ever runs linked into a caller's."""
+    codegen = dispatcher.targetctx.codegen()
+    if codegen._library_class is not _Library:
+        codegen._library_class = _Library
+        set_env = codegen.set_env
+
+        def set_env_if_defined(env_name, env):     # a library without machine code defines no env
+            if codegen._engine.get_global_value_address(env_name):
+                set_env(env_name, env)
+
+        codegen.set_env = set_env_if_defined
+    _LINK_ONLY.add(dispatcher.py_func.__qualname__)
+
+
+class _Library(JITCodeLibrary):
+    """numba's library of a compiled function, without machine code for a kernel that only other
+    kernels call (``link_only``). numba makes the machine code of every function it compiles, and
+    of everything linked into it: a kernel called only by ``run_chunk`` was made into machine code
+    once by itself and once more in every caller up the tree, none of which ever ran (the callers
+    link its optimized LLVM module, not its machine code). The module is optimized exactly as
+    before, so the callers' code, and every result, is the same. Its cache entry is that module
+    (``"link"``: ``_LinkLater`` loads it)."""
+
+    _link_only = False
+
+    def _finalize_final_module(self):
+        if self.name in _LINK_ONLY and not any(f.name.startswith("cpython.") and not f.is_declaration
+                                               for f in self._final_module.functions):
+            self._finalize_dynamic_globals()
+            self._verify_declare_only_symbols()
+            self._link_only = self._finalized = True
+            return
+        super()._finalize_final_module()
+
+    def serialize_using_object_code(self):
+        if self._link_only:
+            return (self.name, "link", self._get_module_for_linking().as_bitcode())
+        return super().serialize_using_object_code()
+
+    @classmethod
+    def _unserialize(cls, codegen, state):
+        if state[1] == "link":
+            return _LinkLater.load(codegen, state, frozenset())
+        return super()._unserialize(codegen, state)
 
 
 class _LinkLater(JITCodeLibrary):
@@ -209,10 +377,15 @@ class _LinkLater(JITCodeLibrary):
 
     @classmethod
     def load(cls, codegen, state, symbols):
-        """numba's ``CPUCodeLibrary._unserialize`` of an object-code entry, less the parse."""
-        name, kind, (object_code, shared_bitcode) = state
-        assert kind == "object", kind
+        """numba's ``CPUCodeLibrary._unserialize`` of an object-code entry, less the parse; or a
+        ``"link"`` entry (``_Library``): its module only, no machine code."""
+        name, kind, data = state
         self = cls(codegen, name)
+        if kind == "link":
+            self._bitcode, self._finalized = data, True
+            return self
+        assert kind == "object", kind
+        object_code, shared_bitcode = data
         self.enable_object_caching()
         self._set_compiled_object(object_code)
         self._bitcode = shared_bitcode

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from trackrider.cache import SHIPPED
+
 
 def _small_train() -> None:
     """``run_chunk`` compiled on a three-car train (every world runs the same compiled kernel: its
@@ -83,10 +85,21 @@ def build(package: Path, scenarios: list[str]) -> Path:
         found = sorted(Path(tmp).glob("kernels-*"))
         if len(found) != 1:
             raise RuntimeError(f"expected one kernel folder, found {len(found)}")
-        dest = package / "_kernel_cache" / found[0].name
-        shutil.rmtree(package / "_kernel_cache", ignore_errors=True)
-        shutil.copytree(found[0], dest, ignore=shutil.ignore_patterns("*.tmp.*"))
-        return dest
+        return ship(found[0], package)
+
+
+def ship(folder: Path, package: Path) -> Path:
+    """``folder`` (a ``kernels-<hash>`` folder) copied to ``package/_kernel_cache/``, without
+    temporary or lock files, under a temporary name first and then renamed: a build stopped while
+    copying leaves no folder of kernels that looks complete (every file is checked when read
+    anyway). Returns the copy."""
+    shipped = package / SHIPPED
+    shutil.rmtree(shipped, ignore_errors=True)
+    part = package / f".{SHIPPED}.part"
+    shutil.rmtree(part, ignore_errors=True)
+    shutil.copytree(folder, part / folder.name, ignore=shutil.ignore_patterns("*.tmp.*", ".lock"))
+    os.replace(part, shipped)
+    return shipped / folder.name
 
 
 def main(argv: list[str]) -> int:
