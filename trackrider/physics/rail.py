@@ -69,7 +69,7 @@ def _units(train: dict) -> list:
 class Railway:
     """The ``Rail`` record of a world (``record``), how to read it back (``events``, ``summary``)."""
 
-    def __init__(self, world, n_coupler_joints: int):
+    def __init__(self, world):
         trains, car0 = world.trains, world._car0
         n, nt = world.ncars, len(trains)
         nj = world.ji.shape[0]
@@ -141,11 +141,8 @@ class Railway:
             r["d_reduction"][i] = d.brake if isinstance(d.brake, float) else 0.0
             r["d_loco"][i] = -1 if d.locomotive is None else car0[k] + _first_car(trains[k], d.locomotive - 1)
         r["d_fired"][:] = np.nan
-        for j in range(n_coupler_joints):
-            a = int(world.ji[j, jc.JI_A])
-            k = int(r["train"][a])
-            if bogies.link_row(trains[k], a - car0[k]) is None:     # not the bar inside a car on bogies
-                r["coupler"][a] = j
+        for j, a in world._couplers:     # the car ahead's (on bogies: its rear frame's; none for a bar)
+            r["coupler"][a] = j
         r["gears"] = np.nonzero(world.ji[:, jc.JI_KIND] == J_DRAFT_GEAR)[0].astype(np.int64) if nj else \
             np.zeros(0, np.int64)
         r["knots"] = np.array(knots, dtype=np.float64).reshape(-1, 2) if knots else np.zeros((1, 2))
