@@ -179,6 +179,7 @@ class Railway:
         and buff forces and where, the largest of each, the stops after brake applications, the work
         of traction, brakes and draft gears (docs/outputs.md)."""
         w, r = self.world, self.record
+        car_of = dict(w._couplers)      # a coupler's car ahead (its ends may be car bodies)
         out = {}
         for k, t in enumerate(w.trains):
             if not is_railway(t):
@@ -207,7 +208,7 @@ class Railway:
             entry["stops"] = stops
             entry["stopping_distance"] = stops[0]["distance"] if stops else None
             cars = slice(b0, b0 + n)
-            gears = [j for j in r.gears if b0 <= w.ji[j, jc.JI_A] < b0 + n]
+            gears = [j for j in r.gears if b0 <= car_of[j] < b0 + n]
             entry["energy"] = {"traction": float(np.sum(r.energy[cars, rk.ENERGY_TRACTION])),
                                "dynamic_brake": float(np.sum(r.energy[cars, rk.ENERGY_DYNAMIC])),
                                "air_brakes": float(np.sum(r.energy[cars, rk.ENERGY_AIR])),
