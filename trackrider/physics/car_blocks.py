@@ -85,6 +85,21 @@ def _pair(jJ, j1, r1, a1, b1, x1, c1, wp, g2, k2, a2, b2, c2):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def _touches(grp, g, joints, a, b, c):
+    """True if a row on bodies ``a``, ``b``, ``c`` (-1: none) shares a body with group ``g``'s joints
+    (their ends: the frames, the body and, through the coupler, the next body; a shared roll row's
+    third body is its rear swivel's frame, an end too)."""
+    for q in range(3):
+        j = grp[g, G_J0 + q]
+        if j < 0:
+            continue
+        for e in (joints.a[j], joints.b[j]):
+            if e >= 0 and (e == a or e == b or e == c):
+                return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def _share_roll(g, grp, joints, rows):
     """A body whose two swivels both hold its roll (``joints/swivel.py``, each row scaled by its
     frame's lever weight): one row, J = J_front + J_rear, one impulse μ, so each frame takes its
@@ -184,6 +199,12 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
         if gi > 0:
             h = g - 1
             nh = grp[h, G_N]
+            lt = nh      # h's first row on a body of g's: B_g's columns before it are zero
+            for l in range(nh):
+                j2 = grp[h, G_ROWS + 2 * l]
+                if _touches(grp, g, joints, joints.a[j2], joints.b[j2], _third(grp, h, l, joints)[1]):
+                    lt = l
+                    break
             e0 = nh
             for k in range(n):
                 j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]
@@ -192,7 +213,9 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
                 # B_g row k, then E_g row k = L_h⁻¹ (B_g row k)ᵀ (forward substitution, from its first
                 # nonzero: groups touch through one body, often through one row, a coupler, of h)
                 first = nh
-                for l in range(nh):
+                for l in range(lt):
+                    fac[g, k, F_E + l] = 0.0
+                for l in range(lt, nh):
                     j2 = grp[h, G_ROWS + 2 * l]
                     s = _pair(jJ, j, r, a1, b1, x1, c1, wp, h, l, joints.a[j2], joints.b[j2],
                               _third(grp, h, l, joints)[1])
