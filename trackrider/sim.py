@@ -315,7 +315,7 @@ def _sink(run):
                 return
         run.last_t = float(t[-1])
         if run.swivels is not None:     # cars on bogies: split events (physics/bogies.py)
-            run.swivels.push(t, samples)
+            run.swivels.push(t)
         _consume(run, run.metrics.push(t, samples))
 
     return sink

@@ -11,7 +11,7 @@ from tests.physics import analytic
 from tests.physics.reference import exact_bounded_solve, exact_joint_impulses
 from trackrider.physics import CarSpec, CouplingSpec, World
 from trackrider.physics.joints import CODES
-from trackrider.physics.joints.common import JI_CHAIN, JI_KIND
+from trackrider.physics.joints.common import JI_A, JI_B, JI_CHAIN, JI_KIND
 
 #: largest impulse error relative to the largest impulse of its kind (the issue's bar: 1e-6)
 TOL = 1e-6
@@ -25,7 +25,8 @@ def _car(**kw):
 
 
 def _rows(w):
-    """(couplers, swivels, bars) of a world with one train: joint indices (a Jacobs set: no couplers)."""
+    """(couplers, swivels, bars) of a world with one train: joint indices (a Jacobs set: no couplers;
+    bars: the chain's links between frames, never prepared nor solved)."""
     ji = w.ji
     swivels = [j for j in range(ji.shape[0]) if ji[j, JI_KIND] == CODES["swivel"]]
     couplers = [j for j in range(ji.shape[0]) if ji[j, JI_CHAIN] == 1]
@@ -45,8 +46,10 @@ def test_swivels_are_solved_in_the_car_blocks_not_by_sweeps():
     w.add_train("b", track=k, car=_car(), cars=3, coupling=CouplingSpec(gap=0.5), start_s=100.0)
     w.run(1, 1)
     couplers, swivels, bars = _rows(w)
-    assert len(couplers) == 2 and len(swivels) == 6 and len(bars) == 3
+    assert len(couplers) == 2 and len(swivels) == 6 and len(bars) == 5
     assert np.all(w.ji[swivels, JI_CHAIN] == 3)
+    # the couplers join the car bodies (entities 6, 7, 8 after the six frames), body k to body k + 1
+    assert [tuple(w.ji[j, [JI_A, JI_B]]) for j in couplers] == [(6, 7), (7, 8)]
 
 
 def test_coupler_and_swivel_impulses_on_a_hilly_curve_equal_a_direct_solve():

@@ -4,11 +4,13 @@ train's cars (each on its own track joint), the car bodies as bodies after the f
 the suspended cars' hanging bodies, and swivels (``joints/swivel.py``) between them.
 
 A train of N cars on bogies is, to the kernels, a train of 2N wheel frames (front, rear, front,
-…): the couplers join the rear frame of a car to the front frame of the car behind it, at the
-ends of the car bodies (``length``) measured along the frames; the two frames of one car are
-joined in the chain by a rigid bar between their pivots (the body keeps that distance too, so the
-bar only takes over the squeeze along the pivot line, which moves nothing), and the body by a
-swivel on each frame. A Jacobs set has no couplers: every link of its chain is such a bar, and
+…) and N car bodies: the couplers join the car bodies, a body's rear end to the next body's front
+end (on the line through its pivots, ``length`` / 2 from their middle: ``World._coupler_rows``;
+``expand`` places each next car so that the ends are the coupler's length apart); the train's
+chain links its frames in order, by a bar between the two pivots of one car (the body keeps that
+distance, so the bar is never solved: ``car_blocks.py``) and a link, never solved either, from a
+car's rear frame to the next car's front frame; the body hangs by a swivel on each frame. A
+Jacobs set has no couplers: every link of its chain is such a bar, and
 neighbouring bodies hang on their shared frame by one swivel each. A railway train's vehicles on
 bogies are expanded the same way, each with its own spacing, masses and lengths; ``rail.py`` gives
 each frame its part of its vehicle's traction, brake and adhesion (``lever_weights``).
@@ -44,6 +46,34 @@ def _chord_behind(world, ct, s_front, chord, pf=None):
     return s
 
 
+def _body_end(world, ct, s_a, s_b, beyond):
+    """The end of a body whose pivots are at ``s_a`` and ``s_b``, ``beyond`` m past the pivot at ``s_b``
+    on the chord (the body's forward axis, ``place_bodies``), and the chord's direction from a to b."""
+    pa, pb = world._frame(ct, s_a)[C_P:C_P + 3], world._frame(ct, s_b)[C_P:C_P + 3]
+    u = (pb - pa) / np.linalg.norm(pb - pa)
+    return pb + beyond * u, u
+
+
+def _place_body_behind(world, ct, s_front, s_rear, half_front, half_back, spacing, gap, ctype, offset):
+    """Arc length of the front pivot of the next car on two bogies (its rear pivot ``spacing`` behind
+    it, by chord) so that its body's front end meets the coupler of the body ahead, whose pivots are at
+    ``s_front`` and ``s_rear``: a bar coupler ``gap + offset`` long between the ends (``half_*``: a pivot
+    to its end of the body), or a ball ``gap`` between them (along the bodies' mean axis)."""
+    pa, ua = _body_end(world, ct, s_front, s_rear, half_front)      # ua: backwards along the body ahead
+    s = s_rear - (half_front + half_back + gap + offset)
+    for _ in range(30):
+        pb, ub = _body_end(world, ct, _chord_behind(world, ct, s, spacing), s, half_back)
+        if ctype == "ball":
+            n = (ub - ua) / np.linalg.norm(ub - ua)
+            step = float(np.dot((pa + 0.5 * gap * ua) - (pb + 0.5 * gap * ub), n))
+        else:
+            step = float(np.linalg.norm(pa - pb)) - (gap + offset)
+        s += step
+        if abs(step) < 1e-12:
+            break
+    return s
+
+
 def expand(world, t, ct, car, frame_inertia_height=0.5):
     """Turn the train ``t`` (``World.add_train``'s dict, its cars placed as plain cars) into its
     wheel frames, and keep what its car bodies need under ``t["bogie"]`` (per car: a railway train's
@@ -63,8 +93,9 @@ def expand(world, t, ct, car, frame_inertia_height=0.5):
             s.append(_chord_behind(world, ct, s[-1], v.bogie_spacing, hitch))
             links.append(float(np.linalg.norm(world._frame(ct, s[-1])[C_P:C_P + 3] - p_rear)))
             continue
-        if c > 0 and not jacobs:
-            s.append(world._place_behind(ct, s[-1], 2.0 * halves[c - 1], 2.0 * halves[c], gap, ctype, offset))
+        if c > 0 and not jacobs:   # the bodies' ends a coupler apart (the bodies: chords between pivots)
+            s.append(_place_body_behind(world, ct, s[-2], s[-1], halves[c - 1], halves[c], v.bogie_spacing, gap,
+                                        ctype, offset))
             links.append(None)
         s.append(_chord_behind(world, ct, s[-1], v.bogie_spacing))
         links.append(v.bogie_spacing)
@@ -133,6 +164,7 @@ def place_bodies(world, b, labels, etrain) -> int:
         cars.davis[f0:f0 + nf] *= bg["cars"] / nf   # by its frames; its nl2 resistance by their lever weights
         cars.drag[f0:f0 + nf, 0] *= bg["cars"] / nf
         cars.drag[f0:f0 + nf, 1] = bg["weights"]
+        bg["body"] = list(range(b, b + bg["cars"]))     # each car's body (its couplers: World._coupler_rows)
         for c in range(bg["cars"]):
             L, e, cg = bg["spacing"][c], bg["forward"][c], bg["cg"][c]
             ff, fr = (f0 + k for k in frames_of(bg, c))
@@ -238,7 +270,7 @@ class SwivelWatch:
         """The world's joint parameters ``jf`` and the joint of each swivel (``World._build_joints``)."""
         self._jf, self._joint = jf, swivel_j
 
-    def push(self, t, samples=None):
+    def push(self, t):
         """Report the splits up to the last sample time ``t[-1]`` (a chunk cut short by a divergence
         reports none after its last sane sample)."""
         from trackrider.physics.joints import swivel

@@ -3,15 +3,16 @@ tridiagonal system along the train (docs/physics.md "Bogies", "The car blocks").
 
 A car on bogies is its body on two wheel frames (``bogies.py``): the swivels join the body to
 each frame (three ball rows each, and one roll row the two share, its impulse split by the
-lever rule: 7 rows, ``_share_roll``), the couplers join a car's rear frame to the next car's
-front frame (one row). With rows 1–5 of every frame eliminated (W̃, ``track_joint.py``) the rows
+lever rule: 7 rows, ``_share_roll``), the couplers join a car's body to the next car's body at
+their ends (one row). With rows 1–5 of every frame eliminated (W̃, ``track_joint.py``) the rows
 of one train, taken in groups along it
 
-    [car 0's swivels] [coupler 0] [car 1's swivels] [coupler 1] …     (``bogies = "two"``)
-    [body 0's swivels] [body 1's swivels] …                           (``"jacobs"``: shared frames)
+    [car 0's swivels, coupler 0] [car 1's swivels, coupler 1] …     (``bogies = "two"``)
+    [body 0's swivels] [body 1's swivels] …                         (``"jacobs"``: shared frames)
 
-couple only neighbouring groups (they share a frame), so S = J W̃ Jᵀ + Γ is block tridiagonal,
-diagonal blocks A_g (7×7 or 1×1), below them B_g = S_{g, g−1}. Block Cholesky along the train:
+couple only neighbouring groups (they share a body or a frame: coupler k acts on bodies k and
+k + 1, so it goes with car k's swivels), so S = J W̃ Jᵀ + Γ is block tridiagonal, diagonal
+blocks A_g (8×8 at most: ``state.GR``), below them B_g = S_{g, g−1}. Block Cholesky along the train:
 
     L_0 L_0ᵀ = A_0;   E_g = B_g L_{g−1}⁻ᵀ,   L_g L_gᵀ = A_g − E_g E_gᵀ
     forward  z_g = L_g⁻¹ (r_g − E_g z_{g−1});   back  x_g = L_g⁻ᵀ (z_g − E_{g+1}ᵀ x_{g+1})
@@ -36,9 +37,10 @@ from trackrider.jit import njit
 from trackrider.physics.maths import cholesky
 from trackrider.physics.state import GR
 
-# columns of CarBlocks.group: the group's two joints, its rows this step, the rear swivel whose roll
-# row is one with the front one's (row R_ROLL of the group, -1 none), then (joint, row) of row k
-G_J0, G_J1, G_N, G_X, G_ROWS = 0, 1, 2, 3, 4
+# columns of CarBlocks.group: the group's joints (front swivel, rear swivel, coupler or -1), its rows
+# this step, the rear swivel whose roll row is one with the front one's (row R_ROLL of the group, -1
+# none), E_g's first nonzero column (its columns before it are zero), then (joint, row) of row k
+G_J0, G_J1, G_J2, G_N, G_X, G_E0, G_ROWS = 0, 1, 2, 3, 4, 5, 6
 R_ROLL = 3            # a car's shared roll row: its front swivel's row 3
 W_C = 22              # columns of CarBlocks.wp: its third body's W̃ Jᵀ (6), P Jᵀ (5) from here
 # columns of CarBlocks.fac (per row k of a group): L[k, :], E[k, :], y[k]
@@ -80,6 +82,21 @@ def _pair(jJ, j1, r1, a1, b1, x1, c1, wp, g2, k2, a2, b2, c2):
     if c1 >= 0:
         s = _acc(s, jJ, x1, R_ROLL, 0, c1, wp, g2, k2, a2, b2, c2)
     return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def _touches(grp, g, joints, a, b, c):
+    """True if a row on bodies ``a``, ``b``, ``c`` (-1: none) shares a body with group ``g``'s joints
+    (their ends: the frames, the body and, through the coupler, the next body; a shared roll row's
+    third body is its rear swivel's frame, an end too)."""
+    for q in range(3):
+        j = grp[g, G_J0 + q]
+        if j < 0:
+            continue
+        for e in (joints.a[j], joints.b[j]):
+            if e >= 0 and (e == a or e == b or e == c):
+                return True
+    return False
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -150,11 +167,11 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
         g = g0 + gi
         _share_roll(g, grp, joints, rows)
         n = 0
-        for q in range(2):
+        for q in range(3):
             j = grp[g, G_J0 + q]
             if j < 0:
                 continue
-            for r in range(rows.m[j] if q == 0 or grp[g, G_X] < 0 else R_ROLL):
+            for r in range(R_ROLL if q == 1 and grp[g, G_X] >= 0 else rows.m[j]):
                 grp[g, G_ROWS + 2 * n] = j
                 grp[g, G_ROWS + 2 * n + 1] = r
                 n += 1
@@ -182,22 +199,40 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
         if gi > 0:
             h = g - 1
             nh = grp[h, G_N]
+            lt = nh      # h's first row on a body of g's: B_g's columns before it are zero
+            for l in range(nh):
+                j2 = grp[h, G_ROWS + 2 * l]
+                if _touches(grp, g, joints, joints.a[j2], joints.b[j2], _third(grp, h, l, joints)[1]):
+                    lt = l
+                    break
+            e0 = nh
             for k in range(n):
                 j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]
                 a1, b1 = joints.a[j], joints.b[j]
                 x1, c1 = _third(grp, g, k, joints)
-                # B_g row k, then E_g row k = L_h⁻¹ (B_g row k)ᵀ (forward substitution)
-                for l in range(nh):
+                # B_g row k, then E_g row k = L_h⁻¹ (B_g row k)ᵀ (forward substitution, from its first
+                # nonzero: groups touch through one body, often through one row, a coupler, of h)
+                first = nh
+                for l in range(lt):
+                    fac[g, k, F_E + l] = 0.0
+                for l in range(lt, nh):
                     j2 = grp[h, G_ROWS + 2 * l]
                     s = _pair(jJ, j, r, a1, b1, x1, c1, wp, h, l, joints.a[j2], joints.b[j2],
                               _third(grp, h, l, joints)[1])
-                    for m in range(l):
+                    if first == nh:
+                        if s == 0.0:
+                            fac[g, k, F_E + l] = 0.0
+                            continue
+                        first = l
+                    for m in range(first, l):
                         s -= fac[h, l, F_L + m] * fac[g, k, F_E + m]
                     fac[g, k, F_E + l] = s / fac[h, l, F_L + l]
+                e0 = min(e0, first)
+            grp[g, G_E0] = e0
             for k in range(n):
                 for l in range(k + 1):
                     s = 0.0
-                    for m in range(nh):
+                    for m in range(e0, nh):
                         s += fac[g, k, F_E + m] * fac[g, l, F_E + m]
                     fac[g, k, F_L + l] -= s
         cholesky(fac, g, n, F_L, False)   # the pivot block in place
@@ -215,7 +250,7 @@ def block_solve(t, blk):
             nh = grp[g - 1, G_N]
             for k in range(n):
                 s = fac[g, k, F_Y]
-                for m in range(nh):
+                for m in range(grp[g, G_E0], nh):
                     s -= fac[g, k, F_E + m] * fac[g - 1, m, F_Y]
                 fac[g, k, F_Y] = s
         for k in range(n):
@@ -228,7 +263,7 @@ def block_solve(t, blk):
         n = grp[g, G_N]
         if gi < ng - 1:
             n1 = grp[g + 1, G_N]
-            for m in range(n):
+            for m in range(grp[g + 1, G_E0], n):
                 s = fac[g, m, F_Y]
                 for k in range(n1):
                     s -= fac[g + 1, k, F_E + m] * fac[g + 1, k, F_Y]
@@ -304,7 +339,7 @@ def block_train_mode(t, first, nframes, blk, joints, rows, cars, crow):
             return False
         dv[b] = 0.0
     for g in range(g0, g0 + ng):
-        for q in range(2):
+        for q in range(3):
             j = grp[g, G_J0 + q]
             if j >= 0 and rows.gamma[j] != 0.0:
                 return False

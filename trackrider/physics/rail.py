@@ -69,7 +69,7 @@ def _units(train: dict) -> list:
 class Railway:
     """The ``Rail`` record of a world (``record``), how to read it back (``events``, ``summary``)."""
 
-    def __init__(self, world, n_coupler_joints: int):
+    def __init__(self, world):
         trains, car0 = world.trains, world._car0
         n, nt = world.ncars, len(trains)
         nj = world.ji.shape[0]
@@ -141,11 +141,8 @@ class Railway:
             r["d_reduction"][i] = d.brake if isinstance(d.brake, float) else 0.0
             r["d_loco"][i] = -1 if d.locomotive is None else car0[k] + _first_car(trains[k], d.locomotive - 1)
         r["d_fired"][:] = np.nan
-        for j in range(n_coupler_joints):
-            a = int(world.ji[j, jc.JI_A])
-            k = int(r["train"][a])
-            if bogies.link_row(trains[k], a - car0[k]) is None:     # not the bar inside a car on bogies
-                r["coupler"][a] = j
+        for j, a in world._couplers:     # the car ahead's (on bogies: its rear frame's; none for a bar)
+            r["coupler"][a] = j
         r["gears"] = np.nonzero(world.ji[:, jc.JI_KIND] == J_DRAFT_GEAR)[0].astype(np.int64) if nj else \
             np.zeros(0, np.int64)
         r["knots"] = np.array(knots, dtype=np.float64).reshape(-1, 2) if knots else np.zeros((1, 2))
@@ -182,6 +179,7 @@ class Railway:
         and buff forces and where, the largest of each, the stops after brake applications, the work
         of traction, brakes and draft gears (docs/outputs.md)."""
         w, r = self.world, self.record
+        car_of = dict(w._couplers)      # a coupler's car ahead (its ends may be car bodies)
         out = {}
         for k, t in enumerate(w.trains):
             if not is_railway(t):
@@ -210,7 +208,7 @@ class Railway:
             entry["stops"] = stops
             entry["stopping_distance"] = stops[0]["distance"] if stops else None
             cars = slice(b0, b0 + n)
-            gears = [j for j in r.gears if b0 <= w.ji[j, jc.JI_A] < b0 + n]
+            gears = [j for j in r.gears if b0 <= car_of[j] < b0 + n]
             entry["energy"] = {"traction": float(np.sum(r.energy[cars, rk.ENERGY_TRACTION])),
                                "dynamic_brake": float(np.sum(r.energy[cars, rk.ENERGY_DYNAMIC])),
                                "air_brakes": float(np.sum(r.energy[cars, rk.ENERGY_AIR])),

@@ -337,15 +337,16 @@ Chains = record("Chains", (
     Field("kC", ("nk", 6, 6), F, "", "per carrier: I + Σ Uᵀ S⁻¹ U W̃_t of its chains"),
 ))
 
-GR = 8               # rows of a car block at most (a car's swivels: 4 + 3)
-GI, GF = 4 + 2 * GR, 2 * GR + 1   # columns of CarBlocks.group and .fac
+GR = 8               # rows of a car block at most (a car's swivels, 4 + 3, and its coupler)
+GI, GF = 6 + 2 * GR, 2 * GR + 1   # columns of CarBlocks.group and .fac
 
 CarBlocks = record("CarBlocks", (
     # a train of cars on bogies (physics/car_blocks.py): its rows in groups along the train, block
     # tridiagonal; few arrays (each array of a record passed to a stage costs every step)
     Field("train", ("ntrains", 2), I, "", "first group and groups of each train (0: its chain is couplings.py's)"),
-    Field("group", ("ng", "GI"), I, "", "each group: its joints (a car's two swivels, or a coupler and -1), rows "
-          "this step, the rear swivel whose roll row shares the front one's (-1 none), then joint and row of each row "
+    Field("group", ("ng", "GI"), I, "", "each group: its joints (a car's two swivels and its coupler or -1), rows "
+          "this step, the rear swivel whose roll row shares the front one's (-1 none), the first nonzero column of its "
+          "coupling E to the group before, then joint and row of each row "
           "(car_blocks.G_*)"),
     Field("wp", ("ng", "GR", 33), F, "", "W̃ Jᵀ (12) and P Jᵀ (10) of both ends of each row, then (11) of a shared "
           "roll row's third body"),
@@ -418,7 +419,7 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
                hangs=()) -> Temps:
     """Work arrays of ``run_chunk`` for ``nb`` bodies and ``nj`` joints (allocated once); ``nk``
     carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's;
-    ``groups``: per train the joint pairs of its row groups (``car_blocks.py``; empty: its chain);
+    ``groups``: per train the joint triples of its row groups (``car_blocks.py``; empty: its chain);
     ``hangs``: (hinge, damper or -1) of each suspended car solved with its trolley (``hang_blocks.py``);
     ``par``: the ``Lanes`` of a world of ``PARALLEL_BODIES`` bodies or more without carriers, else None
     (its kernel is compiled without the parallel stages)."""
@@ -434,7 +435,7 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     for t, g in enumerate(groups):
         train[t] = sum(map(len, groups[:t])), len(g)
     group = np.full((max(len(pairs), 1), GI), -1, np.int64)
-    group[:len(pairs), :2] = np.array(pairs, np.int64).reshape(len(pairs), 2)
+    group[:len(pairs), :3] = np.array(pairs, np.int64).reshape(len(pairs), 3)
     blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=GR, GI=GI, GF=GF), train=train, group=group)
     hang = allocate(Hangs, dict(nh=len(hangs), HF=HF), joint=np.array(hangs, np.int64).reshape(len(hangs), 2))
     par = allocate(Lanes, dict(nc=LANES)) if nb >= PARALLEL_BODIES and nk == 0 else None

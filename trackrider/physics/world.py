@@ -693,7 +693,6 @@ class World:
         """The joints' table rows: each train's couplers (chained ones contiguous), the user's joints,
         the suspended cars' swing hinges. Returns each train's first chained joint and count."""
         ji_rows, jf_rows, tr_j0, tr_nj = self._coupler_rows()
-        self._n_couplers = len(ji_rows)
         self._joint_meta = []   # per user joint: its first row, drives (row, column, knots), hold row
         for jd in self._joints:
             base = len(ji_rows)
@@ -735,26 +734,29 @@ class World:
         return tr_j0, tr_nj
 
     def _car_block_groups(self, swivel_j, tr_j0, tr_nj) -> list:
-        """Per train the joint pairs of its row groups for the exact solve of cars on bogies
-        (``car_blocks.py``): each car's two swivels, then the coupler to the next car; [] for a train
-        solved by its chain alone. Their swivels get chain column 3 (solved in the blocks). In a world
-        with moving tracks the swivels stay PGS rows (chain column 0) and every list is empty."""
+        """Per train the joints of its row groups for the exact solve of cars on bogies
+        (``car_blocks.py``): each car's two swivels and (``bogies = "two"``) the coupler from its body
+        to the next one, or -1; [] for a train solved by its chain alone. Their swivels get chain
+        column 3 (solved in the blocks). In a world with moving tracks the swivels stay PGS rows
+        (chain column 0) and every list is empty."""
         groups = [[] for _ in self._trains]
         if self._carriers:
             if any(t.get("bogie", {}).get("kind") == "trailered" for t in self._trains):
                 raise InputError("trailered cars do not run in a world with a moving track", where="car.bogies")
             return groups
         by = {(sw["train"], sw["car"], sw["frame"]): j for sw, j in zip(self._swivels, swivel_j)}
+        coupler = dict((car, j) for j, car in self._couplers)
         for ti, t in enumerate(self._trains):
             bg = t.get("bogie")
             if bg is None or tr_nj[ti] != t["n"] - 1:
                 continue
+            f0 = self._car0[ti]
             for c in range(bg["cars"]):
                 pair = (by[(ti, c, 0)], by[(ti, c, 1)])
                 self.ji[list(pair), jc.JI_CHAIN] = 3
-                groups[ti].append(pair)
-                if bg["kind"] == "two" and c < bg["cars"] - 1:   # the coupler behind car c (after its bar)
-                    groups[ti].append((tr_j0[ti] + 2 * c + 1, -1))
+                # the coupler behind car c: with its swivels (it acts on this body and the next, whose
+                # group is the next one: the system stays block tridiagonal)
+                groups[ti].append(pair + (coupler.get(f0 + 2 * c + 1, -1) if bg["kind"] == "two" else -1,))
             for c, link in enumerate(bg["links"]):   # the bars between pivots: the bodies carry them (never prepared)
                 if link is not None:
                     self.ji[tr_j0[ti] + c, jc.JI_CHAIN] = 5
@@ -796,77 +798,102 @@ class World:
 
     def _coupler_rows(self):
         """Every train's couplers: table rows, parameter rows, each train's first chained joint and count
-        (chained couplers first, train by train; slack couplers after them)."""
-        # joints: train chains first (consecutive), then the user's joints
-        ji_rows, jf_rows, tr_j0, tr_nj = [], [], [], []
+        (chained joints first, train by train; the others after them: slack couplers, and the couplers
+        between car bodies). ``self._couplers``: (joint, the car whose ``coupler_force`` it is: the car
+        ahead, on bogies its rear frame) of every coupler.
+
+        A train of cars on two bogies each (``bogies = "two"``) lists in its chain its wheel frames'
+        links (the bar inside a car, then a link to the next car's front frame, never prepared nor
+        solved: the chain names the frames in order, ``couplings.train_car``); its couplers join the
+        car bodies, at their ends (``length``/2 from the middle of the pivots, on the pivot line), and
+        are solved in the car blocks (chain column 1, ``car_blocks.py``) or, in a world with moving
+        tracks, by the sweeps (chain column 0; the bars then dropped: the bodies keep the pivots)."""
+        carried = bool(self._carrier_entities())
+        rows, tr_nj = [], []     # (chained, table row, parameter row, the coupler's car or -1)
         for ti, t in enumerate(self._trains):
             b0 = self._car0[ti]
-            tr_j0.append(len(ji_rows))
+            bg = t.get("bogie")
+            bodies = bg is not None and bg["kind"] == "two"     # couplers between the car bodies
             nch = 0
             for c in range(t["n"] - 1):
-                a_, b_ = b0 + c, b0 + c + 1
-                half_a, half_b = t["lengths"][c] / 2.0, t["lengths"][c + 1] / 2.0
-                cg_a, cg_b = t["cgs"][c], t["cgs"][c + 1]
-                f = np.zeros(jc.NJF)
-                i = np.zeros(jc.NJI, np.int64)
-                i[jc.JI_A], i[jc.JI_B] = a_, b_
                 bar = bogies.link_row(t, c)
+                if bar is None and bodies:
+                    k = c // 2      # the car ahead: its body's rear end, the next body's front end
+                    body, half, e, cg = bg["body"], np.array(bg["length"]) / 2.0, bg["forward"], bg["cg"]
+                    i, f = self._coupler_row(t, body[k], -half[k] - e[k], -cg[k],
+                                             body[k + 1], half[k + 1] - e[k + 1], -cg[k + 1])
+                    i[jc.JI_CHAIN] = 0 if carried else 1
+                    rows.append((False, i, f, b0 + c))
+                    if carried:
+                        continue
+                    i, f = np.zeros(jc.NJI, np.int64), np.zeros(jc.NJF)   # the frames' link in the chain
+                    i[jc.JI_A], i[jc.JI_B], i[jc.JI_KIND], i[jc.JI_CHAIN] = b0 + c, b0 + c + 1, jk.CODES["distance"], 5
+                    rows.append((True, i, f, -1))
+                    nch += 1
+                    continue
                 if bar is not None:    # a car on bogies: the bar between its frames' pivots
+                    i, f = np.zeros(jc.NJI, np.int64), np.zeros(jc.NJF)
+                    i[jc.JI_A], i[jc.JI_B] = b0 + c, b0 + c + 1
                     i[jc.JI_KIND] = jk.CODES["distance"]
                     f[jc.LA:jc.LA + 3], f[jc.LB:jc.LB + 3], f[distance.LENGTH] = bar
-                elif t["ctype"] == "ball" and t["slack"] is None:
-                    i[jc.JI_KIND] = jk.CODES["ball_track"]
-                    if t["stiffness"] is not None or t["damping"] is not None:
-                        f[ball_track.STIFFNESS] = t["stiffness"] or 0.0
-                        f[ball_track.DAMPING] = t["damping"] or 0.0
-                    f[jc.LA:jc.LA + 3] = (-(half_a + t["gap"] / 2.0), 0.0, -cg_a)
-                    f[jc.LB:jc.LB + 3] = (half_b + t["gap"] / 2.0, 0.0, -cg_b)
-                elif t["ctype"] == "draft_gear":
-                    cp = t["coupling"]
-                    i[jc.JI_KIND] = jk.CODES["draft_gear"]
-                    f[jc.LA:jc.LA + 3] = (-half_a, 0.0, -cg_a)
-                    f[jc.LB:jc.LB + 3] = (half_b, 0.0, -cg_b)
-                    f[draft_gear.LENGTH] = t["gap"]
-                    f[draft_gear.HALF] = 0.5 * cp.free_play
-                    f[draft_gear.PRELOAD] = cp.preload
-                    f[draft_gear.K_LOAD] = cp.stiffness
-                    f[draft_gear.K_UNLOAD] = cp.unloading_stiffness
-                    f[draft_gear.TRAVEL] = cp.travel
-                    f[draft_gear.MODE] = draft_gear.OPEN
-                    f[draft_gear.SIDE] = 1.0
+                    i[jc.JI_CHAIN] = 5 if bodies and carried else 1
                 else:
-                    i[jc.JI_KIND] = jk.CODES["distance"]
-                    gap = t["gap"]
-                    ea, eb = half_a, half_b
-                    if gap <= 0.0:  # ball-type with slack: a bar through the gap's middle
-                        ea, eb, gap = half_a * 0.5, half_b * 0.5, (half_a + half_b) * 0.5
-                    f[jc.LA:jc.LA + 3] = (-ea, 0.0, -cg_a)
-                    f[jc.LB:jc.LB + 3] = (eb, 0.0, -cg_b)
-                    f[distance.LENGTH] = gap
-                    if t["stiffness"] is not None or t["damping"] is not None:
-                        f[distance.STIFFNESS] = t["stiffness"] or 0.0
-                        f[distance.DAMPING] = t["damping"] or 0.0
-                    if t["slack"] is not None:
-                        i[jc.JI_SLACK] = 1
-                        f[distance.MIN_LENGTH] = max(gap - t["slack"] / 2.0, 0.0)
-                        f[distance.MAX_LENGTH] = gap + t["slack"] / 2.0
-                i[jc.JI_CHAIN] = 0 if t["slack"] is not None and t["ctype"] != "draft_gear" and bar is None else 1
-                if i[jc.JI_CHAIN]:
-                    nch += 1
-                ji_rows.append(i)
-                jf_rows.append(f)
+                    i, f = self._coupler_row(t, b0 + c, -t["lengths"][c] / 2.0, -t["cgs"][c],
+                                             b0 + c + 1, t["lengths"][c + 1] / 2.0, -t["cgs"][c + 1])
+                    i[jc.JI_CHAIN] = 0 if t["slack"] is not None and t["ctype"] != "draft_gear" else 1
+                chained = i[jc.JI_CHAIN] == 1
+                nch += chained
+                rows.append((chained, i, f, -1 if bar is not None else b0 + c))
             tr_nj.append(nch)
-            # slack couplers are not chained: move them after (keep chains contiguous)
-        # reorder: chained joints of each train contiguous, unchained after
-        chained = [(r, f) for r, f in zip(ji_rows, jf_rows) if r[jc.JI_CHAIN]]
-        other = [(r, f) for r, f in zip(ji_rows, jf_rows) if not r[jc.JI_CHAIN]]
-        j0 = 0
-        for ti in range(len(self._trains)):
-            tr_j0[ti] = j0
-            j0 += tr_nj[ti]
-        ji_rows = [r for r, _ in chained] + [r for r, _ in other]
-        jf_rows = [f for _, f in chained] + [f for _, f in other]
-        return ji_rows, jf_rows, tr_j0, tr_nj
+        # chained joints of each train contiguous, the others after them
+        rows = [r for r in rows if r[0]] + [r for r in rows if not r[0]]
+        tr_j0 = [sum(tr_nj[:ti]) for ti in range(len(self._trains))]
+        self._couplers = [(j, car) for j, r in enumerate(rows) if (car := r[3]) >= 0]
+        return [r[1] for r in rows], [r[2] for r in rows], tr_j0, tr_nj
+
+    @staticmethod
+    def _coupler_row(t, a, xa, za, b, xb, zb):
+        """The table and parameter rows of train ``t``'s coupler between bodies ``a`` and ``b``, its
+        ends ``(xa, 0, za)`` in a's axes (the rear end) and ``(xb, 0, zb)`` in b's (the front end)."""
+        f = np.zeros(jc.NJF)
+        i = np.zeros(jc.NJI, np.int64)
+        i[jc.JI_A], i[jc.JI_B] = a, b
+        if t["ctype"] == "ball" and t["slack"] is None:
+            i[jc.JI_KIND] = jk.CODES["ball_track"]
+            if t["stiffness"] is not None or t["damping"] is not None:
+                f[ball_track.STIFFNESS] = t["stiffness"] or 0.0
+                f[ball_track.DAMPING] = t["damping"] or 0.0
+            f[jc.LA:jc.LA + 3] = (xa - t["gap"] / 2.0, 0.0, za)
+            f[jc.LB:jc.LB + 3] = (xb + t["gap"] / 2.0, 0.0, zb)
+        elif t["ctype"] == "draft_gear":
+            cp = t["coupling"]
+            i[jc.JI_KIND] = jk.CODES["draft_gear"]
+            f[jc.LA:jc.LA + 3] = (xa, 0.0, za)
+            f[jc.LB:jc.LB + 3] = (xb, 0.0, zb)
+            f[draft_gear.LENGTH] = t["gap"]
+            f[draft_gear.HALF] = 0.5 * cp.free_play
+            f[draft_gear.PRELOAD] = cp.preload
+            f[draft_gear.K_LOAD] = cp.stiffness
+            f[draft_gear.K_UNLOAD] = cp.unloading_stiffness
+            f[draft_gear.TRAVEL] = cp.travel
+            f[draft_gear.MODE] = draft_gear.OPEN
+            f[draft_gear.SIDE] = 1.0
+        else:
+            i[jc.JI_KIND] = jk.CODES["distance"]
+            gap = t["gap"]
+            if gap <= 0.0:  # ball-type with slack: a bar through the gap's middle
+                xa, xb, gap = xa * 0.5, xb * 0.5, (xb - xa) * 0.5
+            f[jc.LA:jc.LA + 3] = (xa, 0.0, za)
+            f[jc.LB:jc.LB + 3] = (xb, 0.0, zb)
+            f[distance.LENGTH] = gap
+            if t["stiffness"] is not None or t["damping"] is not None:
+                f[distance.STIFFNESS] = t["stiffness"] or 0.0
+                f[distance.DAMPING] = t["damping"] or 0.0
+            if t["slack"] is not None:
+                i[jc.JI_SLACK] = 1
+                f[distance.MIN_LENGTH] = max(gap - t["slack"] / 2.0, 0.0)
+                f[distance.MAX_LENGTH] = gap + t["slack"] / 2.0
+        return i, f
 
     def _build_records(self, tr_j0, tr_nj):
         """The kernels' records (``state.py``), allocated by name, and the work arrays."""
@@ -1011,7 +1038,7 @@ class World:
 
         self.railway = None
         if any(rail.is_railway(t) for t in self._trains):
-            self.railway = rail.Railway(self, self._n_couplers)
+            self.railway = rail.Railway(self)
 
     def _build_operation(self, chain_count):
         """Contacts between consecutive trains on each track and the block logic (``operation.py``,
