@@ -151,7 +151,7 @@ def solve_chain_rows(j0, n, ja, jb, jlam, jJ, jt, jgam, cw, cp, cd, cf, cy, vel,
                 lamT[b, r] -= cp[j, 5 + r] * dl
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def train_car(t, i, chains, joints, single):
     """The i-th car of train ``t``'s chain (``single`` ≥ 0: a car outside any chain, i = 0)."""
     if single >= 0:
@@ -195,7 +195,7 @@ def train_mode(t, chains, joints, rows, cars, crow, single):
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def train_rows_residual(t, y, chains, joints, crow, single, apply):
     """(F(Y), F'(Y)) of the scalar equation of train ``t`` (see the module docstring); ``apply``:
     store each row's impulse at Y in ``crow.lam`` and return instead the change of each car's

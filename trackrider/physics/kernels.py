@@ -248,10 +248,7 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
             else:
                 moving_track_block(b, bodies, cars, trk, wk)
     else:
-        body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, wk.W)
-        for i in range(6):
-            for k in range(6):
-                trk.mobility[b, i, k] = wk.W[i, k]
+        body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, trk.mobility[b])
 
 
 # The track rows on all threads (a train of ``state.PARALLEL_BODIES`` bodies or more, without
