@@ -160,7 +160,7 @@ def train_car(t, i, chains, joints, single):
     return joints.a[j0] if i == 0 else joints.b[j0 + i - 1]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def train_mode(t, chains, joints, rows, cars, crow, single):
     """``crow.s`` of the cars of a rigid train ``t`` (or of the car ``single``). False if the train
     is not rigid (a soft coupler, a car off its track or without its support row: the cars' rows
@@ -232,7 +232,7 @@ def train_rows_residual(t, y, chains, joints, crow, single, apply):
     return F, dF
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def train_rows_scalar(t, chains, joints, crow, single, row_t, bodies):
     """Solve train ``t``'s scalar equation for Y (Newton inside a bracket, exact in the root's
     linear piece) and store its rows' impulses; ``crow.mu`` = each car's change of impulse."""
@@ -267,7 +267,7 @@ def train_rows_scalar(t, chains, joints, crow, single, row_t, bodies):
 
 
 # ----------------------------------------------------------------------------- redundant rows
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def group_rows(t, chains, joints, crow, single):
     """Rows of train ``t`` that are one set point act as one row (docs/physics.md, "Rows that share
     a load").
