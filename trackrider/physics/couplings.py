@@ -44,17 +44,22 @@ def dot6(x, h0, h1, h2, h3, h4, h5):
     return s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def factor_chain(t, chains, joints, rows, trk, cars):
-    """Cache w, p and factor the tridiagonal system of train ``t``'s chain."""
-    j0, n = chains.first[t], chains.count[t]
-    jJ, Wt, Pm = rows.J, trk.mobility, trk.to_track
-    cw, cp, cd, cf = chains.w, chains.p, chains.d, chains.f
-    ncars, car_on = cars.n, cars.held
+    """Cache w, p and factor the tridiagonal system of train ``t``'s chain (``factor_chain_rows``: a
+    call that passes these records whole would cost more than a short train's factor)."""
+    factor_chain_rows(chains.first[t], chains.count[t], joints.a, joints.b, rows.J, rows.gamma, trk.mobility,
+                      trk.to_track, cars.n, cars.held, chains.w, chains.p, chains.d, chains.f)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def factor_chain_rows(j0, n, ja, jb, jJ, gamma, Wt, Pm, ncars, car_on, cw, cp, cd, cf):
+    """``factor_chain`` of the ``n`` couplers from ``j0`` (ends ``ja``, ``jb``; rows ``jJ``, softness
+    ``gamma``) on bodies of mobility ``Wt`` and track map ``Pm``: ``chains.w``, ``.p``, ``.d``, ``.f``."""
     for k in range(n):
         j = j0 + k
         for e in range(2):
-            body = joints.a[j] if e == 0 else joints.b[j]
+            body = ja[j] if e == 0 else jb[j]
             o = 6 * e
             # the row's six columns at this end, read once (each store below could alias them)
             h0, h1, h2 = jJ[j, 0, o], jJ[j, 0, o + 1], jJ[j, 0, o + 2]
@@ -66,7 +71,7 @@ def factor_chain(t, chains, joints, rows, trk, cars):
             P = Pm[body]
             for r in range(5):
                 cp[j, 5 * e + r] = dot6(P[r], h0, h1, h2, h3, h4, h5) if car else 0.0
-        d = rows.gamma[j]
+        d = gamma[j]
         for i in range(12):
             d += jJ[j, 0, i] * cw[j, i]
         if k > 0:
@@ -83,17 +88,21 @@ def factor_chain(t, chains, joints, rows, trk, cars):
             cf[j] = 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def chain_impulses(j0, n, chains, joints, rows, bodies):
     """``chains.y`` = S⁻¹ r for the ``n`` couplers of a chain from ``j0``: r = t − γλ − J u of each
     at the velocities now, S its tridiagonal system factored (LDLᵀ: ``chains.d``, ``chains.f``)."""
-    jJ, jt, jgam, jlam = rows.J, rows.target, rows.gamma, joints.lam
-    cd, cf, cy = chains.d, chains.f, chains.y
-    vel, omg = bodies.vel, bodies.omg
+    chain_rhs(j0, n, joints.a, joints.b, joints.lam, rows.J, rows.target, rows.gamma, chains.d, chains.f, chains.y,
+              bodies.vel, bodies.omg)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def chain_rhs(j0, n, ja, jb, jlam, jJ, jt, jgam, cd, cf, cy, vel, omg):
+    """``chain_impulses`` on the arrays it reads and writes."""
     for k in range(n):
         j = j0 + k
-        a = joints.a[j]
-        b = joints.b[j]
+        a = ja[j]
+        b = jb[j]
         r = jt[j, 0] - jgam[j] * jlam[j, 0]
         for i in range(3):
             r -= jJ[j, 0, i] * vel[a, i] + jJ[j, 0, 3 + i] * omg[a, i]
@@ -109,21 +118,26 @@ def chain_impulses(j0, n, chains, joints, rows, bodies):
             cy[j] = cy[j] / cd[j]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def solve_chain(t, chains, joints, rows, trk, cars, bodies):
-    """One exact solve of train ``t``'s coupler rows (rows 1–5 of its cars stay exact)."""
-    j0, n = chains.first[t], chains.count[t]
-    jlam = joints.lam
-    cw, cp, cy = chains.w, chains.p, chains.y
-    vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
-    ncars, car_on = cars.n, cars.held
-    chain_impulses(j0, n, chains, joints, rows, bodies)
+    """One exact solve of train ``t``'s coupler rows (rows 1–5 of its cars stay exact;
+    ``solve_chain_rows``: a call that passes these records whole would cost more than the solve of a
+    short train)."""
+    solve_chain_rows(chains.first[t], chains.count[t], joints.a, joints.b, joints.lam, rows.J, rows.target,
+                     rows.gamma, chains.w, chains.p, chains.d, chains.f, chains.y, bodies.vel, bodies.omg, trk.lam,
+                     cars.n, cars.held)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def solve_chain_rows(j0, n, ja, jb, jlam, jJ, jt, jgam, cw, cp, cd, cf, cy, vel, omg, lamT, ncars, car_on):
+    """``solve_chain`` of the ``n`` couplers from ``j0`` on the arrays it reads and writes."""
+    chain_rhs(j0, n, ja, jb, jlam, jJ, jt, jgam, cd, cf, cy, vel, omg)
     for k in range(n):
         j = j0 + k
         dl = cy[j]
         jlam[j, 0] += dl
-        a = joints.a[j]
-        b = joints.b[j]
+        a = ja[j]
+        b = jb[j]
         for i in range(3):
             vel[a, i] += cw[j, i] * dl
             omg[a, i] += cw[j, 3 + i] * dl
@@ -137,7 +151,7 @@ def solve_chain(t, chains, joints, rows, trk, cars, bodies):
                 lamT[b, r] -= cp[j, 5 + r] * dl
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def train_car(t, i, chains, joints, single):
     """The i-th car of train ``t``'s chain (``single`` ≥ 0: a car outside any chain, i = 0)."""
     if single >= 0:
@@ -181,7 +195,7 @@ def train_mode(t, chains, joints, rows, cars, crow, single):
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def train_rows_residual(t, y, chains, joints, crow, single, apply):
     """(F(Y), F'(Y)) of the scalar equation of train ``t`` (see the module docstring); ``apply``:
     store each row's impulse at Y in ``crow.lam`` and return instead the change of each car's

@@ -248,10 +248,7 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
             else:
                 moving_track_block(b, bodies, cars, trk, wk)
     else:
-        body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, wk.W)
-        for i in range(6):
-            for k in range(6):
-                trk.mobility[b, i, k] = wk.W[i, k]
+        body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, trk.mobility[b])
 
 
 # The track rows on all threads (a train of ``state.PARALLEL_BODIES`` bodies or more, without
@@ -273,7 +270,7 @@ def par_track_rows(cfg, bodies, cars, trk, par):
         track_rows_chunk(c * nb // nc, (c + 1) * nb // nc, erp_h, bodies, cars, trk, lane(par, c))
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
     """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``;
     ``carried``: the joints that hold a carrier are solved with it, ``stage_carriers``)."""
@@ -350,7 +347,7 @@ def car_section_row(sections, sec, b, cars, h, ops):
     return tv, lo, hi
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops):
     """Bounded rows start from their last impulses × ``cfg.warm`` (clamped to this step's bounds);
     chained couplers and the swivels of cars on bogies start from zero (their solve is exact). Fills
@@ -411,7 +408,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
                 moving_row_impulse(b, row_t[b], lam, bodies, cars, trk, tmp.crow)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
     """Each car's row along T, f = [T, r_m × T], its mobilities W̃fᵀ and f W̃ fᵀ (every car on its
     track: a rigid train's motion needs them all), and its bounded rows this step (``rows.py``):
@@ -461,7 +458,7 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
     return any_rows
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def solve_chains(bodies, cars, joints, tmp):
     """One exact solve of every train's chain of couplers (a train of cars on bogies: its swivels and
     couplers, ``car_blocks.solve_blocks``), each on its own. A world with moving tracks (``carried``)
@@ -505,7 +502,7 @@ def carrier_train_mode(t, chains, joints, trk, crow):
         crow.s[train_car(t, i, chains, joints, -1)] *= f
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried):
     """The cars' bounded rows with the couplers. When every train is rigid (``couplings.train_mode``)
     exactly: per pass one scalar equation per train (``couplings.train_rows_scalar``; a car outside
@@ -589,7 +586,7 @@ def solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried):
     crow.passes[1] = max(crow.passes[1], crow.passes[0])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops, carried):
     """The step's rows after the track blocks: with no bounded row, one exact chain solve. Else the
     cars' bounded rows with the chains (``solve_car_rows``: exact for rigid trains); joints outside
@@ -599,6 +596,18 @@ def stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free
     their bounds by construction). ``car_rows`` False: the world has no section and no friction
     (``car_rows_flag``; that code is skipped); ``ops`` None: no contacts, no block sections (not
     compiled; ``run_chunk`` passes an idle record instead, which has none)."""
+    if any_bounded or carried:
+        solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops, carried)
+    else:
+        solve_chains(bodies, cars, joints, tmp)
+        if tmp.hangs.joint.shape[0] > 0:
+            answer_hangs(bodies, joints, tmp.rows, tmp.trk, tmp.hangs)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops, carried):
+    """``stage_solve`` of a step with bounded rows or moving tracks (a call: ``stage_solve`` is inlined
+    into ``run_chunk``, and the coasting step needs none of this)."""
     if not any_bounded:
         if carried:
             solve_carried_chains(bodies, cars, joints, tmp)

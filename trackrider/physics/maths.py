@@ -62,7 +62,7 @@ def quat_to_mat(q, R):
     R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def mat_to_quat(R, q):
     """Unit quaternion (w, x, y, z) of the rotation matrix ``R`` (Shepperd's method)."""
     tr = R[0, 0] + R[1, 1] + R[2, 2]
@@ -95,7 +95,7 @@ def mat_to_quat(R, q):
         q[k] /= n
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def rotation_error(qa, qf, theta):
     """Rotation vector θ (rad, world axes) of ``q_A ⊗ q_F*``, sign-fixed (scalar part ≥ 0).
 

@@ -108,7 +108,7 @@ SAME_TARGET = 1e-3       # m/s: rows of one train whose targets differ by less a
 MAX_GROUPS = 16          # groups of redundant rows per train (couplings.group_rows)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def friction_bound(b, cfg, bodies, cars, res, lamT):
     """Impulse bound of car ``b``'s friction row from this step's wheel impulses (rows 1, 2 and the
     transport's share): μ·|(λ1, λ2)| + A h, or m μ g h in nl2 mode; plus a railway car's air brake
