@@ -17,9 +17,9 @@ the same):
 
 * numba formats an error message, with terminal colours (colorama, when installed), for every
   failed try while it types a kernel — tens of thousands per cold compile, about 5 % of it.
-  ``NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING`` is set (unless already set) before numba is
-  imported here; it has no effect if numba was imported first, and numba's real error
-  messages read the same apart from colour.
+  ``NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING`` is set (unless already set) when this module is
+  imported, before it imports numba; it has no effect if numba was imported first, and numba's
+  real error messages read the same apart from colour.
 
 Every kernel releases the interpreter's lock while it runs (``nogil=True``): while ``run_chunk``
 steps, another thread formats and writes the rows recorded before (``trackrider.record``).
@@ -55,6 +55,8 @@ from trackrider.cache import kernel_folders
 # for a thread that is not scheduled; passive waiting costs a wake-up per step instead. The
 # user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+# before numba is imported (by the first kernel made here: see the module docstring)
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 __all__ = ["njit", "prange", "lazy_kernels", "LAZY_ELEMENTS", "LAZY_SECONDS"]
 
@@ -106,7 +108,6 @@ def _compiled(function, args, options):
 def _dispatcher(function, args, options, folders=None):
     """``_compiled``'s dispatcher before its signatures (if any) are compiled; its cache in ``folders``
     (``kernel_folders()``, worked out now if not given)."""
-    os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
     import numba
 
     options = dict(options)
