@@ -161,11 +161,15 @@ spec = sw.load_sweep(Path(sys.argv[1]))
 plan = sw.plan_runs(spec)
 sw.warm_up(spec.scenario, plan[0]["values"], spec.keep_timeseries)
 from numba.core.registry import CPUDispatcher
-kernels = [o for o in gc.get_objects() if isinstance(o, CPUDispatcher)]
+from trackrider.jit import _Deferred
+kernels = [o for o in gc.get_objects() if isinstance(o, (CPUDispatcher, _Deferred))]
+def loaded():    # compiled or loaded versions of every kernel (a deferred one's once its dispatcher is made)
+    made = {id(d): d for d in (k.dispatcher if isinstance(k, _Deferred) else k for k in kernels) if d is not None}
+    return sum(len(d.overloads) for d in made.values())
 def probe(task):
-    c, n = time.process_time(), sum(len(k.overloads) for k in kernels)
+    c, n = time.process_time(), loaded()
     sw.run_one(task)
-    return time.process_time() - c, sum(len(k.overloads) for k in kernels) - n
+    return time.process_time() - c, loaded() - n
 def tasks(folder):
     (folder / "runs").mkdir(parents=True)
     return [dict(item, scenario=str(spec.scenario), sweep_dir=str(folder), duration=spec.duration,

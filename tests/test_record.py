@@ -225,3 +225,47 @@ def test_fast_and_row_by_row_formats_agree(tmp_path):
         w.write(t, s, fg)
         w.close()
     assert (tmp_path / "fast" / CSV_NAME).read_bytes() == (tmp_path / "slow" / CSV_NAME).read_bytes()
+
+
+def test_blocks_written_by_the_thread_come_out_in_order_and_alike(tmp_path):
+    """Blocks handed over one after another (each formatted and written by the writer's thread, in
+    pieces of ``FORMAT_ROWS`` rows) give the bytes of the same rows written at once."""
+    from trackrider import record
+
+    blocks = [block(m, LABELS, seed=k, t0=k) for k, m in enumerate((1, 700, 3, 260))]
+    for d in ("parts", "whole"):
+        (tmp_path / d).mkdir()
+    w = TimeseriesWriter(tmp_path / "parts", LABELS)
+    for b in blocks:
+        w.write(*b)
+    w.close()
+    whole = TimeseriesWriter(tmp_path / "whole", LABELS)
+    table = np.concatenate([record.block_table(*b)[:, whole._value_cols] for b in blocks])
+    whole._write_table(table, len(table) // len(LABELS), len(LABELS))
+    whole.close()
+    assert (tmp_path / "parts" / CSV_NAME).read_bytes() == (tmp_path / "whole" / CSV_NAME).read_bytes()
+    assert w.rows == len(table)
+
+
+def test_a_failed_write_in_the_thread_is_raised_and_leaves_no_timeseries_csv(tmp_path, monkeypatch):
+    """An error while the thread writes a block (a full disk) is raised by the next ``write`` or by
+    ``close``, naming the file; no ``timeseries.csv`` is left, the ``.part`` file is closed."""
+    def full(self, table, m, ne):
+        raise OSError(28, "No space left on device")
+
+    for last in ("write", "close"):
+        folder = tmp_path / last
+        folder.mkdir()
+        w = TimeseriesWriter(folder, LABELS)
+        monkeypatch.setattr(TimeseriesWriter, "_write_table", full)
+        w.write(*block(5, LABELS))
+        with pytest.raises(OSError) as err:
+            if last == "write":
+                w.write(*block(5, LABELS, t0=1.0))
+            else:
+                w.close()
+        monkeypatch.undo()
+        assert err.value.filename == str(folder / CSV_NAME)
+        w.abort()
+        assert w.closed and w._file.closed
+        assert not (folder / CSV_NAME).exists() and (folder / (CSV_NAME + ".part")).exists()

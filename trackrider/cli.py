@@ -42,6 +42,7 @@ class _OneLineErrors(TyperGroup):
         return params
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        _quick_exit()
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -62,6 +63,24 @@ class _OneLineErrors(TyperGroup):
                 sys.exit(1)
             raise
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _quick_exit() -> None:
+    """At the interpreter's exit, the objects alive then are left out of the garbage collector's
+    last passes (``gc.freeze``). Those passes walk every object numba made (its types, typing
+    templates, loaded kernels): 0.2 s of CPU after a ``run``, 0.05 s after a ``validate``, to free
+    memory the process gives back by ending anyway. Files are closed and results renamed
+    before a command returns; ``atexit`` handlers and buffered output are flushed as before."""
+    global _QUICK_EXIT
+    if not _QUICK_EXIT:
+        import atexit
+        import gc
+
+        atexit.register(gc.freeze)
+        _QUICK_EXIT = True
+
+
+_QUICK_EXIT = False
 
 
 app = typer.Typer(

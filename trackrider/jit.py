@@ -17,9 +17,16 @@ the same):
 
 * numba formats an error message, with terminal colours (colorama, when installed), for every
   failed try while it types a kernel — tens of thousands per cold compile, about 5 % of it.
-  ``NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING`` is set (unless already set) before numba is
-  imported here; it has no effect if numba was imported first, and numba's real error
-  messages read the same apart from colour.
+  ``NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING`` is set (unless already set) when this module is
+  imported, before it imports numba; it has no effect if numba was imported first, and numba's
+  real error messages read the same apart from colour.
+
+Every kernel releases the interpreter's lock while it runs (``nogil=True``): while ``run_chunk``
+steps, another thread formats and writes the rows recorded before (``trackrider.record``).
+
+A cached kernel's numba dispatcher is made when the kernel is first used, not when its module is
+imported (``_Deferred``): a warm run calls a dozen kernels from Python and loads them from the
+cache; the ~200 others are compiled into those and are made only if one has to be compiled.
 
 Every kernel is compiled with ``fastmath={"contract"}`` unless it asks otherwise (the track's
 geometry kernels and the G filter ask for ``fastmath=False``: their results equal their Python
@@ -48,6 +55,8 @@ from trackrider.cache import kernel_folders
 # for a thread that is not scheduled; passive waiting costs a wake-up per step instead. The
 # user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+# before numba is imported (by the first kernel made here: see the module docstring)
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 __all__ = ["njit", "prange", "lazy_kernels", "LAZY_ELEMENTS", "LAZY_SECONDS"]
 
@@ -64,13 +73,14 @@ _lazies: list = []
 
 
 def njit(*args, **options):
-    """``numba.njit`` with ``no_cfunc_wrapper=True`` and ``fastmath={"contract"}`` unless given
-    (see the module docstring).
+    """``numba.njit`` with ``no_cfunc_wrapper=True``, ``nogil=True`` and ``fastmath={"contract"}``
+    unless given (see the module docstring).
 
     With ``cache=True`` the compiled code is cached in trackrider's own cache folders
     (``trackrider.cache``), never next to the source (inside ``site-packages``).
     """
     options.setdefault("no_cfunc_wrapper", True)
+    options.setdefault("nogil", True)
     options.setdefault("fastmath", {"contract"})
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], str):  # bare @njit-style call
         return _make(args[0], (), options)
@@ -82,13 +92,22 @@ def _make(function, args, options):
         kernel = _Lazy(function, args, options)
         _lazies.append(kernel)
         return kernel
+    if options.get("cache"):
+        return _Deferred(function, args, options)
     return _compiled(function, args, options)
 
 
 def _compiled(function, args, options):
     """The numba dispatcher of ``function``, with a ``KernelCache`` for ``cache=True`` (none when
     neither kernel folder can be had: it compiles in memory then)."""
-    os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+    dispatcher = _dispatcher(function, args, options)
+    _signatures(dispatcher, args, options)
+    return dispatcher
+
+
+def _dispatcher(function, args, options, folders=None):
+    """``_compiled``'s dispatcher before its signatures (if any) are compiled; its cache in ``folders``
+    (``kernel_folders()``, worked out now if not given)."""
     import numba
 
     options = dict(options)
@@ -102,17 +121,79 @@ def _compiled(function, args, options):
         link_only(dispatcher)   # called only by other kernels: no machine code of its own
     if not cache:
         return dispatcher
-    user, shipped = kernel_folders()
+    user, shipped = kernel_folders() if folders is None else folders
     if user is not None or shipped is not None:
         from trackrider.jit_cache import KernelCache
 
         dispatcher._cache = KernelCache(dispatcher.py_func, None if user is None else str(user),
                                         None if shipped is None else str(shipped))
-    if args:  # numba.njit(signature(s)): compiled now (loaded from the cache), and no other
+    return dispatcher
+
+
+def _signatures(dispatcher, args, options) -> None:
+    """A cached kernel given its signature(s) (``njit(signature)``) compiled for them (loaded from the
+    cache), and for no other."""
+    if args and options.get("cache") and hasattr(dispatcher, "disable_compile"):
         for sig in args[0] if isinstance(args[0], list) else [args[0]]:
             dispatcher.compile(sig)
         dispatcher.disable_compile()
-    return dispatcher
+
+
+class _Deferred:
+    """A cached kernel whose numba dispatcher is made when it is first used: called from Python,
+    an attribute asked for, or typed by numba in a kernel being compiled (``_typeof_deferred``).
+
+    A warm run calls a dozen of trackrider's ~200 kernels from Python and loads their machine code
+    from the cache; the kernels they call are compiled into it and never needed by themselves.
+    Making every dispatcher when its module is imported cost a run 50–60 ms of CPU (numba inspects
+    each function, and a kernel given its signature was loaded from the cache then). A compile (a
+    cache miss) makes the dispatchers of the callees it types as it meets them."""
+
+    def __init__(self, function, args, options):
+        self.dispatcher = None
+        self.py_func, self._args, self._options = function, args, options
+        self._folders = kernel_folders()        # the cache folders of when it was defined, as a dispatcher's
+        self.__name__, self.__qualname__ = function.__name__, function.__qualname__
+        self.__module__, self.__doc__ = function.__module__, function.__doc__
+        _typeof_deferred()
+
+    def __call__(self, *args, **kwargs):
+        dispatcher = self.dispatcher
+        if dispatcher is None:
+            dispatcher = self.made()
+        return dispatcher(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name == "dispatcher":          # not yet set (a copy being made)
+            raise AttributeError(name)
+        return getattr(self.made(), name)
+
+    def made(self):
+        """The dispatcher, made now if not yet, and put in place of this in the kernel's module."""
+        if self.dispatcher is None:
+            self.dispatcher = _dispatcher(self.py_func, self._args, self._options, self._folders)
+            space = self.py_func.__globals__
+            if space.get(self.__name__) is self:
+                space[self.__name__] = self.dispatcher
+            _signatures(self.dispatcher, self._args, self._options)
+        return self.dispatcher
+
+
+_TYPEOF: list = []
+
+
+def _typeof_deferred() -> None:
+    """numba types a deferred kernel (a global of a kernel it compiles, or an argument) as its
+    dispatcher, made then. Registered once, when the first deferred kernel is made."""
+    if _TYPEOF:
+        return
+    from numba.core.typing.typeof import typeof_impl
+
+    @typeof_impl.register(_Deferred)
+    def _typeof(value, context):
+        return typeof_impl(value.made(), context)
+
+    _TYPEOF.append(_typeof)
 
 
 def _one_signature_per_type(dispatcher):

@@ -13,7 +13,9 @@ Both files are written under temporary names, created exclusive and no-follow,
 and renamed when complete, so a file called ``timeseries.csv`` is always whole; a
 run writes them into its stage folder and swaps them into the results folder with
 the ``inputs/`` copy in one step (``trackrider.results_folder``). The CSV streams
-to disk chunk by chunk: memory does not grow with the length of the run.
+to disk chunk by chunk: memory does not grow with the length of the run. A block's rows are
+formatted and written by a thread of the writer's own while the run steps on (the compiled step
+releases the interpreter's lock): one block at a time, in order, so the file is the same.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import io
 import json
 import math
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +61,9 @@ FLOAT_FORMAT = "%.7g"
 CSV_NAME = "timeseries.csv"
 SUMMARY_NAME = "summary.json"
 PART_SUFFIX = ".part"
+#: rows formatted at once (``TimeseriesWriter``): a few hundred, so the thread that formats them lets
+#: the run's own thread have the interpreter's lock every few milliseconds
+FORMAT_ROWS = 512
 
 # numeric columns taken straight from the recorded channels
 _DIRECT = {name: ch.INDEX[name] for name in NUMERIC_COLUMNS if name in ch.INDEX}
@@ -156,25 +162,49 @@ class TimeseriesWriter:
             self._file = open_new(self.part, "w", encoding="utf-8", newline="")
             self._file.write(",".join(COLUMNS + self.extra_columns) + "\n")
         self.closed = False
+        self._thread = None         # writing the last block handed over
+        self._failed = None         # what stopped it
 
     def write(self, t, samples, filtered_g, extra=None):
         """Append one block (as ``RideMetrics`` hands it out); ``extra`` (m, n_entities, k): the
-        values of ``extra_columns``."""
+        values of ``extra_columns``. Its rows are formatted and written by a thread (the module
+        docstring) once the block before is; an error writing that one is raised here."""
         m, ne, _ = samples.shape
         if m == 0:
             return
         table = block_table(t, samples, filtered_g, self.gauge, extra)[:, self._value_cols]
-        with naming(self.path):
-            self._write_table(table, m, ne)
+        self._wait()
+        self._thread = threading.Thread(target=self._write_block, args=(table, m, ne), daemon=True,
+                                        name="trackrider-csv")
+        self._thread.start()
+
+    def _write_block(self, table, m, ne):
+        try:
+            with naming(self.path):
+                self._write_table(table, m, ne)
+        except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread (``_wait``)
+            self._failed = exc
+
+    def _wait(self):
+        """The block handed over last written; its error raised."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._failed is not None:
+            exc, self._failed = self._failed, None
+            raise exc
 
     def _write_table(self, table, m, ne):
         if self._fast:
-            # one %-format for the whole block; NaN ('nan', never part of a number or,
-            # here, of a label) becomes an empty field
-            text = (self._instant_format * m) % tuple(table.ravel().tolist())
-            if np.isnan(table).any():
-                text = text.replace(",nan", ",")
-            self._file.write(text)
+            # one %-format per few hundred rows (each holds the interpreter's lock while it formats);
+            # NaN ('nan', never part of a number or, here, of a label) becomes an empty field
+            step = max(1, FORMAT_ROWS // ne)
+            for a in range(0, m, step):
+                part = table[a * ne:(a + step) * ne]
+                text = (self._instant_format * (len(part) // ne)) % tuple(part.ravel().tolist())
+                if np.isnan(part).any():
+                    text = text.replace(",nan", ",")
+                self._file.write(text)
             self.rows += len(table)
             return
         has_nan = np.isnan(table).any(axis=1)
@@ -201,6 +231,11 @@ class TimeseriesWriter:
         """Finish: flush, sync and rename to ``timeseries.csv``. Returns its path."""
         if self.closed:
             return self.path
+        try:
+            self._wait()
+        except BaseException:
+            self.abort()
+            raise
         with naming(self.path):
             self._file.flush()
             os.fsync(self._file.fileno())
@@ -213,6 +248,9 @@ class TimeseriesWriter:
         """Stop writing; keep the ``.part`` file, never a ``timeseries.csv``."""
         if self.closed:
             return
+        if self._thread is not None:    # the block being written finished (what was recorded is kept)
+            self._thread.join()
+            self._thread = None
         try:
             self._file.flush()
         finally:

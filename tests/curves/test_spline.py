@@ -93,3 +93,15 @@ def test_closest_s_recovers_arc_length():
     off = f.position + 0.3 * f.binormal - 0.2 * f.normal  # displaced across the track, not along it
     assert np.abs(tr.closest_s(off) - s).max() < 1e-6
     assert tr.closest_s(f.position[3]) == pytest.approx(s[3], abs=1e-8)
+
+
+def test_gauss_legendre_rule_is_numpys_to_the_bit():
+    """The 8-point rule written out in ``curves._kernels`` is numpy's ``leggauss(8)`` mapped to [0, 1], exactly
+    (so the arc lengths, and every track, are those computed from it)."""
+    from trackrider.curves import _kernels as K
+
+    x, w = np.polynomial.legendre.leggauss(8)
+    assert K.GL_NODES.tobytes() == np.ascontiguousarray(0.5 * (x + 1.0)).tobytes()
+    assert K.GL_WEIGHTS.tobytes() == np.ascontiguousarray(0.5 * w).tobytes()
+    assert K.GL_NODES.flags.c_contiguous and K.GL_WEIGHTS.flags.c_contiguous
+    assert abs(np.sum(K.GL_WEIGHTS * K.GL_NODES ** 15) - 1.0 / 16.0) < 1e-15     # exact to degree 15

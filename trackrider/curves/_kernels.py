@@ -12,10 +12,13 @@ import numpy as np
 
 from trackrider.jit import njit
 
-# 8-point Gauss–Legendre rule on [0, 1]: exact for polynomials of degree 15.
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
-GL_NODES = np.ascontiguousarray(0.5 * (_GL_X + 1.0))
-GL_WEIGHTS = np.ascontiguousarray(0.5 * _GL_W)
+# 8-point Gauss–Legendre rule on [0, 1]: exact for polynomials of degree 15. numpy's
+# ``0.5 * (x + 1)`` and ``0.5 * w`` of ``np.polynomial.legendre.leggauss(8)``, to the bit
+# (tests/curves/test_kernels.py; written out: importing numpy.polynomial costs every process ~10 ms)
+GL_NODES = np.array([0.019855071751231912, 0.10166676129318664, 0.2372337950418355, 0.4082826787521751,
+                     0.5917173212478248, 0.7627662049581645, 0.8983332387068134, 0.9801449282487681])
+GL_WEIGHTS = np.array([0.05061426814518853, 0.11119051722668721, 0.15685332293894344, 0.18134189168918083,
+                       0.18134189168918083, 0.15685332293894344, 0.11119051722668721, 0.05061426814518853])
 
 
 @njit(cache=True, fastmath=False)

@@ -126,6 +126,12 @@ def _hermite(x, xs, y, dy):
 
     Returns the value and its derivative at ``x``; ``y``/``dy`` may be (n,) or (n, k).
     """
+    return _hermite_at(_hermite_basis(x, xs), y, dy)
+
+
+def _hermite_basis(x, xs):
+    """The node interval ``j`` of each ``x`` and the cubic Hermite weights there (``_hermite_at``):
+    worked out once for several quantities on the same nodes."""
     j = np.clip(np.searchsorted(xs, x, side="right") - 1, 0, len(xs) - 2)
     h = xs[j + 1] - xs[j]
     u = (x - xs[j]) / h
@@ -139,10 +145,19 @@ def _hermite(x, xs, y, dy):
     d10 = 3 * u2 - 4 * u + 1
     d01 = (-6 * u2 + 6 * u) / h
     d11 = 3 * u2 - 2 * u
+    return j, (h00, h10 * h, h01, h11 * h, d00, d10, d01, d11)
+
+
+def _hermite_at(basis, y, dy):
+    """Value and derivative of the cubic Hermite interpolant of ``y``, ``dy`` ((n,) or (n, k)) with the
+    weights ``basis`` (``_hermite_basis``)."""
+    j, w = basis
     if y.ndim == 2:
-        h00, h10, h01, h11, d00, d10, d01, d11, h = (a[:, None] for a in (h00, h10, h01, h11, d00, d10, d01, d11, h))
-    val = h00 * y[j] + h10 * h * dy[j] + h01 * y[j + 1] + h11 * h * dy[j + 1]
-    der = d00 * y[j] + d10 * dy[j] + d01 * y[j + 1] + d11 * dy[j + 1]
+        w = [a[:, None] for a in w]
+    h00, h10h, h01, h11h, d00, d10, d01, d11 = w
+    y0, y1, dy0, dy1 = y[j], y[j + 1], dy[j], dy[j + 1]
+    val = h00 * y0 + h10h * dy0 + h01 * y1 + h11h * dy1
+    der = d00 * y0 + d10 * dy0 + d01 * y1 + d11 * dy1
     return val, der
 
 
@@ -819,17 +834,19 @@ class Track:
 
     def frames(self, s_array) -> Frames:
         """Frames at arc lengths ``s_array`` (m), vectorised. See :class:`Frames`."""
+        return self._frames(s_array)[0]
+
+    def _frames(self, s_array):
+        """``frames(s_array)`` and the curvature vector ``P''`` there ((n, 3), 1/m)."""
         s = np.atleast_1d(self.wrap(s_array)).astype(np.float64)
         P, T, Kv, tau = self._curve.eval(s)
-        ns = self._node_s
-        Nr, _ = _hermite(s, ns, self._nN, self._ndN)
+        basis = _hermite_basis(s, self._node_s)
+        Nr, _ = _hermite_at(basis, self._nN, self._ndN)
         Nr = _unit(Nr - np.sum(Nr * T, axis=1)[:, None] * T)
         Br = np.cross(T, Nr)
-        th, dth = _hermite(s, ns, self._theta, self._dtheta)
-        psi, dpsi = _hermite(s, ns, self._psi, self._dpsi)
+        psi, dpsi = _hermite_at(basis, self._psi, self._dpsi)
         # where the up frame is defined (both nodes far from vertical) take it exactly, not interpolated
-        j = np.clip(np.searchsorted(ns, s, side="right") - 1, 0, len(ns) - 2)
-        exact = self._up_exact[j]
+        exact = self._up_exact[basis[0]]
         if exact.any():
             a, rho, _ = self._up_candidate(T[exact], Kv[exact], Nr[exact], Br[exact])
             psi[exact] = a + np.pi * np.round((psi[exact] - a) / np.pi)
@@ -841,6 +858,8 @@ class Track:
                 dpsi[m] = df_c(s[m])
         if self.frame_kind == "up":
             th, dth = psi.copy(), dpsi.copy()
+        else:
+            th, dth = _hermite_at(basis, self._theta, self._dtheta)
         ur, dur = self._roll(s)
         theta = th + ur
         c, sn = np.cos(theta)[:, None], np.sin(theta)[:, None]
@@ -848,7 +867,7 @@ class Track:
         B = np.cross(T, N)
         omega = np.cross(T, Kv) + (dth + dur)[:, None] * T
         roll = np.degrees(_wrap_pi(theta - psi))
-        return Frames(s, P, T, N, B, np.linalg.norm(Kv, axis=1), tau, roll, omega)
+        return Frames(s, P, T, N, B, np.linalg.norm(Kv, axis=1), tau, roll, omega), Kv
 
     def frame(self, s: float) -> Frame:
         """The frame at arc length ``s`` (m). See :class:`Frame`."""
@@ -882,8 +901,7 @@ class Track:
         # in blocks, so memory stays a few times the table's own size however long the track
         cols = []
         for a in range(0, n, TABLE_BLOCK):
-            f = self.frames(s[a:a + TABLE_BLOCK])
-            dT = self.second_derivative(f.s)
+            f, dT = self._frames(s[a:a + TABLE_BLOCK])       # dT: second_derivative(f.s)
             cols.append((f.position, f.tangent, f.normal, f.binormal, f.darboux, f.curvature, dT, f.roll))
         if len(cols) == 1:
             parts = cols[0]
