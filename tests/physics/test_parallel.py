@@ -1,4 +1,4 @@
-"""A long train's stages on all threads (kernels.par_track_rows, par_integrate): the same bytes with one
+"""A long train's per-car stages on all threads (kernels.par_rows, par_integrate): the same bytes with one
 thread and with two, and the same as the serial stages (docs/physics.md, "Speed and compile time")."""
 import os
 import subprocess

@@ -27,7 +27,7 @@ Work (``Temps``: overwritten each step; ``WorldState`` groups the records above 
     Hangs       suspended cars: each hanging body's rows folded into its trolley for the exact solve
     Scratch     per-body copies of the step's start velocities, the cars' row along T
     Work        small fixed-size temporaries (3×3, 6×6, 5×5 …)
-    Lanes       a long train's ``Work`` once per chunk of bodies, for the track rows on all threads
+    Lanes       a long train's ``Work`` once per chunk of bodies, for its per-car stages on all threads
 """
 from __future__ import annotations
 
@@ -400,13 +400,13 @@ Work = record("Work", (
     Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
 ))
 
-#: a world of at least this many bodies (and no carriers) runs its track rows on all threads (``Lanes``)
+#: a world of at least this many bodies (and no carriers) runs its per-car stages on all threads (``Lanes``)
 PARALLEL_BODIES = 256
 #: chunks of bodies the parallel stage splits a world into, each with its own ``Work`` (more than the
 #: threads of a machine: how they are shared out changes nothing, every body's arithmetic is its own)
 LANES = 16
 
-# per chunk of bodies of the parallel stage (kernels.par_track_rows) its own ``Work``
+# per chunk of bodies of the parallel stage (kernels.par_rows, par_integrate) its own ``Work``
 Lanes = record("Lanes", tuple(Field(f.name, ("nc",) + f.shape, f.dtype, f.unit, f.meaning) for f in Work.FIELDS))
 
 Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow", "blocks", "hangs", "par"])
