@@ -13,8 +13,8 @@ sections the cars are on, the start velocities kept, whether any row is bounded,
     python bench/stages.py [--cars 7 100 1000] [--rolling 0.002] [--repeat 3]
 
 A world of ``state.PARALLEL_BODIES`` bodies or more (1000 cars) also prints its per-car stages on all
-threads (``kernels.threaded_rows``, ``threaded_integrate``; ``NUMBA_NUM_THREADS`` threads), in wall time:
-compare it with the serial stages' CPU time (on a quiet machine).
+threads (``kernels.threaded_rows``, ``threaded_integrate``; ``NUMBA_NUM_THREADS`` threads), CPU time of
+all threads and wall time: compare them with the serial stages (on a quiet machine).
 
 ``--rolling`` gives the cars rolling friction and drag (their bounded rows along T: ``solve`` is
 then the bounded-row solve). Each figure is the median of ``--repeat`` runs; the stages run on
@@ -138,13 +138,15 @@ def profile(n_cars, rolling, calls, repeat):
         a[...] = s
     names = STAGES + (THREADED if w._temps.par is not None else ())
     per = {name: [] for name in names}
+    wall = {name: [] for name in THREADED}
     step = []
     for _ in range(repeat):
         for i, name in enumerate(names):
-            clock = time.perf_counter if name in THREADED else time.process_time
-            c0 = clock()
+            c0, t0 = time.process_time(), time.perf_counter()
             run_stage(i, calls, *args)
-            per[name].append((clock() - c0) / calls * 1e6)
+            per[name].append((time.process_time() - c0) / calls * 1e6)
+            if name in THREADED:
+                wall[name].append((time.perf_counter() - t0) / calls * 1e6)
             for a, s in zip(state, saved):
                 a[...] = s
         c0 = time.process_time()
@@ -152,6 +154,7 @@ def profile(n_cars, rolling, calls, repeat):
         step.append((time.process_time() - c0) / calls * 1e6)
         for a, s in zip(state, saved):
             a[...] = s
+    per.update({name + " (wall)": wall[name] for name in names if name in THREADED})
     return {k: float(np.median(v)) for k, v in per.items()}, float(np.median(step))
 
 
@@ -170,7 +173,7 @@ def main(argv=None):
         print(f"{n} cars ({calls} calls): a step {step:.2f} µs, its stages {total:.2f} µs")
         for name, us in per.items():
             share = f"{100 * us / total:5.1f} %" if name in STAGES and name != "record" else \
-                "per recorded sample" if name == "record" else f"wall, {numba.get_num_threads()} threads"
+                "per recorded sample" if name == "record" else f"{numba.get_num_threads()} threads"
             print(f"  {name:<12} {us:9.3f} µs  {share}")
 
 

@@ -279,14 +279,17 @@ def lane(par, c):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk):
-    """``stage_transport``, ``stage_forces`` and ``stage_track_rows`` of bodies ``b0`` … ``b1 − 1``, body
-    by body (no carriers, no railway: each body's work reads and writes only its own arrays)."""
+    """``stage_transport``, ``stage_forces`` and ``stage_track_rows`` of bodies ``b0`` … ``b1 − 1`` (no
+    carriers, no railway: each body's work reads and writes only its own arrays), stage by stage as
+    the serial ones (body by body cost 7 % more at 1000 cars)."""
+    nc = min(b1, cars.n)
+    for b in range(b0, nc):
+        transport_car(b, bodies, cars, trk.carrier, wk.R)
     for b in range(b0, b1):
-        if b < cars.n:
-            transport_car(b, bodies, cars, trk.carrier, wk.R)
         body_forces(b, cfg, bodies)
-        if b < cars.n:
-            car_resistance(b, cfg, bodies, cars, res, trk.carrier, trk.kbody)
+    for b in range(b0, nc):
+        car_resistance(b, cfg, bodies, cars, res, trk.carrier, trk.kbody)
+    for b in range(b0, b1):
         track_rows_body(b, cfg.erp_h, bodies, cars, trk, wk)
 
 
