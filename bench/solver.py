@@ -204,7 +204,7 @@ _THREADS_CODE = r"""
 import sys, time
 sys.path[:0] = [%r, %r]
 from trackrider.physics import state as st
-st.PARALLEL_BODIES = 10 ** 9 if %r else 1
+st.PARALLEL_BODIES, st.MIN_THREADS = (10 ** 9 if %r else 1), 1
 import solver, analytic
 w = solver.build(%d, analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
 w.run(20, 20)
