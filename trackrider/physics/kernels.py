@@ -1085,8 +1085,9 @@ def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, car
     with its exact projection, every joint's rows and the chains factored; on moving tracks
     (``carried``) each with its carriers' part (``stage_carriers``). ``keep_u``: the velocities
     before any projection (u*) kept in ``tmp.scratch.vel0``, ``omg0`` (``py_stages_to_solve``).
-    ``par``: ``tmp.par``, the track rows on all threads (None: serial, and not compiled). Inlined
-    into its callers: a call would pass every array of every record, each step."""
+    ``par``: ``tmp.par``, the per-car stages on all threads (``threaded_rows``; None, a railway world or
+    ``keep_u``: serial). Inlined into its callers: a call would pass every array of every record, each
+    step."""
     if railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par):
         stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
         if carried:
