@@ -18,9 +18,10 @@ error of their coupler forces held on a grade against the closed form, and the e
 step's coupler and swivel impulses against a sparse direct solve of that step's equality rows
 (``reference.exact_joint_impulses``) (also printed by a full run).
 
-``--threads`` times the 1000-car train (coasting) with its track rows on all threads (1 and 2 of
-numba's threads) and with the serial stage, in fresh interpreters, interleaved, 3 rounds: medians
-of µs/step wall and CPU (docs/physics.md, "Both cores").
+``--threads`` times the 1000- and 100-car trains (coasting) with their per-car stages on all threads
+(1 and 2 of numba's threads, whatever ``state.PARALLEL_BODIES`` says) and with the serial stages, in
+fresh interpreters, interleaved, 5 rounds: medians of µs/step wall and CPU, with the load before and
+after (docs/physics.md, "Both cores").
 
 ``--railway`` times only a locomotive-hauled train of 100 wagons with draft gears and air brakes
 (also printed by a full run).
@@ -205,10 +206,9 @@ _THREADS_CODE = r"""
 import sys, time
 sys.path[:0] = [%r, %r]
 from trackrider.physics import state as st
-if %r:
-    st.PARALLEL_BODIES = 10 ** 9
+st.PARALLEL_BODIES, st.MIN_THREADS = (10 ** 9 if %r else 1), 1
 import solver, analytic
-w = solver.build(1000, analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
+w = solver.build(%d, analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
 w.run(20, 20)
 t0, c0 = time.perf_counter(), time.process_time()
 w.run(%d, 100)
@@ -216,24 +216,30 @@ print((time.perf_counter() - t0) / %d * 1e6, (time.process_time() - c0) / %d * 1
 """
 
 
-def print_threads(quick, rounds=3):
-    """1000 cars: µs/step (wall, CPU) with the track rows serial, and on all threads with 1 and 2 threads."""
-    steps = 50 if quick else 300
+def print_threads(quick, rounds=5):
+    """1000 and 100 cars: µs/step (wall, CPU) with the serial stages, and with the per-car stages on all
+    threads (whatever ``state.PARALLEL_BODIES`` says) with 1 and 2 threads."""
     runs = (("serial", True, 1), ("parallel, 1 thread", False, 1), ("parallel, 2 threads", False, 2))
-    got = {label: [] for label, _, _ in runs}
-    for _ in range(rounds):
-        for label, serial, threads in runs:
-            code = _THREADS_CODE % (str(ROOT), str(HERE), serial, steps, steps, steps)
-            p = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)),
-                               capture_output=True, text=True, cwd=ROOT)
-            if p.returncode != 0:
-                raise RuntimeError(p.stderr)
-            wall, cpu, par = p.stdout.split()
-            assert (par == "True") != serial
-            got[label].append((float(wall), float(cpu)))
-    print(f"1000 cars, coasting, {steps} steps, medians of {rounds} interleaved rounds (load {os.getloadavg()[0]:.1f})")
-    for label, v in got.items():
-        print(f"  {label:<20} {np.median([a for a, _ in v]):9.1f} us/step wall {np.median([c for _, c in v]):9.1f} cpu")
+    for n_cars, steps in ((1000, 50 if quick else 300), (100, 500 if quick else 3000)):
+        got = {label: [] for label, _, _ in runs}
+        loads = [os.getloadavg()[0]]
+        for _ in range(rounds):
+            for label, serial, threads in runs:
+                code = _THREADS_CODE % (str(ROOT), str(HERE), serial, n_cars, steps, steps, steps)
+                p = subprocess.run([sys.executable, "-c", code],
+                                   env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)),
+                                   capture_output=True, text=True, cwd=ROOT)
+                if p.returncode != 0:
+                    raise RuntimeError(p.stderr)
+                wall, cpu, par = p.stdout.split()
+                assert (par == "True") != serial
+                got[label].append((float(wall), float(cpu)))
+        loads.append(os.getloadavg()[0])
+        print(f"{n_cars} cars, coasting, {steps} steps, medians of {rounds} interleaved rounds "
+              f"(load {loads[0]:.1f} → {loads[1]:.1f})")
+        for label, v in got.items():
+            print(f"  {label:<20} {np.median([a for a, _ in v]):9.1f} us/step wall "
+                  f"{np.median([c for _, c in v]):9.1f} cpu")
 
 
 def print_railway(quick):

@@ -5,10 +5,16 @@ dt = 1 ms) runs 20 steps; then each stage of ``kernels.run_chunk`` runs alone ``
 state (one compiled driver here, ``run_stage``), the world's state restored after each stage, and
 a whole step (``World.run``, recording one sample per run) is timed the same way. Prints µs per
 call (CPU time) of each stage and its share of their sum, that sum against a whole step (the rest:
-the step's own bookkeeping and the calls between stages), and the cost of recording a sample
-(``record``: once per ``record_every`` steps, not in the sum).
+the calls between stages, and the data of a long train no longer in the caches), and the cost of
+recording a sample (``record``: once per ``record_every`` steps, not in the sum). ``bookkeeping`` is
+``run_chunk``'s own work of a step outside the stages: each car's start speed, the programs, the
+sections the cars are on, the start velocities kept, whether any row is bounded, the divergence check.
 
     python bench/stages.py [--cars 7 100 1000] [--rolling 0.002] [--repeat 3]
+
+A world of ``state.PARALLEL_BODIES`` bodies or more (1000 cars) also prints its per-car stages on all
+threads (``kernels.threaded_rows``, ``threaded_integrate``; ``NUMBA_NUM_THREADS`` threads), CPU time of
+all threads and wall time: compare them with the serial stages (on a quiet machine).
 
 ``--rolling`` gives the cars rolling friction and drag (their bounded rows along T: ``solve`` is
 then the bounded-row solve). Each figure is the median of ``--repeat`` runs; the stages run on
@@ -28,6 +34,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -38,7 +45,10 @@ from trackrider.jit import njit  # noqa: E402
 from trackrider.physics import channels as ch  # noqa: E402
 from trackrider.physics import kernels as kn  # noqa: E402
 
-STAGES = ("velocities", "track rows", "joint rows", "warm start", "solve", "supports", "integrate", "record")
+STAGES = ("velocities", "track rows", "joint rows", "warm start", "solve", "supports", "integrate", "bookkeeping",
+          "record")
+#: a world of ``state.PARALLEL_BODIES`` bodies or more: its per-car stages on all threads (not in the sum)
+THREADED = ("velocities + track rows on threads", "integrate on threads")
 
 
 @njit(error_model="numpy", _nrt=False)
@@ -70,8 +80,20 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
             kn.stage_supports(cfg, bodies, cars, tmp.trk)
         elif which == 6:
             kn.stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
-        else:
+        elif which == 7:   # run_chunk's own per-step work outside the stages
+            kn.stage_start_speed(bodies, cars, tmp.trk)
+            kn.stage_programs(1, cfg.h, cars, joints, tracks, programs)
+            kn.stage_frames(cars, sections)
+            kn.keep_velocities(bodies, tmp.scratch)
+            any_bounded = kn.has_bounded_rows(cars, joints, res)
+            if kn.diverged_body(bodies) >= 0:
+                break
+        elif which == 8:
             kn.record_sample(cfg, tracks, bodies, cars, sections, tmp.trk, tmp.scratch, out, rail)
+        elif which == 9:
+            kn.threaded_rows(cfg, bodies, cars, res, tmp.trk, tmp.par)
+        else:
+            kn.threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)
 
 
 def kernel_args(w):
@@ -114,13 +136,17 @@ def profile(n_cars, rolling, calls, repeat):
     run_stage(0, 1, *args)  # compile (or load) the driver
     for a, s in zip(state, saved):
         a[...] = s
-    per = {name: [] for name in STAGES}
+    names = STAGES + (THREADED if w._temps.par is not None else ())
+    per = {name: [] for name in names}
+    wall = {name: [] for name in THREADED}
     step = []
     for _ in range(repeat):
-        for i, name in enumerate(STAGES):
-            c0 = time.process_time()
+        for i, name in enumerate(names):
+            c0, t0 = time.process_time(), time.perf_counter()
             run_stage(i, calls, *args)
             per[name].append((time.process_time() - c0) / calls * 1e6)
+            if name in THREADED:
+                wall[name].append((time.perf_counter() - t0) / calls * 1e6)
             for a, s in zip(state, saved):
                 a[...] = s
         c0 = time.process_time()
@@ -128,6 +154,7 @@ def profile(n_cars, rolling, calls, repeat):
         step.append((time.process_time() - c0) / calls * 1e6)
         for a, s in zip(state, saved):
             a[...] = s
+    per.update({name + " (wall)": wall[name] for name in names if name in THREADED})
     return {k: float(np.median(v)) for k, v in per.items()}, float(np.median(step))
 
 
@@ -142,10 +169,11 @@ def main(argv=None):
     for n in a.cars:
         calls = max(200, 200_000 // n)
         per, step = profile(n, a.rolling, calls, a.repeat)
-        total = sum(us for name, us in per.items() if name != "record")
+        total = sum(us for name, us in per.items() if name in STAGES and name != "record")
         print(f"{n} cars ({calls} calls): a step {step:.2f} µs, its stages {total:.2f} µs")
         for name, us in per.items():
-            share = f"{100 * us / total:5.1f} %" if name != "record" else "per recorded sample"
+            share = f"{100 * us / total:5.1f} %" if name in STAGES and name != "record" else \
+                "per recorded sample" if name == "record" else f"{numba.get_num_threads()} threads"
             print(f"  {name:<12} {us:9.3f} µs  {share}")
 
 

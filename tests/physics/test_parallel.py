@@ -1,5 +1,5 @@
-"""A long train's stages on all threads (kernels.par_track_rows, par_integrate): the same bytes with one
-thread and with two, and the same as the serial stages (docs/physics.md, "Speed and compile time")."""
+"""A long train's per-car stages on all threads (kernels.par_rows, par_integrate): the same bytes with one
+thread and with two, and the same as the serial stages (docs/physics.md, "Both cores")."""
 import os
 import subprocess
 import sys
@@ -9,8 +9,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# runs a coasting train of N cars (state.PARALLEL_BODIES or more: its stages on all threads, unless
-# SERIAL) for 40 steps and prints a hash of its state and whether it ran in parallel
+# runs a coasting train of N cars (state.PARALLEL_BODIES or more: its stages on all threads, even on one
+# thread (state.MIN_THREADS), unless SERIAL) for 40 steps and prints a hash of its state and whether it ran
+# in parallel
 CODE = r"""
 import hashlib, sys
 sys.path[:0] = [{root!r}, {tests!r}]
@@ -18,6 +19,7 @@ import numpy as np
 from trackrider.physics import CarSpec, CouplingSpec, World
 from trackrider.physics import state as st
 import analytic
+st.MIN_THREADS = 1
 if {serial}:
     st.PARALLEL_BODIES = 10 ** 9
 n = st.PARALLEL_BODIES + 44 if not {serial} else {n}
@@ -32,7 +34,7 @@ r, c = w.records, w.records.cars
 for a in (r.bodies.pos, r.bodies.quat, r.bodies.vel, r.bodies.omg, c.s, c.frame, c.lam_track, c.lam_friction,
           r.joints.lam):
     h.update(np.ascontiguousarray(a).tobytes())
-print(n, w._temps.par is not None, h.hexdigest())
+print(n, w._temps.par is not None, h.hexdigest(), st.threads())
 """
 
 
@@ -46,9 +48,21 @@ def run(threads, serial, n=0):
 
 @pytest.mark.slow
 def test_long_train_same_bytes_on_one_and_two_threads_and_serially():
-    n, par1, one = run(1, False)
-    _, par2, two = run(2, False)
-    _, par_s, serial = run(2, True, int(n))
+    n, par1, one, n1 = run(1, False)
+    _, par2, two, n2 = run(2, False)
+    _, par_s, serial, _ = run(2, True, int(n))
     assert (par1, par2, par_s) == ("True", "True", "False")
+    assert (n1, n2) == ("1", "2")
     assert one == two
     assert one == serial
+
+
+def test_parallel_only_with_two_threads_or_more():
+    from trackrider.physics import state as st
+
+    assert st.make_temps(st.PARALLEL_BODIES, 1, [0], [0]).par is not None or st.threads() < st.MIN_THREADS
+    assert st.make_temps(st.PARALLEL_BODIES - 1, 1, [0], [0]).par is None
+    p = subprocess.run([sys.executable, "-c", "from trackrider.physics import state as st; "
+                        "print(st.make_temps(st.PARALLEL_BODIES, 1, [0], [0]).par is None, st.threads())"],
+                       env=dict(os.environ, NUMBA_NUM_THREADS="1"), capture_output=True, text=True, cwd=ROOT)
+    assert p.stdout.split() == ["True", "1"], p.stderr

@@ -142,24 +142,30 @@ def stage_transport(bodies, cars, carrier, R):
     (parallel transport; a projection instead would lose (h v κ)² of the kinetic energy per
     step). The impulse it takes is a track-joint impulse, recorded with rows 1, 2 and 3.
     ``carrier``: ``trk.carrier``; ``R``: 3×3 work."""
-    vel, omg = bodies.vel, bodies.omg
     for b in range(cars.n):
-        tr = cars.transport[b]
-        tr[0] = 0.0
-        tr[1] = 0.0
-        tr[2] = 0.0
-        if cars.held[b] and cars.has_prev[b] and cars.support[b] and carrier[b] < 0:
-            fr = cars.frame[b]
-            pf = cars.prev_frame[b]
-            for i in range(3):
-                for k in range(3):
-                    R[i, k] = fr[C_T + i] * pf[k] + fr[C_N + i] * pf[3 + k] + fr[C_B + i] * pf[6 + k]
-            v0, v1, v2 = vel[b, 0], vel[b, 1], vel[b, 2]
-            w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
-            for i in range(3):
-                vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
-                omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
-            transport_impulse(b, bodies, cars, v0, v1, v2, w0, w1, w2)
+        transport_car(b, bodies, cars, carrier, R)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def transport_car(b, bodies, cars, carrier, R):
+    """``stage_transport`` of car ``b``."""
+    vel, omg = bodies.vel, bodies.omg
+    tr = cars.transport[b]
+    tr[0] = 0.0
+    tr[1] = 0.0
+    tr[2] = 0.0
+    if cars.held[b] and cars.has_prev[b] and cars.support[b] and carrier[b] < 0:
+        fr = cars.frame[b]
+        pf = cars.prev_frame[b]
+        for i in range(3):
+            for k in range(3):
+                R[i, k] = fr[C_T + i] * pf[k] + fr[C_N + i] * pf[3 + k] + fr[C_B + i] * pf[6 + k]
+        v0, v1, v2 = vel[b, 0], vel[b, 1], vel[b, 2]
+        w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
+        for i in range(3):
+            vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
+            omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
+        transport_impulse(b, bodies, cars, v0, v1, v2, w0, w1, w2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -167,50 +173,62 @@ def stage_forces(cfg, bodies, cars, res, carrier, kbody):
     """Gravity, the gyroscopic term and explicit resistance, after the transport; on a moving track the
     resistance acts on the speed relative to the track and the body takes its reaction
     (``carrier.carrier_resistance``). ``carrier``, ``kbody``: ``trk.carrier``, ``trk.kbody``."""
-    h, gx, gy, gz = cfg.h, cfg.gx, cfg.gy, cfg.gz
-    pos, vel, omg = bodies.pos, bodies.vel, bodies.omg
-    inv_mass, inv_ib, ib, mass = bodies.inv_mass, bodies.inv_ib, bodies.ib, bodies.mass
-    nb = pos.shape[0]
-    rho, k_nl2 = res.air_density, res.nl2_drag
-    for b in range(nb):
-        if inv_mass[b] > 0.0:
-            vel[b, 0] += h * gx
-            vel[b, 1] += h * gy
-            vel[b, 2] += h * gz
-        Rb = bodies.rot[b]
-        # gyroscopic: ω_body, L = I ω_body, Δω = −h I⁻¹ (ω × L)
-        wb0 = Rb[0, 0] * omg[b, 0] + Rb[1, 0] * omg[b, 1] + Rb[2, 0] * omg[b, 2]
-        wb1 = Rb[0, 1] * omg[b, 0] + Rb[1, 1] * omg[b, 1] + Rb[2, 1] * omg[b, 2]
-        wb2 = Rb[0, 2] * omg[b, 0] + Rb[1, 2] * omg[b, 1] + Rb[2, 2] * omg[b, 2]
-        t0, t1, t2 = cross(wb0, wb1, wb2, ib[b, 0] * wb0, ib[b, 1] * wb1, ib[b, 2] * wb2)
-        d0, d1, d2 = -h * inv_ib[b, 0] * t0, -h * inv_ib[b, 1] * t1, -h * inv_ib[b, 2] * t2
-        for i in range(3):
-            omg[b, i] += Rb[i, 0] * d0 + Rb[i, 1] * d1 + Rb[i, 2] * d2
+    for b in range(bodies.pos.shape[0]):
+        body_forces(b, cfg, bodies)
     for b in range(cars.n):
-        cars.f_explicit[b] = 0.0
-        if cars.held[b]:
-            fr = cars.frame[b]
-            vt = vel[b, 0] * fr[C_T] + vel[b, 1] * fr[C_T + 1] + vel[b, 2] * fr[C_T + 2]
-            moving = carrier[b] >= 0
-            if moving:   # relative to the track
-                k = kbody[carrier[b]]
-                c0, c1, c2 = cross(omg[k, 0], omg[k, 1], omg[k, 2], pos[b, 0] - pos[k, 0], pos[b, 1] - pos[k, 1],
-                                   pos[b, 2] - pos[k, 2])
-                vt -= (vel[k, 0] + c0) * fr[C_T] + (vel[k, 1] + c1) * fr[C_T + 1] + (vel[k, 2] + c2) * fr[C_T + 2]
-            if res.nl2:
-                F = -cars.drag[b, 1] * k_nl2 * vt * abs(vt)
-            else:
-                F = -(0.5 * rho * cars.drag[b, 0] + cars.davis[b, 2]) * vt * abs(vt) - cars.davis[b, 1] * vt
-            if F == 0.0:
-                continue
+        car_resistance(b, cfg, bodies, cars, res, carrier, kbody)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def body_forces(b, cfg, bodies):
+    """Gravity and the gyroscopic term of body ``b`` (``stage_forces``)."""
+    h = cfg.h
+    vel, omg = bodies.vel, bodies.omg
+    inv_ib, ib = bodies.inv_ib, bodies.ib
+    if bodies.inv_mass[b] > 0.0:
+        vel[b, 0] += h * cfg.gx
+        vel[b, 1] += h * cfg.gy
+        vel[b, 2] += h * cfg.gz
+    Rb = bodies.rot[b]
+    # gyroscopic: ω_body, L = I ω_body, Δω = −h I⁻¹ (ω × L)
+    wb0 = Rb[0, 0] * omg[b, 0] + Rb[1, 0] * omg[b, 1] + Rb[2, 0] * omg[b, 2]
+    wb1 = Rb[0, 1] * omg[b, 0] + Rb[1, 1] * omg[b, 1] + Rb[2, 1] * omg[b, 2]
+    wb2 = Rb[0, 2] * omg[b, 0] + Rb[1, 2] * omg[b, 1] + Rb[2, 2] * omg[b, 2]
+    t0, t1, t2 = cross(wb0, wb1, wb2, ib[b, 0] * wb0, ib[b, 1] * wb1, ib[b, 2] * wb2)
+    d0, d1, d2 = -h * inv_ib[b, 0] * t0, -h * inv_ib[b, 1] * t1, -h * inv_ib[b, 2] * t2
+    for i in range(3):
+        omg[b, i] += Rb[i, 0] * d0 + Rb[i, 1] * d1 + Rb[i, 2] * d2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def car_resistance(b, cfg, bodies, cars, res, carrier, kbody):
+    """The explicit resistance of car ``b`` (``stage_forces``)."""
+    h = cfg.h
+    pos, vel, omg = bodies.pos, bodies.vel, bodies.omg
+    cars.f_explicit[b] = 0.0
+    if cars.held[b]:
+        fr = cars.frame[b]
+        vt = vel[b, 0] * fr[C_T] + vel[b, 1] * fr[C_T + 1] + vel[b, 2] * fr[C_T + 2]
+        moving = carrier[b] >= 0
+        k = 0
+        if moving:   # relative to the track
+            k = kbody[carrier[b]]
+            c0, c1, c2 = cross(omg[k, 0], omg[k, 1], omg[k, 2], pos[b, 0] - pos[k, 0], pos[b, 1] - pos[k, 1],
+                               pos[b, 2] - pos[k, 2])
+            vt -= (vel[k, 0] + c0) * fr[C_T] + (vel[k, 1] + c1) * fr[C_T + 1] + (vel[k, 2] + c2) * fr[C_T + 2]
+        if res.nl2:
+            F = -cars.drag[b, 1] * res.nl2_drag * vt * abs(vt)
+        else:
+            F = -(0.5 * res.air_density * cars.drag[b, 0] + cars.davis[b, 2]) * vt * abs(vt) - cars.davis[b, 1] * vt
+        if F != 0.0:
             # an explicit force may at most stop the car in one step (no reversal)
-            lim = abs(vt) * mass[b] / h
+            lim = abs(vt) * bodies.mass[b] / h
             if F > lim:
                 F = lim
             elif F < -lim:
                 F = -lim
             cars.f_explicit[b] = F
-            dv = h * F * inv_mass[b]
+            dv = h * F * bodies.inv_mass[b]
             for i in range(3):
                 vel[b, i] += dv * fr[C_T + i]
             if moving:
@@ -222,15 +240,8 @@ def stage_track_rows(cfg, bodies, cars, trk, wk):
     """Track blocks (rows 1–5, W̃, P) of every car and the exact projection of its velocity onto
     them; every other body's mobility W. The cars on a moving track get their blocks with the track
     body's columns (``carrier.moving_track_block``); ``stage_carriers`` projects them with it."""
-    track_rows_chunk(0, bodies.pos.shape[0], cfg.erp_h, bodies, cars, trk, wk)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def track_rows_chunk(b0, b1, erp_h, bodies, cars, trk, wk):
-    """``stage_track_rows`` of bodies ``b0`` … ``b1 − 1`` (every body's arrays are its own; ``wk``: work).
-    The serial stage and each chunk of the parallel one (``par_track_rows``) run this same function."""
-    for b in range(b0, b1):
-        track_rows_body(b, erp_h, bodies, cars, trk, wk)
+    for b in range(bodies.pos.shape[0]):
+        track_rows_body(b, cfg.erp_h, bodies, cars, trk, wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -251,10 +262,11 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
         body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, trk.mobility[b])
 
 
-# The track rows on all threads (a train of ``state.PARALLEL_BODIES`` bodies or more, without
-# carriers: ``tmp.par``): every body's block is independent of the others'. Each chunk of bodies has
-# its own work arrays (``state.Lanes``) and each body the same arithmetic as in the serial stage, so
-# the results do not depend on the threads (docs/physics.md, "Speed and compile time").
+# A long train's per-car stages on all threads (a world of ``state.PARALLEL_BODIES`` bodies or more,
+# without carriers: ``tmp.par``): from a step's start velocities to its track rows (transport, forces,
+# track block and projection) and the integration, each a body's own arithmetic on its own arrays.
+# Each chunk of bodies has its own work arrays (``state.Lanes``) and each body the same arithmetic as
+# in the serial stages, so the results do not depend on the threads (docs/physics.md, "Both cores").
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def lane(par, c):
     """The ``Work`` of chunk ``c`` of ``par`` (``state.Lanes``)."""
@@ -262,12 +274,64 @@ def lane(par, c):
                 par.theta[c], par.fr2[c], par.rr[c])
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk):
+    """``stage_transport``, ``stage_forces`` and ``stage_track_rows`` of bodies ``b0`` … ``b1 − 1`` (no
+    carriers, no railway: each body's work reads and writes only its own arrays), stage by stage as
+    the serial ones (body by body cost 7 % more at 1000 cars)."""
+    nc = min(b1, cars.n)
+    for b in range(b0, nc):
+        transport_car(b, bodies, cars, trk.carrier, wk.R)
+    for b in range(b0, b1):
+        body_forces(b, cfg, bodies)
+    for b in range(b0, nc):
+        car_resistance(b, cfg, bodies, cars, res, trk.carrier, trk.kbody)
+    for b in range(b0, b1):
+        track_rows_body(b, cfg.erp_h, bodies, cars, trk, wk)
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
-def par_track_rows(cfg, bodies, cars, trk, par):
-    """``stage_track_rows`` on all threads, by chunks of bodies."""
-    nb, nc, erp_h = bodies.pos.shape[0], par.W.shape[0], cfg.erp_h
+def par_rows(cfg, bodies, cars, res, trk, par):
+    """``rows_chunk`` on all threads, by chunks of bodies."""
+    nb, nc = bodies.pos.shape[0], par.W.shape[0]
     for c in prange(nc):
-        track_rows_chunk(c * nb // nc, (c + 1) * nb // nc, erp_h, bodies, cars, trk, lane(par, c))
+        rows_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, bodies, cars, res, trk, lane(par, c))
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def threaded_rows(cfg, bodies, cars, res, trk, par):
+    """``par_rows`` when ``par`` (``tmp.par``) is not None, then True; else False (and not compiled)."""
+    if par is not None:
+        par_rows(cfg, bodies, cars, res, trk, par)
+        return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def integrate_chunk(b0, b1, h, tracks, bodies, cars, trk, fr2):
+    """``stage_integrate`` of bodies ``b0`` … ``b1 − 1`` (no carriers, no network: each car reads
+    only its own body); ``fr2``: work."""
+    for b in range(b0, b1):
+        integrate_body(b, h, tracks, bodies, cars, trk.carrier)
+    for b in range(b0, min(b1, cars.n)):
+        integrate_car(b, tracks, bodies, cars, trk.carrier, trk.lam, trk.E, fr2)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
+def par_integrate(h, tracks, bodies, cars, trk, par):
+    """``integrate_chunk`` on all threads, by chunks of bodies."""
+    nb, nc = bodies.pos.shape[0], par.fr2.shape[0]
+    for c in prange(nc):
+        integrate_chunk(c * nb // nc, (c + 1) * nb // nc, h, tracks, bodies, cars, trk, par.fr2[c])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def threaded_integrate(cfg, tracks, bodies, cars, trk, par):
+    """``par_integrate`` when ``par`` (``tmp.par``) is not None, then True; else False (and not compiled)."""
+    if par is not None:
+        par_integrate(cfg.h, tracks, bodies, cars, trk, par)
+        return True
+    return False
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -715,81 +779,92 @@ def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, E, wk):
     car's frame axes in the table are kept for the next step's transport (``cars.prev_frame``).
     ``carrier``, ``lam``, ``E``: ``trk.carrier``, the step's track-row impulses ``trk.lam`` (kept as
     ``cars.lam_track``) and the cars' body columns ``trk.E`` (cleared for a car that leaves a moving
-    track, ``network.pass_junction``).
+    track, ``network.pass_junction``). Every body moves before any car's s (a car on a moving track
+    needs its body's new pose).
     """
-    h, pos, quat, vel, omg = cfg.h, bodies.pos, bodies.quat, bodies.vel, bodies.omg
-    fr2 = wk.fr2
-    nb = pos.shape[0]
-    for b in range(nb):
-        if b < cars.n and carrier[b] >= 0 and cars.held[b]:   # (its body moves after it: b < nb)
-            keep_table_axes(b, tracks, bodies, cars)
-        for i in range(3):
-            pos[b, i] += h * vel[b, i]
-        w, x, y, z = quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3]
-        o0, o1, o2 = omg[b, 0], omg[b, 1], omg[b, 2]
-        hw = 0.5 * h
-        nw = w + hw * (-o0 * x - o1 * y - o2 * z)
-        nx = x + hw * (o0 * w + o1 * z - o2 * y)
-        ny = y + hw * (o1 * w + o2 * x - o0 * z)
-        nz = z + hw * (o2 * w + o0 * y - o1 * x)
-        n = np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
-        quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = nw / n, nx / n, ny / n, nz / n
-        quat_to_mat(quat[b], bodies.rot[b])
+    for b in range(bodies.pos.shape[0]):
+        integrate_body(b, cfg.h, tracks, bodies, cars, carrier)
     for b in range(cars.n):
-        if not cars.held[b]:
-            continue
-        fr = cars.frame[b]
-        if carrier[b] < 0:   # (on a moving track: the axes in its table, kept above)
-            for k in range(3):
-                cars.prev_frame[b, k] = fr[C_T + k]
-                cars.prev_frame[b, 3 + k] = fr[C_N + k]
-                cars.prev_frame[b, 6 + k] = fr[C_B + k]
-        cars.has_prev[b] = 1
-        for r in range(5):
-            cars.lam_track[b, r] = lam[b, r]
-        t = cars.track[b]
-        R = bodies.rot[b]
-        cg = cars.cg[b]
-        ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
-        moving = carrier[b] >= 0
-        if moving:   # in the track's table: the anchor where the body's new pose puts it
-            ax, ay, az = to_table(t, tracks, bodies, ax, ay, az)
-            eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], tracks.length[t],
-                             tracks.closed[t], cars.s[b], fr2)
-            s = cars.s[b] + ((ax - fr2[C_P]) * fr2[C_T] + (ay - fr2[C_P + 1]) * fr2[C_T + 1]
-                             + (az - fr2[C_P + 2]) * fr2[C_T + 2])
-        else:
-            # predictor: the old frame's closest-point step from the old s (first-order exact; the
-            # frame's T is −T of the track for a car facing −s)
-            d = ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1] + (az - fr[C_P + 2]) * fr[C_T + 2])
-            s = cars.s[b] + d if cars.dir[b] > 0.0 else cars.s[b] - d
-        s = closest_s(tracks, t, s, ax, ay, az, fr2)
-        ok = True
-        if tracks.net[0]:   # a connection or switch passed: the next track (physics/network.py)
-            s, ok = pass_junction(b, cars.s[b], s, cars, tracks, bodies, carrier, E, fr2)
-            if cars.track[b] != t:
-                if tracks.body[cars.track[b]] != tracks.body[t]:   # onto or off a moving track
-                    ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
-                    moving = carrier[b] >= 0
-                    if moving:
-                        ax, ay, az = to_table(cars.track[b], tracks, bodies, ax, ay, az)
-                t = cars.track[b]
-                s = closest_s(tracks, t, s, ax, ay, az, fr2)
-        L = tracks.length[t]
-        closed = tracks.closed[t]
-        if not ok or (not closed and (s < 0.0 or s > L)):
-            cars.on_track[b] = 0
-            cars.ran_off[b] = 1
-            cars.has_prev[b] = 0
-            s = min(max(s, 0.0), L)
-        elif cars.dir[b] > 0.0:
-            eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, cars.frame[b])
-            if moving:
-                move_frame(cars.frame[b], t, tracks, bodies)
-        else:
-            car_frame(tracks, t, s, cars.dir[b], cars.frame[b])
-        cars.s[b] = s
+        integrate_car(b, tracks, bodies, cars, carrier, lam, E, wk.fr2)
 
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def integrate_body(b, h, tracks, bodies, cars, carrier):
+    """``stage_integrate``: body ``b``'s position and orientation (and its rotation matrix)."""
+    pos, quat, omg = bodies.pos, bodies.quat, bodies.omg
+    if b < cars.n and carrier[b] >= 0 and cars.held[b]:   # (its body moves after it: b < nb)
+        keep_table_axes(b, tracks, bodies, cars)
+    for i in range(3):
+        pos[b, i] += h * bodies.vel[b, i]
+    w, x, y, z = quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3]
+    o0, o1, o2 = omg[b, 0], omg[b, 1], omg[b, 2]
+    hw = 0.5 * h
+    nw = w + hw * (-o0 * x - o1 * y - o2 * z)
+    nx = x + hw * (o0 * w + o1 * z - o2 * y)
+    ny = y + hw * (o1 * w + o2 * x - o0 * z)
+    nz = z + hw * (o2 * w + o0 * y - o1 * x)
+    n = np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
+    quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = nw / n, nx / n, ny / n, nz / n
+    quat_to_mat(quat[b], bodies.rot[b])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2):
+    """``stage_integrate``: car ``b``'s s, track and frame after its body moved (``fr2``: work)."""
+    if not cars.held[b]:
+        return
+    pos = bodies.pos
+    fr = cars.frame[b]
+    if carrier[b] < 0:   # (on a moving track: the axes in its table, kept above)
+        for k in range(3):
+            cars.prev_frame[b, k] = fr[C_T + k]
+            cars.prev_frame[b, 3 + k] = fr[C_N + k]
+            cars.prev_frame[b, 6 + k] = fr[C_B + k]
+    cars.has_prev[b] = 1
+    for r in range(5):
+        cars.lam_track[b, r] = lam[b, r]
+    t = cars.track[b]
+    R = bodies.rot[b]
+    cg = cars.cg[b]
+    ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
+    moving = carrier[b] >= 0
+    if moving:   # in the track's table: the anchor where the body's new pose puts it
+        ax, ay, az = to_table(t, tracks, bodies, ax, ay, az)
+        eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], tracks.length[t],
+                         tracks.closed[t], cars.s[b], fr2)
+        s = cars.s[b] + ((ax - fr2[C_P]) * fr2[C_T] + (ay - fr2[C_P + 1]) * fr2[C_T + 1]
+                         + (az - fr2[C_P + 2]) * fr2[C_T + 2])
+    else:
+        # predictor: the old frame's closest-point step from the old s (first-order exact; the
+        # frame's T is −T of the track for a car facing −s)
+        d = ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1] + (az - fr[C_P + 2]) * fr[C_T + 2])
+        s = cars.s[b] + d if cars.dir[b] > 0.0 else cars.s[b] - d
+    s = closest_s(tracks, t, s, ax, ay, az, fr2)
+    ok = True
+    if tracks.net[0]:   # a connection or switch passed: the next track (physics/network.py)
+        s, ok = pass_junction(b, cars.s[b], s, cars, tracks, bodies, carrier, E, fr2)
+        if cars.track[b] != t:
+            if tracks.body[cars.track[b]] != tracks.body[t]:   # onto or off a moving track
+                ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
+                moving = carrier[b] >= 0
+                if moving:
+                    ax, ay, az = to_table(cars.track[b], tracks, bodies, ax, ay, az)
+            t = cars.track[b]
+            s = closest_s(tracks, t, s, ax, ay, az, fr2)
+    L = tracks.length[t]
+    closed = tracks.closed[t]
+    if not ok or (not closed and (s < 0.0 or s > L)):
+        cars.on_track[b] = 0
+        cars.ran_off[b] = 1
+        cars.has_prev[b] = 0
+        s = min(max(s, 0.0), L)
+    elif cars.dir[b] > 0.0:
+        eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, cars.frame[b])
+        if moving:
+            move_frame(cars.frame[b], t, tracks, bodies)
+    else:
+        car_frame(tracks, t, s, cars.dir[b], cars.frame[b])
+    cars.s[b] = s
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -1012,15 +1087,6 @@ def rail_forces(cfg, bodies, cars, joints, rail):
         apply_gear_forces(cfg, bodies, joints, rail)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def track_rows(cfg, bodies, cars, trk, wk, par):
-    """``stage_track_rows``, on all threads when ``par`` (``tmp.par``) is not None (then not compiled)."""
-    if par is not None:
-        par_track_rows(cfg, bodies, cars, trk, par)
-    else:
-        stage_track_rows(cfg, bodies, cars, trk, wk)
-
-
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, keep_u, par):
     """The stages of a step from its start velocities to its rows: the transport, the forces (a
@@ -1028,19 +1094,21 @@ def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, car
     with its exact projection, every joint's rows and the chains factored; on moving tracks
     (``carried``) each with its carriers' part (``stage_carriers``). ``keep_u``: the velocities
     before any projection (u*) kept in ``tmp.scratch.vel0``, ``omg0`` (``py_stages_to_solve``).
-    ``par``: ``tmp.par``, the track rows on all threads (None: serial, and not compiled). Inlined
-    into its callers: a call would pass every array of every record, each step."""
-    stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
-    if carried:
-        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
-    stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
-    if railed:
-        rail_forces(cfg, bodies, cars, joints, rail)
-    if keep_u:
-        keep_velocities(bodies, tmp.scratch)
-    track_rows(cfg, bodies, cars, tmp.trk, tmp.wk, par)
-    if carried:
-        stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
+    ``par``: ``tmp.par``, the per-car stages on all threads (``threaded_rows``; None, a railway world or
+    ``keep_u``: serial). Inlined into its callers: a call would pass every array of every record, each
+    step."""
+    if railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par):
+        stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
+        if carried:
+            stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
+        stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
+        if railed:
+            rail_forces(cfg, bodies, cars, joints, rail)
+        if keep_u:
+            keep_velocities(bodies, tmp.scratch)
+        stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+        if carried:
+            stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
     if carried:
         stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
@@ -1107,7 +1175,8 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             finish_contacts(step, ops)
         if railed:
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
-        stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
+        if tracks.net[0] or not threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par):
+            stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
         if free_joints:   # a car body turned on its wheel frame beyond its swivel limit (joints/swivel.py)
             swivel_watch(step * cfg.h, joints, bodies.rot)
         if carried and tracks.net[0]:   # cars may have moved onto or off a moving track

@@ -27,10 +27,12 @@ Work (``Temps``: overwritten each step; ``WorldState`` groups the records above 
     Hangs       suspended cars: each hanging body's rows folded into its trolley for the exact solve
     Scratch     per-body copies of the step's start velocities, the cars' row along T
     Work        small fixed-size temporaries (3×3, 6×6, 5×5 …)
-    Lanes       a long train's ``Work`` once per chunk of bodies, for the track rows on all threads
+    Lanes       a long train's ``Work`` once per chunk of bodies, for its per-car stages on all threads
 """
 from __future__ import annotations
 
+import os
+import sys
 from collections import namedtuple
 from typing import NamedTuple
 
@@ -401,18 +403,31 @@ Work = record("Work", (
     Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
 ))
 
-#: a world of at least this many bodies (and no carriers) runs its track rows on all threads (``Lanes``)
+#: a world of at least this many bodies (and no carriers) runs its per-car stages on all threads (``Lanes``)
 PARALLEL_BODIES = 256
+#: ... when numba has at least this many threads (on one, the parallel regions cost ~10 % of a step)
+MIN_THREADS = 2
 #: chunks of bodies the parallel stage splits a world into, each with its own ``Work`` (more than the
 #: threads of a machine: how they are shared out changes nothing, every body's arithmetic is its own)
 LANES = 16
 
-# per chunk of bodies of the parallel stage (kernels.par_track_rows) its own ``Work``
+# per chunk of bodies of the parallel stage (kernels.par_rows, par_integrate) its own ``Work``
 Lanes = record("Lanes", tuple(Field(f.name, ("nc",) + f.shape, f.dtype, f.unit, f.meaning) for f in Work.FIELDS))
 
 Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow", "blocks", "hangs", "par"])
 
 WorldState = namedtuple("WorldState", ["tracks", "bodies", "cars", "sections", "res", "joints", "programs"])
+
+
+def threads() -> int:
+    """numba's number of threads (``numba.get_num_threads``; before numba is imported,
+    ``NUMBA_NUM_THREADS`` or the CPUs this process may run on, as numba will count them)."""
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        return numba.get_num_threads()
+    if os.environ.get("NUMBA_NUM_THREADS"):
+        return int(os.environ["NUMBA_NUM_THREADS"])
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrier=None, groups=None,
@@ -421,8 +436,8 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's;
     ``groups``: per train the joint triples of its row groups (``car_blocks.py``; empty: its chain);
     ``hangs``: (hinge, damper or -1) of each suspended car solved with its trolley (``hang_blocks.py``);
-    ``par``: the ``Lanes`` of a world of ``PARALLEL_BODIES`` bodies or more without carriers, else None
-    (its kernel is compiled without the parallel stages)."""
+    ``par``: the ``Lanes`` of a world of ``PARALLEL_BODIES`` bodies or more without carriers, when numba
+    has ``MIN_THREADS`` threads or more, else None (its kernel is compiled without the parallel stages)."""
     sizes = dict(nb=max(nb, 1), nj=max(nj, 1), nk=nk, nk1=nk + 1, nkc=nkc,
                  ntrains=max(len(first), 1))
     carrier = np.full(len(first), -1, np.int64) if carrier is None else np.asarray(carrier, np.int64)
@@ -438,7 +453,7 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     group[:len(pairs), :3] = np.array(pairs, np.int64).reshape(len(pairs), 3)
     blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=GR, GI=GI, GF=GF), train=train, group=group)
     hang = allocate(Hangs, dict(nh=len(hangs), HF=HF), joint=np.array(hangs, np.int64).reshape(len(hangs), 2))
-    par = allocate(Lanes, dict(nc=LANES)) if nb >= PARALLEL_BODIES and nk == 0 else None
+    par = allocate(Lanes, dict(nc=LANES)) if nb >= PARALLEL_BODIES and nk == 0 and threads() >= MIN_THREADS else None
     return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
                  allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks,
                  hang, par)
