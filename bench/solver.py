@@ -12,16 +12,18 @@ difference), from a cold cache with a lift section (the kernel with the cars' bo
 with a hinge in the world (the kernel with every joint kind).
 
     python bench/solver.py [--quick] [--compile-only] [--compile-profile] [--railway] [--bogies] [--threads]
+    python bench/solver.py --threads [--cars 150 300 500] [--against DIR [--against-cache DIR]] [--rounds 5]
 
 ``--bogies`` times trains of 7, 100 and 1000 cars on bogies beside plain ones and prints the
 error of their coupler forces held on a grade against the closed form, and the error of one coasting
 step's coupler and swivel impulses against a sparse direct solve of that step's equality rows
 (``reference.exact_joint_impulses``) (also printed by a full run).
 
-``--threads`` times the 1000- and 100-car trains (coasting) with their per-car stages on all threads
-(1 and 2 of numba's threads, whatever ``state.PARALLEL_BODIES`` says) and with the serial stages, in
-fresh interpreters, interleaved, 5 rounds: medians of µs/step wall and CPU, with the load before and
-after (docs/physics.md, "Both cores").
+``--threads`` times the 1000- and 100-car trains (coasting; ``--cars``: other lengths) with their per-car
+stages on all threads (1 and 2 of numba's threads, whatever ``state.PARALLEL_BODIES`` says) and with the
+serial stages, in fresh interpreters, interleaved, 5 rounds (``--rounds``): medians of µs/step wall and
+CPU, with the load before and after (docs/physics.md, "Both cores"); ``--against DIR`` runs another
+checkout's the same way, interleaved with this one's (``--against-cache``: its kernel cache).
 
 ``--railway`` times only a locomotive-hauled train of 100 wagons with draft gears and air brakes
 (also printed by a full run).
@@ -216,29 +218,41 @@ print((time.perf_counter() - t0) / %d * 1e6, (time.process_time() - c0) / %d * 1
 """
 
 
-def print_threads(quick, rounds=5):
-    """1000 and 100 cars: µs/step (wall, CPU) with the serial stages, and with the per-car stages on all
-    threads (whatever ``state.PARALLEL_BODIES`` says) with 1 and 2 threads."""
+def thread_steps(n_cars, quick):
+    """Steps timed for a train of ``n_cars`` (about 0.2 s of CPU, 0.03 s with ``quick``)."""
+    return max(50 if quick else 300, (30_000 if quick else 200_000) // n_cars)
+
+
+def print_threads(quick, cars=(1000, 100), against=None, rounds=5, against_cache=None):
+    """Trains of ``cars`` cars: µs/step (wall, CPU) with the serial stages, and with the per-car stages on
+    all threads (whatever ``state.PARALLEL_BODIES`` says) with 1 and 2 threads; ``against``: another
+    checkout's root, run interleaved with this one (its runs labelled with its folder's name), with its
+    kernel cache in ``against_cache`` (``TRACKRIDER_CACHE_DIR``) if given."""
     runs = (("serial", True, 1), ("parallel, 1 thread", False, 1), ("parallel, 2 threads", False, 2))
-    for n_cars, steps in ((1000, 50 if quick else 300), (100, 500 if quick else 3000)):
-        got = {label: [] for label, _, _ in runs}
+    roots = [(ROOT, "", {})] + ([(Path(against).resolve(), f" [{Path(against).name}]",
+                                  {"TRACKRIDER_CACHE_DIR": against_cache} if against_cache else {})]
+                                if against else [])
+    for n_cars in cars:
+        steps = thread_steps(n_cars, quick)
+        got = {label + tag: [] for label, _, _ in runs for _, tag, _ in roots}
         loads = [os.getloadavg()[0]]
         for _ in range(rounds):
             for label, serial, threads in runs:
-                code = _THREADS_CODE % (str(ROOT), str(HERE), serial, n_cars, steps, steps, steps)
-                p = subprocess.run([sys.executable, "-c", code],
-                                   env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)),
-                                   capture_output=True, text=True, cwd=ROOT)
-                if p.returncode != 0:
-                    raise RuntimeError(p.stderr)
-                wall, cpu, par = p.stdout.split()
-                assert (par == "True") != serial
-                got[label].append((float(wall), float(cpu)))
+                for root, tag, env in roots:
+                    code = _THREADS_CODE % (str(root), str(root / "bench"), serial, n_cars, steps, steps, steps)
+                    p = subprocess.run([sys.executable, "-c", code],
+                                       env=dict(os.environ, NUMBA_NUM_THREADS=str(threads), **env),
+                                       capture_output=True, text=True, cwd=root)
+                    if p.returncode != 0:
+                        raise RuntimeError(p.stderr)
+                    wall, cpu, par = p.stdout.split()
+                    assert (par == "True") != serial
+                    got[label + tag].append((float(wall), float(cpu)))
         loads.append(os.getloadavg()[0])
         print(f"{n_cars} cars, coasting, {steps} steps, medians of {rounds} interleaved rounds "
               f"(load {loads[0]:.1f} → {loads[1]:.1f})")
         for label, v in got.items():
-            print(f"  {label:<20} {np.median([a for a, _ in v]):9.1f} us/step wall "
+            print(f"  {label:<32} {np.median([a for a, _ in v]):9.1f} us/step wall "
                   f"{np.median([c for _, c in v]):9.1f} cpu")
 
 
@@ -382,7 +396,9 @@ def main(argv=None):
         print_railway(quick)
         return
     if "--threads" in argv:
-        print_threads(quick)
+        cars = [int(a) for a in argv[argv.index("--cars") + 1:] if a.isdigit()] if "--cars" in argv else (1000, 100)
+        opt = {k: argv[argv.index(k) + 1] for k in ("--against", "--against-cache", "--rounds") if k in argv}
+        print_threads(quick, cars, opt.get("--against"), int(opt.get("--rounds", 5)), opt.get("--against-cache"))
         return
     if "--bogies" in argv:
         print_bogies(quick)

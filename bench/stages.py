@@ -14,7 +14,8 @@ sections the cars are on, the start velocities kept, whether any row is bounded,
 
 A world of ``state.PARALLEL_BODIES`` bodies or more (1000 cars) also prints its per-car stages on all
 threads (``kernels.threaded_rows``, ``threaded_integrate``; ``NUMBA_NUM_THREADS`` threads), CPU time of
-all threads and wall time: compare them with the serial stages (on a quiet machine).
+all threads and wall time: compare them with the serial stages (on a quiet machine); and the same chunks
+run one after the other on one thread without the parallel region (``chunks in turn``).
 
 ``--rolling`` gives the cars rolling friction and drag (their bounded rows along T: ``solve`` is
 then the bounded-row solve). Each figure is the median of ``--repeat`` runs; the stages run on
@@ -49,6 +50,23 @@ STAGES = ("velocities", "track rows", "joint rows", "warm start", "solve", "supp
           "record")
 #: a world of ``state.PARALLEL_BODIES`` bodies or more: its per-car stages on all threads (not in the sum)
 THREADED = ("velocities + track rows on threads", "integrate on threads")
+#: ... and the same chunks one after the other, without the parallel region (``kernels.rows_chunk``,
+#: ``integrate_chunk`` on each ``kernels.lane``): beside the serial stages, what the chunks cost; beside
+#: the threaded stages on one thread, what the region costs
+CHUNKED = ("velocities + track rows, chunks in turn", "integrate, chunks in turn")
+
+
+@njit(error_model="numpy", _nrt=False)
+def chunks_in_turn(which, cfg, tracks, bodies, cars, res, trk, par):
+    """``kernels.par_rows`` (``which`` 0) or ``par_integrate`` (1) without ``prange``: chunk after chunk."""
+    if par is not None:
+        nb, nc = bodies.pos.shape[0], par.W.shape[0]
+        for c in range(nc):
+            if which == 0:
+                kn.rows_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, bodies, cars, res, trk, kn.lane(par, c))
+            else:
+                kn.integrate_chunk(c * nb // nc, (c + 1) * nb // nc, cfg.h, tracks, bodies, cars, trk.carrier,
+                                   trk.lam, trk.E, par.fr2[c])
 
 
 @njit(error_model="numpy", _nrt=False)
@@ -59,12 +77,12 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
     any_bounded = kn.has_bounded_rows(cars, joints, res)
     for _ in range(n):
         if which == 0:
-            kn.stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
+            kn.stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier, tmp.wk.R)
             if carried:
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
-            kn.stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
+            kn.stage_forces(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
         elif which == 1:
-            kn.stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+            kn.stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
             if carried:
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
         elif which == 2:
@@ -92,8 +110,10 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
             kn.record_sample(cfg, tracks, bodies, cars, sections, tmp.trk, tmp.scratch, out, rail)
         elif which == 9:
             kn.threaded_rows(cfg, bodies, cars, res, tmp.trk, tmp.par)
-        else:
+        elif which == 10:
             kn.threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)
+        else:
+            chunks_in_turn(which - 11, cfg, tracks, bodies, cars, res, tmp.trk, tmp.par)
 
 
 def kernel_args(w):
@@ -136,7 +156,7 @@ def profile(n_cars, rolling, calls, repeat):
     run_stage(0, 1, *args)  # compile (or load) the driver
     for a, s in zip(state, saved):
         a[...] = s
-    names = STAGES + (THREADED if w._temps.par is not None else ())
+    names = STAGES + (THREADED + CHUNKED if w._temps.par is not None else ())
     per = {name: [] for name in names}
     wall = {name: [] for name in THREADED}
     step = []
@@ -173,7 +193,8 @@ def main(argv=None):
         print(f"{n} cars ({calls} calls): a step {step:.2f} µs, its stages {total:.2f} µs")
         for name, us in per.items():
             share = f"{100 * us / total:5.1f} %" if name in STAGES and name != "record" else \
-                "per recorded sample" if name == "record" else f"{numba.get_num_threads()} threads"
+                "per recorded sample" if name == "record" else \
+                f"{numba.get_num_threads()} threads" if name.split(" (")[0] in THREADED else "1 thread"
             print(f"  {name:<12} {us:9.3f} µs  {share}")
 
 

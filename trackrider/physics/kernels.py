@@ -136,13 +136,14 @@ def has_bounded_rows(cars, joints, res):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_transport(bodies, cars, carrier, R):
+def stage_transport(b0, b1, bodies, cars, carrier, R):
     """Transport each car's velocity with its frame (a car on a moving track: ``carrier.carrier_transport``,
     after this). The track turns a car's velocity field with its frame, R = F_new F_oldᵀ
     (parallel transport; a projection instead would lose (h v κ)² of the kinetic energy per
     step). The impulse it takes is a track-joint impulse, recorded with rows 1, 2 and 3.
+    The cars among bodies ``b0`` … ``b1 − 1`` (``0, nb``: every car; a chunk: ``rows_chunk``).
     ``carrier``: ``trk.carrier``; ``R``: 3×3 work."""
-    for b in range(cars.n):
+    for b in range(b0, min(b1, cars.n)):
         transport_car(b, bodies, cars, carrier, R)
 
 
@@ -169,13 +170,14 @@ def transport_car(b, bodies, cars, carrier, R):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_forces(cfg, bodies, cars, res, carrier, kbody):
+def stage_forces(b0, b1, cfg, bodies, cars, res, carrier, kbody):
     """Gravity, the gyroscopic term and explicit resistance, after the transport; on a moving track the
     resistance acts on the speed relative to the track and the body takes its reaction
-    (``carrier.carrier_resistance``). ``carrier``, ``kbody``: ``trk.carrier``, ``trk.kbody``."""
-    for b in range(bodies.pos.shape[0]):
+    (``carrier.carrier_resistance``). Bodies ``b0`` … ``b1 − 1`` (``0, nb``: all; a chunk: ``rows_chunk``).
+    ``carrier``, ``kbody``: ``trk.carrier``, ``trk.kbody``."""
+    for b in range(b0, b1):
         body_forces(b, cfg, bodies)
-    for b in range(cars.n):
+    for b in range(b0, min(b1, cars.n)):
         car_resistance(b, cfg, bodies, cars, res, carrier, kbody)
 
 
@@ -236,11 +238,12 @@ def car_resistance(b, cfg, bodies, cars, res, carrier, kbody):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_track_rows(cfg, bodies, cars, trk, wk):
+def stage_track_rows(b0, b1, cfg, bodies, cars, trk, wk):
     """Track blocks (rows 1–5, W̃, P) of every car and the exact projection of its velocity onto
     them; every other body's mobility W. The cars on a moving track get their blocks with the track
-    body's columns (``carrier.moving_track_block``); ``stage_carriers`` projects them with it."""
-    for b in range(bodies.pos.shape[0]):
+    body's columns (``carrier.moving_track_block``); ``stage_carriers`` projects them with it.
+    Bodies ``b0`` … ``b1 − 1`` (``0, nb``: all; a chunk: ``rows_chunk``)."""
+    for b in range(b0, b1):
         track_rows_body(b, cfg.erp_h, bodies, cars, trk, wk)
 
 
@@ -279,15 +282,9 @@ def rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk):
     """``stage_transport``, ``stage_forces`` and ``stage_track_rows`` of bodies ``b0`` … ``b1 − 1`` (no
     carriers, no railway: each body's work reads and writes only its own arrays), stage by stage as
     the serial ones (body by body cost 7 % more at 1000 cars)."""
-    nc = min(b1, cars.n)
-    for b in range(b0, nc):
-        transport_car(b, bodies, cars, trk.carrier, wk.R)
-    for b in range(b0, b1):
-        body_forces(b, cfg, bodies)
-    for b in range(b0, nc):
-        car_resistance(b, cfg, bodies, cars, res, trk.carrier, trk.kbody)
-    for b in range(b0, b1):
-        track_rows_body(b, cfg.erp_h, bodies, cars, trk, wk)
+    stage_transport(b0, b1, bodies, cars, trk.carrier, wk.R)
+    stage_forces(b0, b1, cfg, bodies, cars, res, trk.carrier, trk.kbody)
+    stage_track_rows(b0, b1, cfg, bodies, cars, trk, wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
@@ -308,13 +305,14 @@ def threaded_rows(cfg, bodies, cars, res, trk, par):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def integrate_chunk(b0, b1, h, tracks, bodies, cars, trk, fr2):
-    """``stage_integrate`` of bodies ``b0`` … ``b1 − 1`` (no carriers, no network: each car reads
-    only its own body); ``fr2``: work."""
+def integrate_chunk(b0, b1, h, tracks, bodies, cars, carrier, lam, E, fr2):
+    """``stage_integrate`` of bodies ``b0`` … ``b1 − 1``: each body's pose, then each car's s and frame
+    (``0, nb``: the whole stage; a chunk, ``par_integrate``: no carriers and no network, where each car
+    reads only its own body); ``fr2``: work."""
     for b in range(b0, b1):
-        integrate_body(b, h, tracks, bodies, cars, trk.carrier)
+        integrate_body(b, h, tracks, bodies, cars, carrier)
     for b in range(b0, min(b1, cars.n)):
-        integrate_car(b, tracks, bodies, cars, trk.carrier, trk.lam, trk.E, fr2)
+        integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
@@ -322,7 +320,8 @@ def par_integrate(h, tracks, bodies, cars, trk, par):
     """``integrate_chunk`` on all threads, by chunks of bodies."""
     nb, nc = bodies.pos.shape[0], par.fr2.shape[0]
     for c in prange(nc):
-        integrate_chunk(c * nb // nc, (c + 1) * nb // nc, h, tracks, bodies, cars, trk, par.fr2[c])
+        integrate_chunk(c * nb // nc, (c + 1) * nb // nc, h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E,
+                        par.fr2[c])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -768,7 +767,7 @@ def stage_supports(cfg, bodies, cars, trk):
     return changed
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, E, wk):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
 
@@ -780,12 +779,9 @@ def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, E, wk):
     ``carrier``, ``lam``, ``E``: ``trk.carrier``, the step's track-row impulses ``trk.lam`` (kept as
     ``cars.lam_track``) and the cars' body columns ``trk.E`` (cleared for a car that leaves a moving
     track, ``network.pass_junction``). Every body moves before any car's s (a car on a moving track
-    needs its body's new pose).
+    needs its body's new pose). ``integrate_chunk`` over every body (inlined: the call is that one).
     """
-    for b in range(bodies.pos.shape[0]):
-        integrate_body(b, cfg.h, tracks, bodies, cars, carrier)
-    for b in range(cars.n):
-        integrate_car(b, tracks, bodies, cars, carrier, lam, E, wk.fr2)
+    integrate_chunk(0, bodies.pos.shape[0], cfg.h, tracks, bodies, cars, carrier, lam, E, wk.fr2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -1098,15 +1094,15 @@ def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, car
     ``keep_u``: serial). Inlined into its callers: a call would pass every array of every record, each
     step."""
     if railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par):
-        stage_transport(bodies, cars, tmp.trk.carrier, tmp.wk.R)
+        stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier, tmp.wk.R)
         if carried:
             stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
-        stage_forces(cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
+        stage_forces(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
         if railed:
             rail_forces(cfg, bodies, cars, joints, rail)
         if keep_u:
             keep_velocities(bodies, tmp.scratch)
-        stage_track_rows(cfg, bodies, cars, tmp.trk, tmp.wk)
+        stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
         if carried:
             stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
     stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
