@@ -396,9 +396,13 @@ def main(argv=None):
         print_railway(quick)
         return
     if "--threads" in argv:
-        cars = [int(a) for a in argv[argv.index("--cars") + 1:] if a.isdigit()] if "--cars" in argv else (1000, 100)
+        cars = []
+        for a in argv[argv.index("--cars") + 1:] if "--cars" in argv else ():
+            if not a.isdigit():
+                break
+            cars.append(int(a))
         opt = {k: argv[argv.index(k) + 1] for k in ("--against", "--against-cache", "--rounds") if k in argv}
-        print_threads(quick, cars, opt.get("--against"), int(opt.get("--rounds", 5)), opt.get("--against-cache"))
+        print_threads(quick, cars or (1000, 100), opt.get("--against"), int(opt.get("--rounds", 5)), opt.get("--against-cache"))
         return
     if "--bogies" in argv:
         print_bogies(quick)

@@ -60,9 +60,12 @@ def test_long_train_same_bytes_on_one_and_two_threads_and_serially():
 def test_parallel_only_with_two_threads_or_more():
     from trackrider.physics import state as st
 
-    assert st.make_temps(st.PARALLEL_BODIES, 1, [0], [0]).par is not None or st.threads() < st.MIN_THREADS
+    par = st.make_temps(st.PARALLEL_BODIES, 1, [0], [0]).par
+    assert par is not None or st.threads() < st.MIN_THREADS
+    assert par is None or par.W.shape[0] == st.threads()   # one chunk of bodies per thread
     assert st.make_temps(st.PARALLEL_BODIES - 1, 1, [0], [0]).par is None
     p = subprocess.run([sys.executable, "-c", "from trackrider.physics import state as st; "
-                        "print(st.make_temps(st.PARALLEL_BODIES, 1, [0], [0]).par is None, st.threads())"],
+                        "print(st.make_temps(st.PARALLEL_BODIES, 1, [0], [0]).par is None, st.threads()); "
+                        "st.MIN_THREADS = 1; print(st.make_temps(st.PARALLEL_BODIES, 1, [0], [0]).par.W.shape[0])"],
                        env=dict(os.environ, NUMBA_NUM_THREADS="1"), capture_output=True, text=True, cwd=ROOT)
-    assert p.stdout.split() == ["True", "1"], p.stderr
+    assert p.stdout.split() == ["True", "1", "1"], p.stderr

@@ -404,14 +404,14 @@ Work = record("Work", (
 ))
 
 #: a world of at least this many bodies (and no carriers) runs its per-car stages on all threads (``Lanes``)
-PARALLEL_BODIES = 256
-#: ... when numba has at least this many threads (on one, the parallel regions cost ~10 % of a step)
+PARALLEL_BODIES = 500
+#: ... when numba has at least this many threads (on one, the parallel regions only cost)
 MIN_THREADS = 2
-#: chunks of bodies the parallel stage splits a world into, each with its own ``Work`` (more than the
-#: threads of a machine: how they are shared out changes nothing, every body's arithmetic is its own)
-LANES = 16
 
-# per chunk of bodies of the parallel stage (kernels.par_rows, par_integrate) its own ``Work``
+# per chunk of bodies of the parallel stages (kernels.par_rows, par_integrate) its own ``Work``: one chunk
+# per thread of numba (its OpenMP layer hands each thread an equal share of the chunks anyway; each chunk
+# more is a call with whole records per region). How the bodies are split changes no number: every
+# body's arithmetic is its own.
 Lanes = record("Lanes", tuple(Field(f.name, ("nc",) + f.shape, f.dtype, f.unit, f.meaning) for f in Work.FIELDS))
 
 Temps = namedtuple("Temps", ["trk", "rows", "chains", "scratch", "wk", "crow", "blocks", "hangs", "par"])
@@ -436,8 +436,9 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     carriers (bodies that carry tracks) with ``nkc`` cars on them; ``carrier``: each train's;
     ``groups``: per train the joint triples of its row groups (``car_blocks.py``; empty: its chain);
     ``hangs``: (hinge, damper or -1) of each suspended car solved with its trolley (``hang_blocks.py``);
-    ``par``: the ``Lanes`` of a world of ``PARALLEL_BODIES`` bodies or more without carriers, when numba
-    has ``MIN_THREADS`` threads or more, else None (its kernel is compiled without the parallel stages)."""
+    ``par``: the ``Lanes`` (one chunk per thread of numba) of a world of ``PARALLEL_BODIES`` bodies or more
+    without carriers, when numba has ``MIN_THREADS`` threads or more, else None (its kernel is compiled
+    without the parallel stages)."""
     sizes = dict(nb=max(nb, 1), nj=max(nj, 1), nk=nk, nk1=nk + 1, nkc=nkc,
                  ntrains=max(len(first), 1))
     carrier = np.full(len(first), -1, np.int64) if carrier is None else np.asarray(carrier, np.int64)
@@ -453,7 +454,8 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     group[:len(pairs), :3] = np.array(pairs, np.int64).reshape(len(pairs), 3)
     blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=GR, GI=GI, GF=GF), train=train, group=group)
     hang = allocate(Hangs, dict(nh=len(hangs), HF=HF), joint=np.array(hangs, np.int64).reshape(len(hangs), 2))
-    par = allocate(Lanes, dict(nc=LANES)) if nb >= PARALLEL_BODIES and nk == 0 and threads() >= MIN_THREADS else None
+    nt = threads()
+    par = allocate(Lanes, dict(nc=nt)) if nb >= PARALLEL_BODIES and nk == 0 and nt >= MIN_THREADS else None
     return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
                  allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks,
                  hang, par)
