@@ -647,9 +647,10 @@ class CouplingSpec:
         needs ``stiffness``. A draft gear's ``stiffness`` is its loading stiffness (default
         2e7 N/m; no ``damping``: its friction is the hysteresis).
     slack : float or None
-        m of free play: the bar length may vary in ``[gap − slack/2, gap + slack/2]``
-        (a ``distance`` or ``ball`` coupler: one-sided rows, solved by PGS rather than the
-        exact chain solve; a draft gear: default 0.025, in the chain solve).
+        m of free play: a ``distance`` bar's length may vary in ``[gap − slack/2, gap + slack/2]``,
+        a ``ball``'s two halves move ±slack/2 apart along the cars' mean axis (one-sided rows,
+        solved by PGS rather than the exact chain solve); a draft gear: default 0.025, in the
+        chain solve.
     unloading_stiffness, preload, travel : float or None
         draft gear only: N/m of its unloading curve (default 5e6, ≤ ``stiffness``), N it
         takes to start deflecting (default 5e4), m of travel to solid (default 0.08).

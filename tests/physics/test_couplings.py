@@ -11,6 +11,7 @@ from trackrider.physics import channels as ch
 from trackrider.physics import joints as jk
 from trackrider.physics import kernels as kn
 from trackrider.physics.joints import common as jc
+from trackrider.physics.world import _rot
 
 G = 9.81
 M = 600.0
@@ -108,6 +109,41 @@ def test_slack_coupler_allows_its_play_and_no_more():
     gaps = (r[:, :-1, ch.S] - 1.0) - (r[:, 1:, ch.S] + 1.0)
     assert np.all(gaps <= 0.55 + 2e-3) and np.all(gaps >= 0.45 - 2e-3)
     assert gaps[20:].max() > 0.54  # pulled taut
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.4])
+def test_a_ball_coupler_with_slack_in_a_curve_is_drawn_out_by_half_its_play_along_the_cars_mean_axis(gap):
+    """A ball coupler with free play (``slack`` s) keeps the ball's two halves, each at its car's
+    end ``gap``/2 into the gap, within ±s/2 of each other along the cars' mean axis
+    n = (x̂_a + x̂_b)/|x̂_a + x̂_b| (docs/physics.md "Rows"): the ball coupler's row with a range.
+    Two cars 4 m long on a level circle R = 10 m, the coupler started drawn out
+    (``slack_start = "stretched"``), the front car pulled forward by a launch section (F = 2 kN) and
+    the rear one held by a brake: at rest, (p_a − p_b)·n = s/2 (1e-6 m; p the halves' points, from
+    the recorded poses) from the start to the end, and the coupler's pull λ balances F in the front
+    car's one free motion along the curve, in which its half of the ball, ℓ = length/2 + gap/2
+    behind its anchor, moves as T − (ℓ/R) N: λ (cos(θ/2) + (ℓ/R) sin(θ/2)) = F, θ = Δs/R the angle
+    between the cars' tangents (1e-8 relative; measured 4e-10)."""
+    R, Lc, s_play, F = 10.0, 4.0, 0.2, 2000.0
+    w = World(dt=1e-3)
+    w.set_resistance(rolling=0.0, drag_area=0.0)
+    k = w.add_track(analytic.flat_circle(R=R, n=2001))
+    w.add_train("a", k, 2, car(length=Lc), coupling=CouplingSpec("ball", gap, slack=s_play, slack_start="stretched"),
+                start_s=30.0)
+    w.add_section("launch", k, 29.0, 40.0, speed=50.0, max_force=F)
+    w.add_section("brake", k, 15.0, 28.0, speed=0.0, max_force=1e7)
+    t, r, st = run(w, 2000, 100)
+    assert st.ok
+    for smp in (r[0], r[-1]):
+        Ra, Rb = (_rot(smp[e, ch.QW:ch.QZ + 1]) for e in (0, 1))
+        pa = smp[0, ch.X:ch.Z + 1] + Ra @ np.array([-Lc / 2.0 - gap / 2.0, 0.0, -0.3])
+        pb = smp[1, ch.X:ch.Z + 1] + Rb @ np.array([Lc / 2.0 + gap / 2.0, 0.0, -0.3])
+        n = Ra[:, 0] + Rb[:, 0]
+        n /= np.linalg.norm(n)
+        assert abs((pa - pb) @ n - s_play / 2.0) < 1e-6
+    assert np.all(np.abs(r[-1, :, ch.SPEED]) < 1e-6)
+    theta, ell = (r[-1, 0, ch.S] - r[-1, 1, ch.S]) / R, Lc / 2.0 + gap / 2.0
+    pull = -w.records.joints.lam[0, 0] / w.dt
+    assert pull == pytest.approx(F / (np.cos(theta / 2.0) + ell / R * np.sin(theta / 2.0)), rel=1e-8)
 
 
 def test_seven_car_train_coasting_60_s_round_a_hilly_circuit_keeps_its_energy():

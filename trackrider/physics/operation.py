@@ -20,7 +20,10 @@ solve (``couplings.py``), the compliance of a row on the chain's end car is the 
 
 (``S`` the chain's tridiagonal coupler matrix, ``H_end`` the coupler at that end). With
 ``S = L D Lᵀ`` (the Thomas factorisation of ``factor_chain``), ``(S⁻¹)_last = 1/D'_last`` and
-``(S⁻¹)_00 = Σ_k y_k²/D'_k`` with ``y_0 = 1, y_k = −(F_{k−1}/D'_{k−1}) y_{k−1}``. A projected
+``(S⁻¹)_00 = Σ_k y_k²/D'_k`` with ``y_0 = 1, y_k = −(F_{k−1}/D'_{k−1}) y_{k−1}``. A train of cars
+on bogies is solved by its car blocks instead (``car_blocks.py``; its chain's links are never
+factored): there ``k = f W̃ fᵀ − rᵀ S⁻¹ r`` with ``r = J W̃ fᵀ`` over the blocks' rows on the end
+frame, ``S⁻¹ r`` by one solve of the factored blocks (``_blocks_end_compliance``). A projected
 Gauss–Seidel update with this ``k``, followed by the chain solves, makes the contact exact in one
 iteration when no other bounded row acts on those cars; otherwise the usual iterations converge.
 Impulses are equal and opposite along the track: momentum along the track is conserved.
@@ -46,6 +49,7 @@ import numpy as np
 
 from trackrider.curves.compact import C_T
 from trackrider.jit import njit
+from trackrider.physics.car_blocks import F_Y, G_N, G_ROWS, W_C, _third, block_solve
 from trackrider.physics.maths import cross, row_mobility, row_velocity
 from trackrider.physics.track_joint import apply_impulse
 
@@ -161,6 +165,49 @@ def _chain_end_compliance(b, f, t, chains, joints):
     return 0.0
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def _block_row_on(b, f, g, k, grp, wp, joints):
+    """Row ``k`` of car-block group ``g`` times W̃ fᵀ on frame ``b`` (its W̃Jᵀ there, cached by
+    ``factor_blocks``: W̃ is symmetric); 0 when the row does not act on ``b``."""
+    j = grp[g, G_ROWS + 2 * k]
+    x, c = _third(grp, g, k, joints)
+    s = 0.0
+    for e in range(3):
+        body = joints.a[j] if e == 0 else joints.b[j] if e == 1 else c
+        if body == b:
+            o = 6 * e if e < 2 else W_C
+            for i in range(6):
+                s += f[i] * wp[g, k, o + i]
+    return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _blocks_end_compliance(b, f, t, blk, joints):
+    """rᵀ S⁻¹ r, r = J W̃ fᵀ: what the car blocks of train ``t`` (cars on bogies, ``car_blocks.py``,
+    factored this step) take off frame ``b``'s own compliance f W̃ fᵀ for a row ``f`` on it (S⁻¹ r:
+    one solve of the blocks; their solution column is scratch)."""
+    grp, wp, fac = blk.group, blk.wp, blk.fac
+    g0, ng = blk.train[t, 0], blk.train[t, 1]
+    for g in range(g0, g0 + ng):
+        for k in range(grp[g, G_N]):
+            fac[g, k, F_Y] = _block_row_on(b, f, g, k, grp, wp, joints)
+    block_solve(t, blk)
+    out = 0.0
+    for g in range(g0, g0 + ng):
+        for k in range(grp[g, G_N]):
+            out += _block_row_on(b, f, g, k, grp, wp, joints) * fac[g, k, F_Y]
+    return out
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _train_end_compliance(b, f, t, tmp, joints):
+    """What train ``t``'s exact solve (−1: none) takes off end car ``b``'s compliance f W̃ fᵀ: its car
+    blocks' (cars on bogies: the chain's links are never factored) or its chain's."""
+    if t >= 0 and tmp.blocks.train[t, 1] > 0:
+        return _blocks_end_compliance(b, f, t, tmp.blocks, joints)
+    return _chain_end_compliance(b, f, t, tmp.chains, joints)
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def prepare_contacts(cfg, bodies, cars, joints, ops, tmp):
     """Rows, targets and compliances of the contacts that may act this step, and their warm
@@ -187,8 +234,8 @@ def prepare_contacts(cfg, bodies, cars, joints, ops, tmp):
         _car_row_t(bb, bodies, cars, fb)
         _car_row_t(ba, bodies, cars, fa)
         k = row_mobility(bb, fb, fb, tmp.trk.mobility) + row_mobility(ba, fa, fa, tmp.trk.mobility)
-        k -= _chain_end_compliance(bb, fb, ops.chain_b[c], tmp.chains, joints)
-        k -= _chain_end_compliance(ba, fa, ops.chain_a[c], tmp.chains, joints)
+        k -= _train_end_compliance(bb, fb, ops.chain_b[c], tmp, joints)
+        k -= _train_end_compliance(ba, fa, ops.chain_a[c], tmp, joints)
         ops.k[c] = k
         tgt = -gap / h if gap >= 0.0 else -cfg.erp_h * gap
         if ops.restitution > 0.0 and vc > COLLISION_SPEED and gap <= h * vc:

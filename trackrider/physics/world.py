@@ -366,8 +366,8 @@ class World:
     def _place_behind(self, ct, s_front, length_front, length_back, gap, ctype, offset=0.0):
         """Arc length of the next car so that its coupler point meets the front car's (a bar coupler
         ``offset`` m longer than ``gap``: where its free play starts)."""
-        if ctype == "ball":
-            off_a, off_b, target = -(length_front / 2.0 + gap / 2.0), length_back / 2.0 + gap / 2.0, 0.0
+        if ctype == "ball":   # the ball's halves ``offset`` apart along the track (its free play)
+            off_a, off_b, target = -(length_front / 2.0 + gap / 2.0), length_back / 2.0 + gap / 2.0, offset
         else:
             off_a, off_b, target = -length_front / 2.0, length_back / 2.0, gap + offset
         fa = self._frame(ct, s_front)
@@ -377,7 +377,11 @@ class World:
             fb = self._frame(ct, s)
             pb = fb[C_P:C_P + 3] + off_b * fb[C_T:C_T + 3]
             d = pa - pb
-            sep = float(np.dot(d, fb[C_T:C_T + 3]))
+            if ctype == "ball":   # along the cars' mean axis, as the ball's row measures it (joints/ball_track.py)
+                n = fa[C_T:C_T + 3] + fb[C_T:C_T + 3]
+                sep = float(np.dot(d, n)) / float(np.linalg.norm(n))
+            else:
+                sep = float(np.dot(d, fb[C_T:C_T + 3]))
             s += sep - target
         return s
 
@@ -858,13 +862,16 @@ class World:
         f = np.zeros(jc.NJF)
         i = np.zeros(jc.NJI, np.int64)
         i[jc.JI_A], i[jc.JI_B] = a, b
-        if t["ctype"] == "ball" and t["slack"] is None:
+        if t["ctype"] == "ball":   # the ball in the gap's middle; its free play along the cars' mean axis
             i[jc.JI_KIND] = jk.CODES["ball_track"]
             if t["stiffness"] is not None or t["damping"] is not None:
                 f[ball_track.STIFFNESS] = t["stiffness"] or 0.0
                 f[ball_track.DAMPING] = t["damping"] or 0.0
             f[jc.LA:jc.LA + 3] = (xa - t["gap"] / 2.0, 0.0, za)
             f[jc.LB:jc.LB + 3] = (xb + t["gap"] / 2.0, 0.0, zb)
+            if t["slack"] is not None:
+                i[jc.JI_SLACK] = 1
+                f[ball_track.MIN], f[ball_track.MAX] = -t["slack"] / 2.0, t["slack"] / 2.0
         elif t["ctype"] == "draft_gear":
             cp = t["coupling"]
             i[jc.JI_KIND] = jk.CODES["draft_gear"]
@@ -881,8 +888,6 @@ class World:
         else:
             i[jc.JI_KIND] = jk.CODES["distance"]
             gap = t["gap"]
-            if gap <= 0.0:  # ball-type with slack: a bar through the gap's middle
-                xa, xb, gap = xa * 0.5, xb * 0.5, (xb - xa) * 0.5
             f[jc.LA:jc.LA + 3] = (xa, 0.0, za)
             f[jc.LB:jc.LB + 3] = (xb, 0.0, zb)
             f[distance.LENGTH] = gap

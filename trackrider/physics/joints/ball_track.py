@@ -6,19 +6,23 @@ Of the three ball rows only the one along the track is independent of the cars' 
     n = (x̂_a + x̂_b)/|x̂_a + x̂_b|   the mean forward axis of the two cars
     C = (p_a − p_b)·n,   J = [n, r_a × n, −n, −(r_b × n)]
     rigid: target −erp/h · C;   soft (k, c): γ = 1/(h(c + h k)), target −k/(c + h k) · C
+    with free play (``slack``): C kept in [MIN, MAX] = [−slack/2, slack/2], one row that at MIN
+    only pushes (λ ≥ 0) and at MAX only pulls (λ ≤ 0) (``common.one_sided``): the ball's two halves
+    drawn apart or pushed together along the cars' mean axis by at most half the play.
 
-Parameters: LA, LB, STIFFNESS, DAMPING. Solved by the chain (``couplings.py``).
+Parameters: LA, LB, STIFFNESS, DAMPING, MIN, MAX. Solved by the chain (``couplings.py``), with free
+play by the sweeps.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import LA, LB, anchor, param_columns, set_row
+from trackrider.physics.joints.common import LA, LB, anchor, one_sided, param_columns, set_row
 from trackrider.physics.maths import cross
 
-# parameter columns: stiffness N/m (0: rigid), damping N·s/m
-STIFFNESS, DAMPING, END = param_columns(1, 1)
+# parameter columns: stiffness N/m (0: rigid), damping N·s/m; free play: C's range [min, max] m
+STIFFNESS, DAMPING, MIN, MAX, END = param_columns(1, 1, 1, 1)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -37,6 +41,9 @@ def prepare(j, joints, bodies, h, erp_h, rows):
     c0, c1, c2 = cross(rax, ray, raz, nx, ny, nz)
     d0, d1, d2 = cross(rbx, rby, rbz, nx, ny, nz)
     set_row(rows.J, j, 0, (nx, ny, nz), (c0, c1, c2), (-nx, -ny, -nz), (-d0, -d1, -d2))
+    if joints.slack[j]:
+        one_sided(j, (pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz, jf[j, MIN], jf[j, MAX], h, erp_h, rows)
+        return
     rows.target[j, 0] = -erp_h * ((pax - pbx) * nx + (pay - pby) * ny + (paz - pbz) * nz)
     k = jf[j, STIFFNESS]
     c = jf[j, DAMPING]

@@ -70,14 +70,26 @@ def axis_w(a, rot, jf, j, col):
     return mv(rot[a], jf[j, col], jf[j, col + 1], jf[j, col + 2])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def anchor(a, rot, pos, jf, j, col):
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def anchor_inline(a, rot, pos, jf, j, col):
     """Lever arm r = R_a jf[j, col:col+3] and world point p = x_a + r of a joint anchor on body
-    ``a`` (the world if a < 0: r = 0, p = jf[j, col:col+3])."""
+    ``a`` (the world if a < 0: r = 0, p = jf[j, col:col+3]): the one rule, inlined where it is
+    hottest (``distance.bar``: every coupler of every train, each step; a call there costs more
+    than the arithmetic). ``anchor`` is the same, called."""
     if a < 0:
         return 0.0, 0.0, 0.0, jf[j, col], jf[j, col + 1], jf[j, col + 2]
-    rx, ry, rz = axis_w(a, rot, jf, j, col)
+    R = rot[a]
+    v0, v1, v2 = jf[j, col], jf[j, col + 1], jf[j, col + 2]
+    rx = R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2
+    ry = R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2
+    rz = R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2
     return rx, ry, rz, pos[a, 0] + rx, pos[a, 1] + ry, pos[a, 2] + rz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def anchor(a, rot, pos, jf, j, col):
+    """``anchor_inline``, called: lever arm and world point of a joint anchor on body ``a``."""
+    return anchor_inline(a, rot, pos, jf, j, col)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.joints.common import JI_SLACK, LA, LB, one_sided, param_columns
+from trackrider.physics.joints.common import JI_SLACK, LA, LB, anchor_inline, one_sided, param_columns
 from trackrider.physics.maths import cross
 from trackrider.settings import MAX_COEFF, MAX_LENGTH, check_ordered, setting
 
@@ -27,27 +27,13 @@ LENGTH, STIFFNESS, DAMPING, MIN_LENGTH, MAX_LENGTH, END = param_columns(1, 1, 1,
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def end(e, rot, pos, jf, j, col):
-    """``common.anchor`` written out (the kernels' hottest joint: every coupler of every train, each
-    step; the same arithmetic, without the calls): lever arm and world point of an anchor."""
-    if e < 0:
-        return 0.0, 0.0, 0.0, jf[j, col], jf[j, col + 1], jf[j, col + 2]
-    R = rot[e]
-    v0, v1, v2 = jf[j, col], jf[j, col + 1], jf[j, col + 2]
-    rx = R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2
-    ry = R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2
-    rz = R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2
-    return rx, ry, rz, pos[e, 0] + rx, pos[e, 1] + ry, pos[e, 2] + rz
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def bar(j, joints, bodies):
     """(length, n, r_a × n, r_b × n) of the bar of joint ``j`` between its anchors (n along x when
     they meet); a draft gear's bar too (``draft_gear.py``)."""
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
-    rax, ray, raz, pax, pay, paz = end(a, bodies.rot, bodies.pos, jf, j, LA)
-    rbx, rby, rbz, pbx, pby, pbz = end(b, bodies.rot, bodies.pos, jf, j, LB)
+    rax, ray, raz, pax, pay, paz = anchor_inline(a, bodies.rot, bodies.pos, jf, j, LA)
+    rbx, rby, rbz, pbx, pby, pbz = anchor_inline(b, bodies.rot, bodies.pos, jf, j, LB)
     dx, dy, dz = pbx - pax, pby - pay, pbz - paz
     ln = np.sqrt(dx * dx + dy * dy + dz * dz)
     if ln < 1e-9:
