@@ -15,6 +15,11 @@ with ``--against OTHER_CHECKOUT`` that one too, the two taking turns run by run:
 * ``trackrider validate`` of a long point track (``--long-track KM``: a winding, hilly track of
   points 1 m apart, written to a temporary folder; its kernels loaded once first, like the run's)
 
+``--cache DIR`` (and ``--against-cache DIR``) time the checkouts with a kernel cache of their own
+that is already warm, rather than a new one filled by a first, unmeasured run (a cold compile of
+every kernel); ``--all-scenarios`` also times a warm ``trackrider run`` of every bundled scenario
+(every one but the sweeps'), each loaded once first.
+
 With ``--breakdown`` it also prints where a warm run of classic_coaster spends its CPU and wall
 time, stage by stage, in one process (medians): starting Python with numpy, importing numba, the
 CLI, the kernels' modules; then within the run, loading the scenario (its track built), building
@@ -209,12 +214,21 @@ def sweep_rates(env, cwd, root: Path, repeat: int) -> None:
               f"{statistics.median(c for _, c, _ in triples):9.4f}  {max(n for _, _, n in triples)}")
 
 
-def _commands(root: Path, out: Path, long_track: Path | None):
+def bundled(root: Path) -> list[str]:
+    """The names of the bundled scenarios that ``trackrider run`` runs (every one but the sweeps')."""
+    return sorted(p.stem for p in (root / "scenarios").glob("*.toml") if not p.stem.startswith("sweep_"))
+
+
+def _commands(root: Path, out: Path, long_track: Path | None, every: bool = False):
     scenario = root / "scenarios" / "classic_coaster.toml"
     run = ["run", str(scenario), "--out", str(out), "--overwrite", "--quiet"]
     commands = (("trackrider --help", ["--help"]),
                 ("trackrider validate classic_coaster", ["validate", str(scenario)]),
                 ("trackrider run classic_coaster (warm)", run))
+    if every:       # the others, each warm (its first run, unmeasured, loads what it needs)
+        commands += tuple((f"run {name} (warm)", ["run", str(root / "scenarios" / f"{name}.toml"), "--out",
+                                                   str(out), "--overwrite", "--quiet"])
+                          for name in bundled(root) if name != "classic_coaster")
     if long_track is not None:
         commands += ((f"trackrider validate {long_track.stem}", ["validate", str(long_track)]),)
     return run, commands
@@ -318,6 +332,12 @@ def main() -> None:
     parser.add_argument("--caches", type=Path, metavar="DIR",
                         help="keep the warm kernel caches (and bytecode) in DIR/warm-cache-K, one per checkout, "
                              "for the next time (default: a temporary folder; its first run compiles)")
+    parser.add_argument("--cache", type=Path, metavar="DIR",
+                        help="this checkout's warm kernel cache: an existing folder used as it is (default: --caches)")
+    parser.add_argument("--against-cache", type=Path, metavar="DIR",
+                        help="the --against checkout's warm kernel cache, used as it is")
+    parser.add_argument("--all-scenarios", action="store_true",
+                        help="also time a warm run of every bundled scenario (but the sweeps), in turn")
     parser.add_argument("--long-track", type=float, default=0.0, metavar="KM",
                         help="also time validate of a point track this long (e.g. 50)")
     parser.add_argument("--breakdown", action="store_true",
@@ -333,16 +353,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="trackrider-startup-") as tmp:
         tmp = Path(tmp)
         if opts.install:
-            names = opts.scenarios or sorted(p.stem for p in (ROOT / "scenarios").glob("*.toml")
-                                             if not p.stem.startswith("sweep_"))
+            names = opts.scenarios or bundled(ROOT)
             install_plan(roots, tmp, names)
             return
         track = long_track(tmp / "long", opts.long_track) if opts.long_track else None
         plans = []
         for k, root in enumerate(roots):
-            env = _env((opts.caches or tmp) / f"warm-cache-{k}", root)
-            run, commands = _commands(root, tmp / f"results-{k}", track)
+            given = [opts.cache, opts.against_cache][k]
+            env = _env(given.resolve() if given else (opts.caches or tmp) / f"warm-cache-{k}", root)
+            run, commands = _commands(root, tmp / f"results-{k}", track, opts.all_scenarios)
             _time(run, env, tmp)                  # fills the kernel cache
+            for label, args in commands[3:]:      # and with every scenario's kernels (--all-scenarios)
+                if label.startswith("run "):
+                    _time(args, env, tmp)
             if track is not None:                 # and with the kernels of a point track
                 _time(["validate", str(track)], env, tmp)
             plans.append((env, run, commands))

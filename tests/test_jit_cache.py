@@ -241,3 +241,81 @@ def test_a_kernel_only_kernels_call_makes_no_machine_code_and_links_from_the_cac
     assert other[0].split() == ["2.0", "0", "1", "0"] and other[1].split() == ["_LinkLater", "False"]
     entry, = tmp_path.rglob("*.inner-*.nbc")
     assert b"\x7fELF" not in entry.read_bytes()                        # a module, no object code
+
+
+# a copy of the package gets two kernel modules: ``sizes`` defines a kernel (the process's sources are
+# hashed then) and ``fill`` is imported later (as trackrider imports physics modules inside functions);
+# its kernel writes SIZE elements into an array the caller makes SIZE long
+_FILL = textwrap.dedent("""
+    from trackrider.jit import njit
+
+    SIZE = {size}
+
+    @njit(cache=True)
+    def fill(out):
+        for i in range(SIZE):
+            out[i] = i
+        return out
+    """)
+_SIZES = textwrap.dedent("""
+    from trackrider.jit import njit
+
+    @njit(cache=True)
+    def size(a):
+        return a.size
+    """)
+_EDITED_CHILD = textwrap.dedent("""
+    import os, sys, time
+    import numpy as np
+    import trackrider.sizes                          # its kernel defined: this process's sources hashed
+    go = os.environ.get("GO_FILE")
+    if go:
+        open(go + ".imported", "w").close()
+        while not os.path.exists(go):                # the parent edits fill.py meanwhile
+            time.sleep(0.01)
+    from trackrider import fill
+    out = fill.fill(np.full(fill.SIZE, -1.0))
+    print(fill.SIZE, float(out.sum()))
+    """)
+
+
+def test_a_kernel_file_edited_while_a_process_starts_never_gives_another_process_its_code(tmp_path):
+    """Two processes, one cache folder, a kernel's source edited between one process's import of the
+    package and its import of that kernel's module: what that process compiled (the new code, under
+    the hash of the sources it saw first) is not cached, so a later process with the first sources
+    (the edit taken back, as by ``git checkout``) compiles its own instead of loading code that writes
+    past its array (a crash)."""
+    import shutil
+
+    copy = tmp_path / "src"
+    shutil.copytree(ROOT / "trackrider", copy / "trackrider",
+                    ignore=shutil.ignore_patterns("__pycache__", "_kernel_cache"))
+    small, large = 4, 2_000_000
+    (copy / "trackrider" / "sizes.py").write_text(_SIZES)
+    fill = copy / "trackrider" / "fill.py"
+    fill.write_text(_FILL.format(size=small))
+    env = dict(os.environ, TRACKRIDER_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(copy),
+               PYTHONDONTWRITEBYTECODE="1")
+    env.pop("NUMBA_DISABLE_JIT", None)
+    go = tmp_path / "go"
+
+    def child(**extra):
+        return subprocess.Popen([sys.executable, "-c", _EDITED_CHILD], cwd=tmp_path, env=dict(env, **extra),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    first = child(GO_FILE=str(go))
+    while not Path(str(go) + ".imported").exists():
+        assert first.poll() is None, first.communicate()
+        time.sleep(0.01)
+    fill.write_text(_FILL.format(size=large))          # edited after the process started
+    go.touch()
+    out, err = first.communicate(timeout=600)
+    assert first.returncode == 0, err
+    assert out.split() == [str(large), str(float(large * (large - 1) // 2))]
+
+    fill.write_text(_FILL.format(size=small))          # and taken back: the first sources again
+    time.sleep(0.01)
+    second = child()
+    out, err = second.communicate(timeout=600)
+    assert second.returncode == 0, f"exit code {second.returncode}: {err}"
+    assert out.split() == [str(small), "6.0"]

@@ -10,8 +10,13 @@ The public API is loaded lazily so that ``import trackrider`` stays light
 from __future__ import annotations
 
 import importlib
+from time import time_ns as _time_ns
 
 __version__ = "0.1.0"
+
+#: when this process first imported the package: a source file changed later is not trusted to its kernel
+#: cache (``trackrider.cache.sources_as_hashed``)
+_IMPORTED_NS = _time_ns()
 
 _LAZY = {
     "Track": "trackrider.curves",

@@ -98,6 +98,8 @@ def kernel_sources(pkg: Path) -> list[Path]:
     functions it calls are compiled into the kernels). Sorted by path."""
     def module_file(name: str) -> Path | None:
         rel = Path(*name.split(".")[1:])
+        if not rel.parts:           # ``from trackrider import x``: x is a module, a candidate of its own
+            return None
         for cand in (pkg / rel.with_suffix(".py"), pkg / rel / "__init__.py"):
             if cand.is_file():
                 return cand
@@ -150,9 +152,9 @@ def _hash_sources(pkg: Path) -> str:
 SETTLED_NS = 2_000_000_000
 
 
-def _sources_stamp(pkg: Path) -> tuple[str, bool]:
+def _sources_stamp(pkg: Path) -> tuple[str, bool, int]:
     """(a hash of the path, size, inode and time stamps of every ``.py`` file of the package; whether
-    every one of them was last changed more than ``SETTLED_NS`` ago)."""
+    every one of them was last changed more than ``SETTLED_NS`` ago; the newest time stamp, ns)."""
     h = hashlib.sha1(os.fsencode(pkg))
     newest = 0
     for folder, subs, files in os.walk(pkg):
@@ -162,7 +164,7 @@ def _sources_stamp(pkg: Path) -> tuple[str, bool]:
                 st = os.stat(os.path.join(folder, name))
                 newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
                 h.update(f"{folder}/{name}\0{st.st_size} {st.st_ino} {st.st_mtime_ns} {st.st_ctime_ns}\n".encode())
-    return h.hexdigest()[:16], newest < time.time_ns() - SETTLED_NS
+    return h.hexdigest()[:16], newest < time.time_ns() - SETTLED_NS, newest
 
 
 def _remembered(pkg: Path) -> str:
@@ -171,7 +173,8 @@ def _remembered(pkg: Path) -> str:
     same (any edit, copy or reinstall of a ``.py`` file changes it). Without a usable cache folder,
     or while a file has just changed, it is worked out every time."""
     root = usable_cache_dir()
-    stamp, settled = _sources_stamp(pkg)
+    stamp, settled, newest = _sources_stamp(pkg)
+    _changed_since_import(newest)
     memo = None if root is None else root / f"sources-{hashlib.sha1(os.fsencode(pkg)).hexdigest()[:16]}"
     if memo is not None:
         try:
@@ -181,6 +184,7 @@ def _remembered(pkg: Path) -> str:
         except (OSError, ValueError):
             pass
     digest = _hash_sources(pkg)
+    _changed_since_import(_sources_stamp(pkg)[2])     # a file changed while it was read: hashed new, imported old
     if memo is not None and settled:
         part = None
         try:
@@ -193,6 +197,53 @@ def _remembered(pkg: Path) -> str:
             if part is not None and os.path.lexists(part):
                 os.unlink(part)
     return digest
+
+
+# ------------------------------------------------------------------ sources changed while running
+
+_CHANGED: str | None = None
+_MODULES_SEEN = [0, set()]
+
+
+def _imported_ns() -> int:
+    """When this process first imported the package (``trackrider._IMPORTED_NS``), ns."""
+    import trackrider
+
+    return getattr(trackrider, "_IMPORTED_NS", 0)
+
+
+def _changed_since_import(newest_ns: int) -> None:
+    """Note (``sources_as_hashed``) that a source file was changed after the package was imported."""
+    global _CHANGED
+    if _CHANGED is None and newest_ns >= _imported_ns():
+        _CHANGED = ("trackrider's source files changed while this process ran; its kernels compile in memory "
+                    "and are not cached")
+
+
+def sources_as_hashed() -> bool:
+    """Whether the code of every trackrider module this process has imported is the code the sources'
+    hash (``source_fingerprint``) was made of, so that kernels may be loaded from, and saved in, that
+    hash's folders (``trackrider.jit_cache``). Not so once a source file has changed since the package
+    was first imported: a module imported before the edit and hashed after it, or (the hash made
+    before the edit) imported after it, would tie one version's compiled code to the other's hash,
+    and a later process would load code that does not match its own Python (array sizes, record
+    layouts: a crash). Every module imported since the last call is checked (a ``stat`` each); the
+    files the hash was made of were checked when it was made."""
+    if _CHANGED is None and len(sys.modules) != _MODULES_SEEN[0]:
+        seen = _MODULES_SEEN[1]
+        for name, module in list(sys.modules.items()):
+            if name in seen or not name.startswith("trackrider"):
+                continue
+            seen.add(name)
+            path = getattr(module, "__file__", None)
+            if path and path.endswith(".py"):
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                _changed_since_import(max(st.st_mtime_ns, st.st_ctime_ns))
+        _MODULES_SEEN[0] = len(sys.modules)
+    return _CHANGED is None
 
 
 def kernels_dir(root: Path) -> Path:
@@ -210,7 +261,17 @@ def kernels_dir(root: Path) -> Path:
 
 def cache_problem() -> str | None:
     """Why the kernels are not cached on disk in this process, or None."""
-    return _PROBLEM
+    return _PROBLEM or _INTERNALS or _CHANGED
+
+
+_INTERNALS: str | None = None
+
+
+def note_problem(text: str) -> None:
+    """``text`` is why no kernel is cached in this process whatever the folder (``trackrider.jit``:
+    the numba installed lacks what the cache builds on); ``cache_problem()`` returns it."""
+    global _INTERNALS
+    _INTERNALS = text
 
 
 #: the folder, inside the installed package, of the kernels compiled when its wheel was built

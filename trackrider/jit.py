@@ -114,20 +114,45 @@ def _dispatcher(function, args, options, folders=None):
     cache = options.pop("cache", False)
     if numba.config.DISABLE_JIT:
         return numba.njit(*args, **options)(function)
-    from trackrider.jit_cache import link_only
-
+    jit_cache = _jit_cache()
     dispatcher = _one_signature_per_type(numba.njit(*([] if cache else args), **options)(function))
-    if options.get("no_cpython_wrapper") and not options.get("parallel"):
-        link_only(dispatcher)   # called only by other kernels: no machine code of its own
-    if not cache:
+    if jit_cache is not None and options.get("no_cpython_wrapper") and not options.get("parallel"):
+        jit_cache.link_only(dispatcher)   # called only by other kernels: no machine code of its own
+    if not cache or jit_cache is None:
         return dispatcher
     user, shipped = kernel_folders() if folders is None else folders
     if user is not None or shipped is not None:
-        from trackrider.jit_cache import KernelCache
-
-        dispatcher._cache = KernelCache(dispatcher.py_func, None if user is None else str(user),
-                                        None if shipped is None else str(shipped))
+        dispatcher._cache = jit_cache.KernelCache(dispatcher.py_func, None if user is None else str(user),
+                                                  None if shipped is None else str(shipped))
     return dispatcher
+
+
+_JIT_CACHE: list = []
+
+
+def _jit_cache():
+    """``trackrider.jit_cache``, or None when the numba installed lacks (or has changed) an internal it
+    builds on (``jit_cache.missing_internals``): the kernels then compile in memory on every run, as
+    when the cache folder cannot be written, and ``cache.cache_problem()`` says why (the CLI warns
+    once). Checked once per process."""
+    if not _JIT_CACHE:
+        import numba
+
+        from trackrider.cache import note_problem
+
+        try:
+            import trackrider.jit_cache as jit_cache
+
+            missing = jit_cache.missing_internals()
+        except (ImportError, AttributeError) as exc:
+            jit_cache, missing = None, str(exc)
+        if missing is not None:
+            jit_cache = None
+            note_problem(f"numba {numba.__version__} lacks or has changed what trackrider's kernel cache "
+                               f"uses ({missing}); the kernels compile in memory on every run (trackrider is "
+                               "tested with numba 0.68)")
+        _JIT_CACHE.append(jit_cache)
+    return _JIT_CACHE[0]
 
 
 def _signatures(dispatcher, args, options) -> None:

@@ -23,9 +23,61 @@ from llvmlite import binding as ll
 from numba.core.caching import Cache, CompileResultCacheImpl, IndexDataCacheFile, _CacheLocator
 from numba.core.codegen import JITCodeLibrary
 
-from trackrider.cache import source_fingerprint
+from trackrider.cache import source_fingerprint, sources_as_hashed
 
-__all__ = ["KernelCache"]
+__all__ = ["KernelCache", "missing_internals", "link_only"]
+
+#: numba's private classes, methods (with their parameters) and attributes this module builds on
+#: (tested with numba 0.68): ``missing_internals`` checks them when trackrider first makes a kernel
+_NEEDS = (
+    ("numba.core.caching", "IndexDataCacheFile", {"__init__": "self cache_path filename_base source_stamp",
+                                                  "_dump": "self obj", "_data_path": "self name"}),
+    ("numba.core.caching", "CacheImpl", {"get_filename_base": "self fullname abiflags"}),
+    ("numba.core.caching", "CompileResultCacheImpl", {"rebuild": "self target_context payload",
+                                                      "reduce": "self cres", "check_cachable": "self cres"}),
+    ("numba.core.caching", "Cache", {"_index_key": "self sig codegen", "enable": "self",
+                                     "save_overload": "self sig data"}),
+    ("numba.core.codegen", "CPUCodeLibrary", {"__init__": "self codegen name", "_finalize_final_module": "self",
+                                              "_finalize_dynamic_globals": "self",
+                                              "_verify_declare_only_symbols": "self",
+                                              "serialize_using_object_code": "self", "_unserialize": "codegen state",
+                                              "_get_module_for_linking": "self", "_set_compiled_object": "self value",
+                                              "enable_object_caching": "self"}),
+    ("numba.core.codegen", "JITCPUCodegen", {"set_env": "self env_name env", "magic_tuple": "self",
+                                             "unserialize_library": "self serialized", "_library_class": None}),
+    ("numba.core.runtime.nrtdynmod", None, {"create_nrt_module": "ctx"}),
+    ("numba.core.runtime._nrt_python", None, {"c_helpers": None}),
+    ("numba.core.runtime", "rtsys", {"_init": None, "initialize": "ctx"}),
+)
+
+
+def missing_internals(needs=_NEEDS) -> str | None:
+    """What of numba's internals this cache uses (``_NEEDS``) is missing or has other parameters in the
+    numba installed, in words; None if all is there. trackrider then compiles its kernels in memory
+    (``trackrider.jit``) rather than risk loading or saving them wrong."""
+    import importlib
+    import inspect
+
+    for module, owner, members in needs:
+        try:
+            where = importlib.import_module(module)
+            if owner is not None:
+                where = getattr(where, owner)
+        except (ImportError, AttributeError):
+            return f"{module}.{owner}" if owner else module
+        for name, params in members.items():
+            value = getattr(where, name, _NEEDS)
+            label = f"{module}.{owner + '.' if owner else ''}{name}"
+            if value is _NEEDS:
+                return label
+            if params is not None:
+                try:
+                    have = " ".join(inspect.signature(value).parameters)
+                except (TypeError, ValueError):
+                    return label
+                if have != params:
+                    return f"{label}({have.replace(' ', ', ')})"
+    return None
 
 #: marks an entry saved with its defined symbols (``KernelCache._save_overload``)
 _TAG = "trackrider-symbols-1"
@@ -101,7 +153,7 @@ class KernelCache(Cache):
         return self._load_overload(sig, target_context)
 
     def _load_overload(self, sig, target_context):
-        if not self._enabled:
+        if not self._enabled or not sources_as_hashed():   # a source changed since import: compiled
             return None
         codegen = target_context.codegen()
         key = self._index_key(sig, codegen)
@@ -131,7 +183,7 @@ class KernelCache(Cache):
     def _save_overload(self, sig, data):
         """numba's, the entry saved with the names its library defines (what numba's load takes
         from the parsed module for linking: ``_LinkLater``)."""
-        if not (self._writable and self._enabled and self._impl.check_cachable(data)):
+        if not (self._writable and self._enabled and self._impl.check_cachable(data)) or not sources_as_hashed():
             return
         key = self._index_key(sig, data.codegen)
         payload = self._impl.reduce(data)
