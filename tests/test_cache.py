@@ -21,6 +21,7 @@ def fresh_cache_state(monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(cache, "_CHECKED", None)
     monkeypatch.setattr(cache, "_PROBLEM", None)
+    monkeypatch.setattr(cache, "_CHANGED", None)
     yield
 
 
@@ -343,6 +344,7 @@ def test_the_sources_hash_is_remembered_until_a_source_changes(fresh_cache_state
     shutil.copytree(copy, other)
     assert cache._remembered(other) == changed and len(list((tmp_path / "cache").glob("sources-*"))) == 2
     assert not list((tmp_path / "cache").glob(".sources-*"))              # no temporary file left
+    assert cache._CHANGED is None                    # another copy's new files: this process's code is as hashed
 
     blocker = tmp_path / "a_file"                                         # no cache folder: worked out
     blocker.write_text("not a folder")

@@ -134,7 +134,7 @@ def source_fingerprint(package: Path | None = None) -> str:
     pkg = Path(package) if package is not None else Path(__file__).resolve().parent
     if package is not None:
         return _hash_sources(pkg)
-    _FINGERPRINT = _remembered(pkg)
+    _FINGERPRINT = _remembered(pkg, running=True)
     return _FINGERPRINT
 
 
@@ -167,14 +167,17 @@ def _sources_stamp(pkg: Path) -> tuple[str, bool, int]:
     return h.hexdigest()[:16], newest < time.time_ns() - SETTLED_NS, newest
 
 
-def _remembered(pkg: Path) -> str:
+def _remembered(pkg: Path, running: bool = False) -> str:
     """``_hash_sources(pkg)``, kept in ``<cache root>/sources-<hash of pkg's path>`` beside the
     stamp of the package's files (``_sources_stamp``) and read from there while the stamp is the
     same (any edit, copy or reinstall of a ``.py`` file changes it). Without a usable cache folder,
-    or while a file has just changed, it is worked out every time."""
+    or while a file has just changed, it is worked out every time. ``running``: ``pkg`` is this
+    process's own package, whose files changed since its import make ``sources_as_hashed`` false
+    (another copy's files say nothing about the code this process runs)."""
     root = usable_cache_dir()
     stamp, settled, newest = _sources_stamp(pkg)
-    _changed_since_import(newest)
+    if running:
+        _changed_since_import(newest)
     memo = None if root is None else root / f"sources-{hashlib.sha1(os.fsencode(pkg)).hexdigest()[:16]}"
     if memo is not None:
         try:
@@ -184,7 +187,8 @@ def _remembered(pkg: Path) -> str:
         except (OSError, ValueError):
             pass
     digest = _hash_sources(pkg)
-    _changed_since_import(_sources_stamp(pkg)[2])     # a file changed while it was read: hashed new, imported old
+    if running:
+        _changed_since_import(_sources_stamp(pkg)[2])     # a file changed while it was read: hashed new, imported old
     if memo is not None and settled:
         part = None
         try:
