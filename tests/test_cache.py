@@ -383,3 +383,27 @@ def test_numbas_runtime_is_loaded_from_the_cache_folder(tmp_path):
         assert proc.returncode == 0, proc.stderr
     assert [proc.stdout.split()[-1] for proc in runs] == ["1", "0"]
     assert list((tmp_path / "c").glob("kernels-*/numba.runtime/nrt.nbi"))
+
+
+def test_a_source_changed_after_import_turns_the_disk_cache_off(monkeypatch, tmp_path):
+    """trackrider.cache.sources_as_hashed: a trackrider module whose file changed after the package was
+    imported (its status change time) turns loading and saving kernels off, with a reason; a file's
+    modification time alone (an archive's, a clock ahead) does not."""
+    import time
+    import types
+
+    import trackrider
+
+    old, new = tmp_path / "old.py", tmp_path / "new.py"
+    old.write_text("x = 1\n")
+    os.utime(old, ns=(time.time_ns() + 10**12, time.time_ns() + 10**12))    # modified "in the future"
+    monkeypatch.setattr(trackrider, "_IMPORTED_NS", time.time_ns())
+    monkeypatch.setattr(cache, "_CHANGED", None)
+    monkeypatch.setattr(cache, "_MODULES_SEEN", [0, set()])
+    monkeypatch.setitem(sys.modules, "trackrider._test_old", types.SimpleNamespace(__file__=str(old)))
+    assert cache.sources_as_hashed()
+    time.sleep(0.01)
+    new.write_text("x = 2\n")                           # changed after the import
+    monkeypatch.setitem(sys.modules, "trackrider._test_new", types.SimpleNamespace(__file__=str(new)))
+    assert not cache.sources_as_hashed()
+    assert "changed while this process ran" in cache.cache_problem()

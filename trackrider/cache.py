@@ -154,17 +154,26 @@ SETTLED_NS = 2_000_000_000
 
 def _sources_stamp(pkg: Path) -> tuple[str, bool, int]:
     """(a hash of the path, size, inode and time stamps of every ``.py`` file of the package; whether
-    every one of them was last changed more than ``SETTLED_NS`` ago; the newest time stamp, ns)."""
+    every one of them was last changed more than ``SETTLED_NS`` ago; when the last of them was changed,
+    ns: ``_changed_ns``)."""
     h = hashlib.sha1(os.fsencode(pkg))
-    newest = 0
+    newest = changed = 0
     for folder, subs, files in os.walk(pkg):
         subs[:] = sorted(d for d in subs if d != "__pycache__")
         for name in sorted(files):
             if name.endswith(".py"):
                 st = os.stat(os.path.join(folder, name))
                 newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+                changed = max(changed, _changed_ns(st))
                 h.update(f"{folder}/{name}\0{st.st_size} {st.st_ino} {st.st_mtime_ns} {st.st_ctime_ns}\n".encode())
-    return h.hexdigest()[:16], newest < time.time_ns() - SETTLED_NS, newest
+    return h.hexdigest()[:16], newest < time.time_ns() - SETTLED_NS, changed
+
+
+def _changed_ns(st) -> int:
+    """When a file was last changed, as the system clock said then (ns): its status change time, which
+    no one can set (a modification time can be any: an archive's, a clock ahead), except on Windows,
+    whose ``st_ctime`` is when the file was made."""
+    return st.st_mtime_ns if os.name == "nt" else st.st_ctime_ns
 
 
 def _remembered(pkg: Path, running: bool = False) -> str:
@@ -175,9 +184,9 @@ def _remembered(pkg: Path, running: bool = False) -> str:
     process's own package, whose files changed since its import make ``sources_as_hashed`` false
     (another copy's files say nothing about the code this process runs)."""
     root = usable_cache_dir()
-    stamp, settled, newest = _sources_stamp(pkg)
+    stamp, settled, changed = _sources_stamp(pkg)
     if running:
-        _changed_since_import(newest)
+        _changed_since_import(changed)
     memo = None if root is None else root / f"sources-{hashlib.sha1(os.fsencode(pkg)).hexdigest()[:16]}"
     if memo is not None:
         try:
@@ -216,10 +225,10 @@ def _imported_ns() -> int:
     return getattr(trackrider, "_IMPORTED_NS", 0)
 
 
-def _changed_since_import(newest_ns: int) -> None:
+def _changed_since_import(changed_ns: int) -> None:
     """Note (``sources_as_hashed``) that a source file was changed after the package was imported."""
     global _CHANGED
-    if _CHANGED is None and newest_ns >= _imported_ns():
+    if _CHANGED is None and changed_ns >= _imported_ns():
         _CHANGED = ("trackrider's source files changed while this process ran; its kernels compile in memory "
                     "and are not cached")
 
@@ -245,7 +254,7 @@ def sources_as_hashed() -> bool:
                     st = os.stat(path)
                 except OSError:
                     continue
-                _changed_since_import(max(st.st_mtime_ns, st.st_ctime_ns))
+                _changed_since_import(_changed_ns(st))
         _MODULES_SEEN[0] = len(sys.modules)
     return _CHANGED is None
 
