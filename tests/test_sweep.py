@@ -490,16 +490,31 @@ def test_pool_workers_exit_when_their_driver_is_killed(tmp_path):
                 out.append(int(stat.parent.name))
         return out
 
-    driver = subprocess.Popen([sys.executable, "-m", "trackrider.cli", "sweep", str(root / "scenarios" / "sweep_tiny.toml"),
-                               "-j", "2", "--out", str(tmp_path / "sw")], cwd=root,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # two runs long enough to outlast the polling below (sweep_tiny's whole pool lives about 0.6 s on a
+    # warm cache, so the driver could finish between two looks): the bundled coaster held 3000 s
+    sweep_file = tmp_path / "long.toml"
+    sweep_file.write_text(f"""[sweep]
+scenario = {str(root / "scenarios" / "classic_coaster.toml")!r}
+method = "grid"
+duration = 3000.0
+keep_timeseries = false
+
+[axes]
+"train.red.car.mass" = [550.0, 600.0]
+""", encoding="utf-8")
+    log = tmp_path / "driver.log"
+    with open(log, "wb") as err:
+        driver = subprocess.Popen([sys.executable, "-m", "trackrider.cli", "sweep", str(sweep_file),
+                                   "-j", "2", "--out", str(tmp_path / "sw")], cwd=root,
+                                  stdout=subprocess.DEVNULL, stderr=err)
     try:
         deadline = time.monotonic() + 240
         workers = []
         while len(workers) < 2 and time.monotonic() < deadline and driver.poll() is None:
             time.sleep(0.2)
             workers = children(driver.pid)
-        assert len(workers) >= 2, "the pool's workers did not start"
+        assert len(workers) >= 2, (f"the pool's workers did not start (driver exit code {driver.poll()}): "
+                                   + log.read_text(errors="replace")[-2000:])
         driver.send_signal(signal.SIGKILL)
         driver.wait()
         deadline = time.monotonic() + 20
