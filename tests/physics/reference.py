@@ -278,6 +278,13 @@ def exact_bounded_solve(w, max_passes=5000, joint_list=None):
         if len(g) < 2:
             continue
         sv = S[g[0], g] / np.sqrt(S[g[0], g[0]])
+        # S is s sᵀ on the group to rounding (one free motion). The rounding left by the Schur
+        # complement (~1e-13 of S here), divided by the rows' small softness, would decide the split
+        # at ~1e-5 of the load, so the group's block is its rank-one form exactly
+        Sg = S[np.ix_(g, g)]
+        if np.abs(Sg - np.outer(sv, sv)).max() > 1e-9 * np.abs(Sg).max():
+            raise ValueError("exact_bounded_solve: a group of rows whose train has more than one free motion")
+        S[np.ix_(g, g)] = np.outer(sv, sv)
         rb[g] = sv * (sv @ rb[g]) / (sv @ sv)
         gam_b[g] = soft[g] * np.mean(np.diag(S)[g])
     S[np.diag_indices_from(S)] += gam_b

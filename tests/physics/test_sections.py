@@ -255,19 +255,20 @@ def _train_on(track, n, v0, kind, n_on, **opts):
     ("booster", 12.0, dict(speed=12.0, max_force=20000.0)),  # some at their bounds, some free
 ])
 def test_bounded_rows_are_exact_with_the_chain_in_one_step(kind, v0, opts):
-    """The section rows of a 60-car train (on a quarter of it) and its couplers after one step's
+    """The section rows of a 200-car train (60 cars on the section) and its couplers after one step's
     solve agree with an independent exact solve of the same step (sparse Schur complement and
-    bounded-variable least squares, ``reference.exact_bounded_solve``) within 1e-4."""
+    bounded-variable least squares, ``reference.exact_bounded_solve``) within 1e-8 of the largest
+    impulse of each kind (measured: 1.0e-9 at most)."""
     from tests.physics.reference import exact_bounded_solve
 
     track = analytic.hilly_circle(R=100.0, amp=1.0, waves=4, n=4001)
-    w = _train_on(track, 60, v0, kind, 15, **opts)
+    w = _train_on(track, 200, v0, kind, 60, **opts)
     w.run(100, 100)
     kernel, exact = exact_bounded_solve(w)
     for key in ("section", "coupler"):
         scale = np.max(np.abs(exact[key]))
         assert scale > 0.0
-        assert np.max(np.abs(kernel[key] - exact[key])) <= 1e-4 * scale
+        assert np.max(np.abs(kernel[key] - exact[key])) <= 1e-8 * scale, (key, np.max(np.abs(kernel[key] - exact[key])) / scale)
 
 
 def test_a_train_held_by_several_brakes_shares_the_load_equally():
