@@ -208,13 +208,17 @@ _THREADS_CODE = r"""
 import sys, time
 sys.path[:0] = [%r, %r]
 from trackrider.physics import state as st
-st.PARALLEL_BODIES, st.MIN_THREADS = (10 ** 9 if %r else 1), 1
+mode = %r
+st.PARALLEL_BODIES, st.MIN_THREADS = (10 ** 9 if mode == "serial" else 1), 1
+if mode == "parallel" and hasattr(st, "ThreadChoice"):
+    st.ThreadChoice.next = lambda self: True
 import solver, analytic
 w = solver.build(%d, analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
 w.run(20, 20)
 t0, c0 = time.perf_counter(), time.process_time()
-w.run(%d, 100)
-print((time.perf_counter() - t0) / %d * 1e6, (time.process_time() - c0) / %d * 1e6, w._temps.par is not None)
+w.run(%d, 20, chunk_records=1)   # chunks of 20 steps ("auto": state.ThreadChoice picks the way of each)
+n = %d
+print((time.perf_counter() - t0) / n * 1e6, (time.process_time() - c0) / n * 1e6, w._temps.par is not None)
 """
 
 
@@ -225,28 +229,32 @@ def thread_steps(n_cars, quick):
 
 def print_threads(quick, cars=(1000, 100), against=None, rounds=5, against_cache=None):
     """Trains of ``cars`` cars: µs/step (wall, CPU) with the serial stages, and with the per-car stages on
-    all threads (whatever ``state.PARALLEL_BODIES`` says) with 1 and 2 threads; ``against``: another
+    all threads (whatever ``state.PARALLEL_BODIES`` says) with 1 and 2 threads, and as a long run chooses
+    (``state.ThreadChoice``, 2 threads; not for ``against``); every run in chunks of 20 steps; ``against``: another
     checkout's root, run interleaved with this one (its runs labelled with its folder's name), with its
     kernel cache in ``against_cache`` (``TRACKRIDER_CACHE_DIR``) if given."""
-    runs = (("serial", True, 1), ("parallel, 1 thread", False, 1), ("parallel, 2 threads", False, 2))
+    runs = (("serial", "serial", 1), ("parallel, 1 thread", "parallel", 1), ("parallel, 2 threads", "parallel", 2),
+            ("chosen as it runs, 2 threads", "auto", 2))
     roots = [(ROOT, "", {})] + ([(Path(against).resolve(), f" [{Path(against).name}]",
                                   {"TRACKRIDER_CACHE_DIR": against_cache} if against_cache else {})]
                                 if against else [])
     for n_cars in cars:
         steps = thread_steps(n_cars, quick)
-        got = {label + tag: [] for label, _, _ in runs for _, tag, _ in roots}
+        got = {label + tag: [] for label, mode, _ in runs for _, tag, _ in roots if not (mode == "auto" and tag)}
         loads = [os.getloadavg()[0]]
         for _ in range(rounds):
-            for label, serial, threads in runs:
+            for label, mode, threads in runs:
                 for root, tag, env in roots:
-                    code = _THREADS_CODE % (str(root), str(root / "bench"), serial, n_cars, steps, steps, steps)
+                    if mode == "auto" and tag:
+                        continue   # another checkout may not choose
+                    code = _THREADS_CODE % (str(root), str(root / "bench"), mode, n_cars, steps, steps)
                     p = subprocess.run([sys.executable, "-c", code],
                                        env=dict(os.environ, NUMBA_NUM_THREADS=str(threads), **env),
                                        capture_output=True, text=True, cwd=root)
                     if p.returncode != 0:
                         raise RuntimeError(p.stderr)
                     wall, cpu, par = p.stdout.split()
-                    assert (par == "True") != serial
+                    assert (par == "True") == (mode != "serial")
                     got[label + tag].append((float(wall), float(cpu)))
         loads.append(os.getloadavg()[0])
         print(f"{n_cars} cars, coasting, {steps} steps, medians of {rounds} interleaved rounds "

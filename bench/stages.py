@@ -124,7 +124,7 @@ def kernel_args(w):
 
     g = w.gravity
     cfg = st.allocate(st.Step, {}, h=w.dt, gx=0.0, gy=0.0, gz=-g, gmag=math.sqrt(g * g), erp_h=w.erp / w.dt,
-                      iterations=w.iterations, warm=w.warm_start, record_every=1)
+                      iterations=w.iterations, warm=w.warm_start, record_every=1, threaded=1)
     rail = w.railway.record if w.railway is not None else idle_rail()
     ops = w.ops if w.ops is not None else idle_ops(len(w._sections), w.ncars)
     out = np.empty((w.pos.shape[0] + len(w._reported), ch.N_CHANNELS))

@@ -51,10 +51,13 @@ import time
 from trackrider.cache import kernel_folders
 
 # A long train's track rows run on all threads (docs/physics.md, "Both cores"). OpenMP's threads
-# spin while they wait by default, which on a machine whose cores are busy makes every step wait
-# for a thread that is not scheduled; passive waiting costs a wake-up per step instead. The
-# user's own setting wins.
+# spin while they wait by default (up to ~1 ms), which on a machine whose cores are busy makes every
+# step wait for a thread that is not scheduled; waiting passively costs a wake-up per parallel region
+# (~50 µs, measured), which ate the threads' gain below 2000 cars. So a waiting thread spins briefly
+# (GOMP_SPINCOUNT 30000) and then sleeps; a world times both ways as it runs and takes the serial
+# stages when the threads lose (state.ThreadChoice). The user's own settings win.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+os.environ.setdefault("GOMP_SPINCOUNT", "30000")
 # before numba is imported (by the first kernel made here: see the module docstring)
 os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 

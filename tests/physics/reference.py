@@ -34,7 +34,7 @@ def _one_step(w, iterations, bounded):
                           copy_rec(rec.joints), rec.programs)
     tmp = copy.deepcopy(w._temps)
     h = w.dt
-    cfg = st.Step(h, 0.0, 0.0, -w.gravity, w.gravity, w.erp / h, iterations, w.warm_start, 1)
+    cfg = st.Step(h, 0.0, 0.0, -w.gravity, w.gravity, w.erp / h, iterations, w.warm_start, 1, 1)
     kn.py_stages_to_solve(cfg, world, tmp, bounded, True)
     return world, tmp
 

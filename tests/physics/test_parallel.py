@@ -20,6 +20,9 @@ from trackrider.physics import CarSpec, CouplingSpec, World
 from trackrider.physics import state as st
 import analytic
 st.MIN_THREADS = 1
+if {alternate}:   # chunks of 10 steps, on all threads and serially in turn (state.ThreadChoice's two ways)
+    turns = iter(range(10 ** 6))
+    st.ThreadChoice.next = lambda self: next(turns) % 2 == 0
 if {serial}:
     st.PARALLEL_BODIES = 10 ** 9
 n = st.PARALLEL_BODIES + 44 if not {serial} else {n}
@@ -28,7 +31,7 @@ w.set_resistance(rolling=0.002, drag_area=0.8)
 w.add_track(analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
 w.add_train("t", 0, n, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1),
             coupling=CouplingSpec("distance", 0.5), start_s=n * 2.5 + 5.0, start_speed=12.0)
-w.run(40, 10)
+w.run(40, 10, chunk_records=1 if {alternate} else None)
 h = hashlib.sha1()
 r, c = w.records, w.records.cars
 for a in (r.bodies.pos, r.bodies.quat, r.bodies.vel, r.bodies.omg, c.s, c.frame, c.lam_track, c.lam_friction,
@@ -38,9 +41,9 @@ print(n, w._temps.par is not None, h.hexdigest(), st.threads())
 """
 
 
-def run(threads, serial, n=0):
+def run(threads, serial, n=0, alternate=False):
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
-    code = CODE.format(root=str(ROOT), tests=str(ROOT / "tests" / "physics"), serial=serial, n=n)
+    code = CODE.format(root=str(ROOT), tests=str(ROOT / "tests" / "physics"), serial=serial, n=n, alternate=alternate)
     p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT, timeout=1800)
     assert p.returncode == 0, p.stderr
     return p.stdout.split()
@@ -51,10 +54,31 @@ def test_long_train_same_bytes_on_one_and_two_threads_and_serially():
     n, par1, one, n1 = run(1, False)
     _, par2, two, n2 = run(2, False)
     _, par_s, serial, _ = run(2, True, int(n))
-    assert (par1, par2, par_s) == ("True", "True", "False")
+    _, par_a, alternate, _ = run(2, False, alternate=True)
+    assert (par1, par2, par_s, par_a) == ("True", "True", "False", "True")
     assert (n1, n2) == ("1", "2")
     assert one == two
     assert one == serial
+    assert one == alternate   # chunks on all threads and serially in turn (state.ThreadChoice)
+
+
+def test_thread_choice_runs_the_faster_way_and_tries_the_other_again():
+    """A world with its per-car stages on all threads times each chunk (``state.ThreadChoice``): each way
+    once, then the faster, and the slower again after ``PROBE_EVERY`` chunks, then after twice as many
+    while it stays slower; a run's first chunk is not timed."""
+    from trackrider.physics.state import ThreadChoice
+
+    c = ThreadChoice()
+    c.took(c.next(), 9.0, 100, timed=False)          # the first chunk of a run: not timed
+    ways = []
+    for _ in range(60):
+        way = c.next()
+        ways.append(way)
+        c.took(way, (3.0 if way else 2.0) * 100e-6, 100)   # serial 2 µs/step, threads 3 µs/step
+    assert ways[:2] == [True, False]
+    assert [i for i, w in enumerate(ways) if w] == [0, 18, 51]   # tried again after 16, then 32 chunks
+    c.took(True, 1.0 * 100e-6, 100)                   # the cores came free: threads win from now on
+    assert [c.next() for _ in range(3)] == [True, True, True]
 
 
 def test_parallel_only_with_two_threads_or_more():

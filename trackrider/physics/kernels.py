@@ -297,10 +297,12 @@ def par_rows(cfg, bodies, cars, res, trk, par):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def threaded_rows(cfg, bodies, cars, res, trk, par):
-    """``par_rows`` when ``par`` (``tmp.par``) is not None, then True; else False (and not compiled)."""
+    """``par_rows`` when ``par`` (``tmp.par``) is not None and ``cfg.threaded``, then True; else False
+    (and not compiled when ``par`` is None)."""
     if par is not None:
-        par_rows(cfg, bodies, cars, res, trk, par)
-        return True
+        if cfg.threaded != 0:
+            par_rows(cfg, bodies, cars, res, trk, par)
+            return True
     return False
 
 
@@ -326,10 +328,12 @@ def par_integrate(h, tracks, bodies, cars, trk, par):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def threaded_integrate(cfg, tracks, bodies, cars, trk, par):
-    """``par_integrate`` when ``par`` (``tmp.par``) is not None, then True; else False (and not compiled)."""
+    """``par_integrate`` when ``par`` (``tmp.par``) is not None and ``cfg.threaded``, then True; else False
+    (and not compiled when ``par`` is None)."""
     if par is not None:
-        par_integrate(cfg.h, tracks, bodies, cars, trk, par)
-        return True
+        if cfg.threaded != 0:
+            par_integrate(cfg.h, tracks, bodies, cars, trk, par)
+            return True
     return False
 
 

@@ -199,6 +199,8 @@ Step = record("Step", (
     Field("iterations", None, None, "", "solver iterations with bounded rows"),
     Field("warm", None, None, "", "warm-start factor"),
     Field("record_every", None, None, "", "record every n-th step"),
+    Field("threaded", None, None, "", "1: a world with ``tmp.par`` runs its per-car stages on all threads, "
+          "0: serially (``ThreadChoice``)"),
 ))
 
 Rail = record("Rail", (
@@ -407,6 +409,52 @@ Work = record("Work", (
 PARALLEL_BODIES = 500
 #: ... when numba has at least this many threads (on one, the parallel regions only cost)
 MIN_THREADS = 2
+
+
+class ThreadChoice:
+    """Which way a world with ``tmp.par`` runs its next chunk of steps: the per-car stages on all
+    threads, or serially (``Step.threaded``). Both give the same bytes (docs/physics.md, "Both
+    cores"), so the choice is by speed alone, measured as the run goes: the first two timed chunks
+    try each way, then the faster one (wall-clock seconds per step of its latest chunk) runs, and
+    the other is tried again after ``PROBE_EVERY`` chunks, so a machine whose cores fill up or empty
+    during a run is followed; each try that changes nothing doubles the wait, up to
+    ``PROBE_MOST``. A run's first chunk is not timed (it may load kernels)."""
+
+    PROBE_EVERY = 16
+    PROBE_MOST = 256
+
+    def __init__(self):
+        self.cost = {True: None, False: None}   # s per step of the latest timed chunk each way
+        self.every = self.PROBE_EVERY            # chunks between two tries of the slower way
+        self.since = 0                           # chunks the faster way has run since the last try
+
+    def best(self):
+        """The faster way so far (None before both are timed)."""
+        if self.cost[True] is None or self.cost[False] is None:
+            return None
+        return self.cost[True] <= self.cost[False]
+
+    def next(self) -> bool:
+        """True: the next chunk on all threads."""
+        best = self.best()
+        if best is None:
+            return self.cost[True] is None
+        return (not best) if self.since >= self.every else best
+
+    def took(self, threaded: bool, seconds: float, steps: int, timed: bool = True) -> None:
+        """A chunk ran ``steps`` steps ``threaded`` or not in ``seconds`` (wall)."""
+        if not timed or steps <= 0:
+            return
+        before = self.best()
+        self.cost[threaded] = seconds / steps
+        if before is None:
+            return
+        if threaded == before:
+            self.since += 1
+        else:                                    # a try of the slower way
+            self.since = 0
+            self.every = self.PROBE_EVERY if self.best() != before else min(2 * self.every, self.PROBE_MOST)
+
 
 # per chunk of bodies of the parallel stages (kernels.par_rows, par_integrate) its own ``Work``: one chunk
 # per thread of numba (its OpenMP layer hands each thread an equal share of the chunks anyway; each chunk

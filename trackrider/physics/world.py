@@ -7,6 +7,7 @@ See docs/ARCHITECTURE.md ("The world") for the contract and docs/physics.md for 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -941,6 +942,7 @@ class World:
         nkc = self.ncars if self._connections and self._carriers else sum(map(len, members))
         self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), nkc, train_carrier, self._groups,
                                     self._hang_joints)
+        self._threads = st.ThreadChoice()
         trk = self._temps.trk
         first = 0
         for k, (e, cars_k) in enumerate(zip(self._carriers, members)):
@@ -1222,7 +1224,12 @@ class World:
         # gmag as the kernel once computed it, sqrt(gx² + gy² + gz²)
         gmag = math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g))
         cfg = st.allocate(st.Step, {}, h=self.dt, gx=0.0, gy=0.0, gz=-g, gmag=gmag, erp_h=self.erp / self.dt,
-                          iterations=self.iterations, warm=self.warm_start, record_every=record_every)
+                          iterations=self.iterations, warm=self.warm_start, record_every=record_every, threaded=1)
+        # a world with the per-car stages on all threads times each chunk both ways as it goes
+        # (state.ThreadChoice: the same bytes either way); its first chunk of each run is not timed
+        choice = self._threads if self._temps.par is not None else None
+        cfgs = {True: cfg, False: cfg._replace(threaded=0)}
+        first = True
         from trackrider.physics.operation import idle_ops
         from trackrider.physics.rail import idle_rail
 
@@ -1248,8 +1255,13 @@ class World:
             nr = len(self._reported)
             out = np.empty((max(m, 0), ne + nr, ch.N_CHANNELS))
             out_t = np.empty(max(m, 0))
-            steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfg, self.records, self._temps, out_t, out,
-                                                      free, car_rows, ops, rail)
+            way = choice.next() if choice is not None else True
+            t0 = time.perf_counter()
+            steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfgs[way], self.records, self._temps, out_t,
+                                                      out, free, car_rows, ops, rail)
+            if choice is not None:
+                choice.took(way, time.perf_counter() - t0, steps, timed=not first)
+            first = False
             self.step_count += steps
             done += steps
             if net is not None:
