@@ -65,11 +65,11 @@ def test_long_train_same_bytes_on_one_and_two_threads_and_serially():
 def test_thread_choice_runs_the_faster_way_and_tries_the_other_again():
     """A world with its per-car stages on all threads times each chunk (``state.ThreadChoice``): each way
     once, then the faster, and the slower again after ``PROBE_EVERY`` chunks, then after twice as many
-    while it stays slower; a run's first chunk is not timed."""
+    while it stays slower; the world's first chunk is not timed."""
     from trackrider.physics.state import ThreadChoice
 
     c = ThreadChoice()
-    c.took(c.next(), 9.0, 100, timed=False)          # the first chunk of a run: not timed
+    c.took(c.next(), 9.0, 100)                        # the world's first chunk: not timed
     ways = []
     for _ in range(60):
         way = c.next()
@@ -93,3 +93,25 @@ def test_parallel_only_with_two_threads_or_more():
                         "st.MIN_THREADS = 1; print(st.make_temps(st.PARALLEL_BODIES, 1, [0], [0]).par.W.shape[0])"],
                        env=dict(os.environ, NUMBA_NUM_THREADS="1"), capture_output=True, text=True, cwd=ROOT)
     assert p.stdout.split() == ["True", "1", "1"], p.stderr
+
+
+def test_a_world_run_chunk_by_chunk_times_both_ways(monkeypatch):
+    """``trackrider run`` calls ``World.run`` once per chunk: the choice carries over between calls (only
+    the world's first chunk goes untimed), so after three calls each way has been timed once."""
+    from trackrider.physics import CarSpec, CouplingSpec, World
+    from trackrider.physics import state as st
+    from tests.physics import analytic
+
+    monkeypatch.setattr(st, "PARALLEL_BODIES", 8)
+    monkeypatch.setattr(st, "MIN_THREADS", 1)
+    w = World(dt=1e-3)
+    w.add_track(analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
+    w.add_train("t", 0, 10, CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1),
+                coupling=CouplingSpec("distance", 0.5), start_s=30.0, start_speed=12.0)
+    ways = []
+    for _ in range(3):
+        ways.append(w._threads.next() if w._built else True)
+        w.run(10, 10)
+    assert w._temps.par is not None
+    assert ways == [True, True, False]
+    assert w._threads.cost[True] is not None and w._threads.cost[False] is not None

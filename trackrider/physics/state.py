@@ -420,7 +420,7 @@ class ThreadChoice:
     try each way, then the faster one (wall-clock seconds per step of its latest chunk) runs, and
     the other is tried again after ``PROBE_EVERY`` chunks, so a machine whose cores fill up or empty
     during a run is followed; each try that changes nothing doubles the wait, up to
-    ``PROBE_MOST``. A run's first chunk is not timed (it may load kernels)."""
+    ``PROBE_MOST``. The world's first chunk is not timed (it may load kernels)."""
 
     PROBE_EVERY = 16
     PROBE_MOST = 256
@@ -429,6 +429,7 @@ class ThreadChoice:
         self.cost = {True: None, False: None}   # s per step of the latest timed chunk each way
         self.every = self.PROBE_EVERY            # chunks between two tries of the slower way
         self.since = 0                           # chunks the faster way has run since the last try
+        self.started = False                     # the first chunk (not timed) has run
 
     def best(self):
         """The faster way so far (None before both are timed)."""
@@ -443,9 +444,10 @@ class ThreadChoice:
             return self.cost[True] is None
         return (not best) if self.since >= self.every else best
 
-    def took(self, threaded: bool, seconds: float, steps: int, timed: bool = True) -> None:
+    def took(self, threaded: bool, seconds: float, steps: int) -> None:
         """A chunk ran ``steps`` steps ``threaded`` or not in ``seconds`` (wall)."""
-        if not timed or steps <= 0:
+        if not self.started or steps <= 0:
+            self.started = True
             return
         before = self.best()
         self.cost[threaded] = seconds / steps

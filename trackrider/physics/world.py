@@ -1246,10 +1246,9 @@ class World:
         cfg = st.allocate(st.Step, {}, h=self.dt, gx=0.0, gy=0.0, gz=-g, gmag=gmag, erp_h=self.erp / self.dt,
                           iterations=self.iterations, warm=self.warm_start, record_every=record_every, threaded=1)
         # a world with the per-car stages on all threads times each chunk both ways as it goes
-        # (state.ThreadChoice: the same bytes either way); its first chunk of each run is not timed
+        # (state.ThreadChoice: the same bytes either way; sim.py calls run chunk by chunk)
         choice = self._threads if self._temps.par is not None else None
         cfgs = {True: cfg, False: cfg._replace(threaded=0)}
-        first = True
         from trackrider.physics.operation import idle_ops
         from trackrider.physics.rail import idle_rail
 
@@ -1280,8 +1279,7 @@ class World:
             steps, nrec, status, bad = kn.run_chunk(n, self.step_count, cfgs[way], self.records, self._temps, out_t,
                                                       out, free, car_rows, ops, rail)
             if choice is not None:
-                choice.took(way, time.perf_counter() - t0, steps, timed=not first)
-            first = False
+                choice.took(way, time.perf_counter() - t0, steps)
             self.step_count += steps
             done += steps
             if net is not None:
