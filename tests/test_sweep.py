@@ -526,3 +526,17 @@ keep_timeseries = false
     finally:
         if driver.poll() is None:
             driver.kill()
+
+
+def test_a_sweep_of_trains_long_enough_for_the_threads_runs_them_serially(tmp_path, monkeypatch):
+    """A world of ``state.PARALLEL_BODIES`` bodies or more runs its per-car stages on the threads, but
+    not in a sweep (``sweep.serial_stages``): its pool is forked from a driver whose warm-up would have
+    started OpenMP's threads, which a forked worker cannot use (GNU OpenMP is not fork-safe: every
+    worker died, BrokenProcessPool). Here every 2-car world counts as long; the setting is restored."""
+    from trackrider.physics import state
+
+    monkeypatch.setattr(state, "PARALLEL_BODIES", 2)
+    monkeypatch.setattr(state, "MIN_THREADS", 1)
+    res = sw.run_sweep(TINY, out_dir=tmp_path / "sw", jobs=2, progress=False)
+    assert res.n_failed == 0 and len(res.rows) == 12
+    assert state.PARALLEL_BODIES == 2

@@ -37,10 +37,12 @@ Outputs under the sweep directory ``DIR``:
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import json
 import math
 import os
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -86,6 +88,31 @@ def _write_json_atomic(path: Path, doc) -> None:
 
 #: s between a pool worker's checks that its driver is alive
 PARENT_POLL_S = 0.5
+
+
+@contextlib.contextmanager
+def serial_stages():
+    """Within: worlds run their per-car stages serially, whatever their size (``state.PARALLEL_BODIES``;
+    docs/physics.md, "Both cores"). A sweep's runs already fill the cores, one per worker; and a pool
+    forked from a driver whose warm-up ran OpenMP's threads cannot use them (GNU OpenMP is not
+    fork-safe: the workers died). The same bytes either way."""
+    from trackrider.physics import state
+
+    old = state.PARALLEL_BODIES
+    state.PARALLEL_BODIES = sys.maxsize
+    try:
+        yield
+    finally:
+        state.PARALLEL_BODIES = old
+
+
+def init_worker(parent_pid: int) -> None:
+    """A pool worker's initializer: ``exit_with_parent``, and the serial stages (``serial_stages``: a
+    forked worker has them from its driver; a spawned one sets them here)."""
+    from trackrider.physics import state
+
+    state.PARALLEL_BODIES = sys.maxsize
+    exit_with_parent(parent_pid)
 
 
 def exit_with_parent(parent_pid: int) -> None:
@@ -319,7 +346,7 @@ def make_executor(jobs: int | None = None, scheduler=None):
         # kernels from the cache the driver filled).
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
-        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=exit_with_parent,
+        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=init_worker,
                                       initargs=(os.getpid(),))
         return pool, (lambda: pool.shutdown(wait=True, cancel_futures=True)), \
             f"process pool, {n} workers", None
@@ -465,7 +492,7 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
     from .results_folder import FolderLock
 
     check_sweep_dir(out, overwrite=overwrite, resume=resume)    # at once, before taking the folder
-    with FolderLock(out):          # one sweep (or run) writes a folder at a time (docs/outputs.md)
+    with FolderLock(out), serial_stages():   # one sweep (or run) writes a folder at a time (docs/outputs.md)
         return _sweep_into(out, spec, plan, digest, started, jobs, scheduler, resume, progress, overwrite, task)
 
 
