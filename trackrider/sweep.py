@@ -93,9 +93,10 @@ PARENT_POLL_S = 0.5
 @contextlib.contextmanager
 def serial_stages():
     """Within: worlds run their per-car stages serially, whatever their size (``state.PARALLEL_BODIES``;
-    docs/physics.md, "Both cores"). A sweep's runs already fill the cores, one per worker; and a pool
-    forked from a driver whose warm-up ran OpenMP's threads cannot use them (GNU OpenMP is not
-    fork-safe: the workers died). The same bytes either way."""
+    docs/physics.md, "Both cores"): a sweep's runs (``run_one``) and its warm-up (``warm_up``), on a
+    pool or on Dask. Its runs already fill the cores, one per worker; and a pool forked from a
+    driver whose warm-up ran OpenMP's threads cannot use them (GNU OpenMP is not fork-safe: the
+    workers died). The same bytes either way."""
     from trackrider.physics import state
 
     old = state.PARALLEL_BODIES
@@ -104,15 +105,6 @@ def serial_stages():
         yield
     finally:
         state.PARALLEL_BODIES = old
-
-
-def init_worker(parent_pid: int) -> None:
-    """A pool worker's initializer: ``exit_with_parent``, and the serial stages (``serial_stages``: a
-    forked worker has them from its driver; a spawned one sets them here)."""
-    from trackrider.physics import state
-
-    state.PARALLEL_BODIES = sys.maxsize
-    exit_with_parent(parent_pid)
 
 
 def exit_with_parent(parent_pid: int) -> None:
@@ -168,7 +160,8 @@ def run_one(task: dict) -> dict:
     try:
         runs_dir.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{run}.", dir=runs_dir))
-        figures, error = _simulate_into(task, tmp)
+        with serial_stages():
+            figures, error = _simulate_into(task, tmp)
         row.update(figures)
         row["error"] = error
     except Exception as exc:  # noqa: BLE001 - a task never raises for a bad run
@@ -256,11 +249,12 @@ def warm_up(scenario_path, overrides=None, keep_timeseries: bool = False) -> Non
         dt = getattr(sim, "dt", 1e-3) or 1e-3
         # a few recorded samples (the filtered columns' kernel runs on them), at least 5 steps
         duration = max(5 * dt, 3.0 / (getattr(sim, "record_hz", None) or 1.0 / dt))
-        if not keep_timeseries:
-            simulate(scenario, out_dir=None, duration=duration, progress=None)
-            return
-        with tempfile.TemporaryDirectory(prefix="trackrider-warm-up-") as tmp:
-            simulate(scenario, out_dir=Path(tmp) / "run", duration=duration, overwrite=True, progress=None)
+        with serial_stages():   # the stages the runs use (and no OpenMP threads before the pool forks)
+            if not keep_timeseries:
+                simulate(scenario, out_dir=None, duration=duration, progress=None)
+                return
+            with tempfile.TemporaryDirectory(prefix="trackrider-warm-up-") as tmp:
+                simulate(scenario, out_dir=Path(tmp) / "run", duration=duration, overwrite=True, progress=None)
     except Exception:  # noqa: BLE001 - the runs report their own errors
         pass
 
@@ -346,7 +340,7 @@ def make_executor(jobs: int | None = None, scheduler=None):
         # kernels from the cache the driver filled).
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
-        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=init_worker,
+        pool = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=exit_with_parent,
                                       initargs=(os.getpid(),))
         return pool, (lambda: pool.shutdown(wait=True, cancel_futures=True)), \
             f"process pool, {n} workers", None
@@ -492,7 +486,7 @@ def run_sweep(sweep_file, out_dir=None, jobs: int | None = None, scheduler=None,
     from .results_folder import FolderLock
 
     check_sweep_dir(out, overwrite=overwrite, resume=resume)    # at once, before taking the folder
-    with FolderLock(out), serial_stages():   # one sweep (or run) writes a folder at a time (docs/outputs.md)
+    with FolderLock(out):          # one sweep (or run) writes a folder at a time (docs/outputs.md)
         return _sweep_into(out, spec, plan, digest, started, jobs, scheduler, resume, progress, overwrite, task)
 
 
