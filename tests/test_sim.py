@@ -540,18 +540,3 @@ def test_killed_cli_run_leaves_no_complete_looking_file(tmp_path):
     # the last flushed block
     lines = part.read_text().splitlines()
     assert lines[0].startswith("t,train,car,s,x,y,z,speed")
-
-
-def test_the_worlds_unconverged_sweeps_warning_is_one_of_the_runs_warnings(tmp_path, monkeypatch):
-    """``World.unconverged_warning`` (cars on bogies on a moving track whose sweeps did not converge,
-    tests/physics/test_moving_track.py) is listed in the summary's ``warnings`` and warned of."""
-    from trackrider.physics.world import World
-    from trackrider.scenario import load_scenario
-    from trackrider.sim import simulate
-
-    path = tmp_path / "ride.toml"
-    path.write_text(SCENARIO)
-    monkeypatch.setattr(World, "unconverged_warning", lambda self: "train 'x': the sweeps did not converge")
-    with pytest.warns(RuntimeWarning, match="the sweeps did not converge"):
-        simulate(load_scenario(path), out_dir=tmp_path / "a")
-    assert read_summary(tmp_path / "a")["warnings"] == ["train 'x': the sweeps did not converge"]

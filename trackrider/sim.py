@@ -430,9 +430,6 @@ def _summary(world, run, meta) -> dict:
     # warnings: the scenario's (curve fits) and the run's own, so --quiet runs and sweeps keep them
     damped = {run.names[k] for k, info in enumerate(run.trains[:len(run.names)]) if info.get("damped")}
     own = run_warnings(summary, run.dt, damped)
-    sweeps = world.unconverged_warning()
-    if sweeps is not None:
-        own.append(sweeps)
     if run.diverged and run.metrics.withheld:
         onset = run.metrics.onset
         who = ", ".join(sorted(set(run.metrics.withheld)))

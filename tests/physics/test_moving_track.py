@@ -289,22 +289,3 @@ def test_couplers_on_a_spinning_turntable_against_a_direct_solve(bogies, cars, t
     Woodbury: measured 4e-13), a train of cars on bogies has its swivels and couplers in the sweeps
     (``iterations`` 20): 3 cars 1.3e-10, 10 cars 1.3e-4 (docs/physics.md §9 states it)."""
     assert _carried_coupler_error(_spinning_train(bogies, cars)) < tol
-
-
-@pytest.mark.parametrize("bogies,cars,warned", [("none", 10, False), ("two", 3, False), ("two", 10, True),
-                                                ("two", 30, True)])
-def test_a_bogie_train_whose_sweeps_do_not_converge_on_a_moving_track_is_warned_of(bogies, cars, warned):
-    """Cars on bogies on a moving track have their swivels and couplers in the sweeps (§9): the steps
-    whose sweeps stop at ``iterations`` with a swivel row still changing are counted
-    (``World.unconverged_steps``) and one warning names the train (the run's ``warnings``). 3 cars
-    converge in every step; 10 and 30 cars in none (their coupler error 1.3e-4 and the size of the
-    force); a plain train is solved exactly with its carrier."""
-    w = _spinning_train(bogies, cars)
-    assert (w.unconverged_steps > 0) == warned
-    assert w.unconverged_steps <= w.step_count == 500
-    note = w.unconverged_warning()
-    if warned:
-        assert note.startswith("train 't': cars on bogies on a moving track: in ")
-        assert "after 20 iterations" in note and "simulation.iterations" in note
-    else:
-        assert note is None

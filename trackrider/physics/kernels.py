@@ -30,7 +30,7 @@ from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve
 from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.hang_blocks import answer_hangs, fold_hangs
 from trackrider.physics.joints import distance
-from trackrider.physics.joints.dispatch import J_DISTANCE, J_SWIVEL, prepare_joint
+from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
 from trackrider.physics.joints.swivel import watch as swivel_watch
 from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
 from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
@@ -700,7 +700,6 @@ def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_
     if car_rows:
         rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops)
     it = 0
-    dswivel = 0.0   # the last sweep's largest change of a swivel row (cars on bogies on a moving track)
     while True:
         if car_rows and rows_now:
             solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried)
@@ -711,21 +710,15 @@ def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_
         if not sweeps or it >= cfg.iterations:
             break
         dmax = 0.0
-        dswivel = 0.0
         if free_joints:
             for j in range(joints.kind.shape[0]):
                 if joints.chain[j] == 0:
-                    d = solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
-                    dmax = max(dmax, d)
-                    if joints.kind[j] == J_SWIVEL:
-                        dswivel = max(dswivel, d)
+                    dmax = max(dmax, solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk))
         if ops is not None:
             dmax = max(dmax, solve_contacts(bodies, cars, ops, tmp.trk))
         it += 1
         if dmax <= tol:
             it = cfg.iterations  # converged: finish with the exact solve
-    if dswivel > tol:   # the sweeps stopped at ``iterations`` with the swivels still moving
-        tmp.trk.unconverged[0] += 1
     if car_rows:
         lam, present = tmp.crow.lam, tmp.crow.present
         for b in range(cars.n):

@@ -316,8 +316,6 @@ TrackRows = record("TrackRows", (
     Field("kP", ("nk", 5, 6), F, "", "that joint's impulses per generalised impulse on the carrier (−P g)"),
     Field("klam", ("nk", 5), F, "N·s", "that joint's impulses this step"),
     Field("kK", ("nk", 6, 6), F, "", "work: the carrier's mass matrix with its cars attached"),
-    Field("unconverged", (1,), I, "", "steps whose sweeps ended with a swivel row still changing by more than "
-          "their tolerance (cars on bogies on a moving track, docs/physics.md §9)"),
 ))
 
 Rows = record("Rows", (

@@ -938,7 +938,6 @@ class World:
         members = [[b for b in range(self.ncars) if tbody[cars.track[b]] == e] for e in self._carriers]
         train_carrier = [self._carriers.index(tbody[t["track"]]) if tbody[t["track"]] >= 0 else -1
                          for t in self._trains]
-        self._train_carrier = train_carrier
         # room for every car on a carrier when connections may move cars onto moving tracks (network.regroup)
         nkc = self.ncars if self._connections and self._carriers else sum(map(len, members))
         self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), nkc, train_carrier, self._groups,
@@ -1083,25 +1082,6 @@ class World:
         self.ops = ops
         self.operation = Operation(self, ops, self._operation.max_hold)
         self.operation.contact_pairs = pairs
-
-    @property
-    def unconverged_steps(self) -> int:
-        """Steps so far whose sweeps stopped at ``iterations`` with a swivel row still changing by more
-        than their tolerance: cars on bogies on a moving track, whose swivels and couplers are rows of
-        the sweeps (docs/physics.md §9); 0 for every other world."""
-        return int(self._temps.trk.unconverged[0]) if self._built else 0
-
-    def unconverged_warning(self) -> str | None:
-        """One line naming the trains on bogies on a moving track when ``unconverged_steps`` > 0."""
-        n = self.unconverged_steps
-        if n == 0:
-            return None
-        names = ", ".join(repr(t["name"]) for t, k in zip(self._trains, self._train_carrier)
-                          if t.get("bogie") is not None and k >= 0)
-        return (f"train {names}: cars on bogies on a moving track: in {n} of {self.step_count} steps the sweeps "
-                f"of their swivels and couplers had not converged after {self.iterations} iterations, so their "
-                "coupler and swivel forces there are not exact (docs/physics.md §9); raise "
-                "simulation.iterations")
 
     @property
     def contact_ends(self) -> list:
