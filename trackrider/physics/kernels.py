@@ -700,6 +700,7 @@ def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_
     if car_rows:
         rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops)
     it = 0
+    converged = True
     while True:
         if car_rows and rows_now:
             solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried)
@@ -713,12 +714,17 @@ def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_
         if free_joints:
             for j in range(joints.kind.shape[0]):
                 if joints.chain[j] == 0:
-                    dmax = max(dmax, solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk))
+                    d = solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
+                    tmp.rows.dlast[j] = d
+                    dmax = max(dmax, d)
         if ops is not None:
             dmax = max(dmax, solve_contacts(bodies, cars, ops, tmp.trk))
         it += 1
-        if dmax <= tol:
+        converged = dmax <= tol
+        if converged:
             it = cfg.iterations  # converged: finish with the exact solve
+    if carried and not converged:   # the joints' sweeps ran out unconverged: keep each one's miss
+        sweep_misses(joints, tmp.rows)
     if car_rows:
         lam, present = tmp.crow.lam, tmp.crow.present
         for b in range(cars.n):
@@ -729,6 +735,22 @@ def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_
         answer_hangs(bodies, joints, tmp.rows, tmp.trk, tmp.hangs)
     if carried:
         keep_folded(joints, tmp.trk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def sweep_misses(joints, rows):
+    """After a step whose PGS sweeps ended unconverged: each swept joint's change in the last sweep
+    over the largest impulse of the swept joints, its largest over the run in ``rows.miss``
+    (``World.unconverged_trains``)."""
+    lmax = 0.0
+    for j in range(joints.kind.shape[0]):
+        if joints.chain[j] == 0:
+            for r in range(rows.m[j]):
+                lmax = max(lmax, abs(joints.lam[j, r]))
+    if lmax > 0.0:
+        for j in range(joints.kind.shape[0]):
+            if joints.chain[j] == 0:
+                rows.miss[j] = max(rows.miss[j], rows.dlast[j] / lmax)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

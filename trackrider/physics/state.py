@@ -325,6 +325,9 @@ Rows = record("Rows", (
     Field("hi", ("nj", NJR), F, "N·s", "impulse bounds"),
     Field("gamma", ("nj",), F, "", "softness"),
     Field("m", ("nj",), I, "", "rows in use"),
+    Field("dlast", ("nj",), F, "N·s", "largest impulse change of the joint's latest PGS sweep"),
+    Field("miss", ("nj",), F, "", "over the run, the largest dlast of a step whose sweeps ended unconverged, "
+          "over the largest impulse of the swept joints (kernels.solve_rows)"),
 ))
 
 Chains = record("Chains", (

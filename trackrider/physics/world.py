@@ -45,9 +45,16 @@ from trackrider.settings import (
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
 
 
+# a bogie train's swept rows (on a moving track) are unconverged when their last sweep changes an
+# impulse by more than this fraction of the largest swept impulse (World.unconverged_trains)
+SWEEP_MISS = 1e-5
+
+
 @dataclass
 class RunStatus:
-    """Outcome of ``World.run``: ``status`` is ``"ok"`` or ``"diverged"``.
+    """Outcome of ``World.run``: ``status`` is ``"ok"``, ``"diverged"``, ``"stalled"`` (the blocks
+    deadlocked) or ``"unconverged"`` (the run went on to the end, but a train on bogies on a moving
+    track has swivels and couplers whose sweeps did not converge: ``message`` names it).
 
     ``t`` (s) and ``entity`` (index) / ``label`` locate a divergence; ``steps`` are the
     steps done by this call; ``message`` is one line.
@@ -745,9 +752,18 @@ class World:
         column 3 (solved in the blocks). In a world with moving tracks the swivels stay PGS rows
         (chain column 0) and every list is empty."""
         groups = [[] for _ in self._trains]
+        self._swept = {}
         if self._carriers:
             if any(t.get("bogie", {}).get("kind") == "trailered" for t in self._trains):
                 raise InputError("trailered cars do not run in a world with a moving track", where="car.bogies")
+            # each bogie train's swivels and couplers between its bodies: rows of the sweeps, watched
+            # for convergence (unconverged_trains)
+            for sw, j in zip(self._swivels, swivel_j):
+                self._swept.setdefault(sw["train"], []).append(j)
+            for j, car in self._couplers:
+                ti = max(k for k in range(len(self._car0)) if self._car0[k] <= car)
+                if ti in self._swept:
+                    self._swept[ti].append(j)
             return groups
         by = {(sw["train"], sw["car"], sw["frame"]): j for sw, j in zip(self._swivels, swivel_j)}
         coupler = dict((car, j) for j, car in self._couplers)
@@ -766,6 +782,16 @@ class World:
                 if link is not None:
                     self.ji[tr_j0[ti] + c, jc.JI_CHAIN] = 5
         return groups
+
+    def unconverged_trains(self) -> list:
+        """The names of the trains of cars on bogies on a moving track (their swivels and the couplers
+        between their bodies are rows of the PGS sweeps, docs/physics.md §9) whose rows ended some step's
+        sweeps unconverged: their last sweep changed an impulse by more than ``SWEEP_MISS`` of the largest
+        impulse of the swept joints. [] when there are none."""
+        if not getattr(self, "_swept", None):
+            return []
+        miss = self._temps.rows.miss
+        return [self._trains[ti]["name"] for ti, js in sorted(self._swept.items()) if miss[js].max() > SWEEP_MISS]
 
     def _hang_blocks(self, hang_j) -> list:
         """The suspended cars' (hinge, damper or -1) solved exactly with their trolleys
@@ -1283,4 +1309,11 @@ class World:
                 return RunStatus("diverged", done, self.time, int(bad), label,
                                  f"non-finite state at t = {self.time:.4f} s"
                                  + (f" ({label[0]} car {label[1]})" if label else ""))
+        missed = self.unconverged_trains()
+        if missed:
+            return RunStatus("unconverged", done, self.time, None, None,
+                             "the swivels and couplers of " + ", ".join(repr(n) for n in missed)
+                             + f" (cars on bogies on a moving track: PGS rows of the sweeps) did not converge in "
+                             f"{self.iterations} iterations: their coupler forces are not exact; "
+                             "raise iterations (docs/physics.md §9)")
         return RunStatus("ok", done)
