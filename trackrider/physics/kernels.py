@@ -250,9 +250,8 @@ def stage_track_rows(b0, b1, cfg, bodies, cars, trk, wk):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def track_rows_body(b, erp_h, bodies, cars, trk, wk):
     """``stage_track_rows`` of body ``b``."""
-    ub = np.uint64(b)   # (indexed unsigned: no negative-index arithmetic)
     for r in range(5):
-        trk.lam[ub, r] = 0.0
+        trk.lam[b, r] = 0.0
     if b < cars.n and cars.held[b]:
         if trk.carrier[b] < 0 and cars.support[b]:   # the common case, in closed form
             fixed_track_block(b, bodies, cars, erp_h, trk, wk)
@@ -791,79 +790,77 @@ def integrate_body(b, h, tracks, bodies, cars, carrier):
     pos, quat, omg = bodies.pos, bodies.quat, bodies.omg
     if b < cars.n and carrier[b] >= 0 and cars.held[b]:   # (its body moves after it: b < nb)
         keep_table_axes(b, tracks, bodies, cars)
-    ub = np.uint64(b)   # (indexed unsigned: no negative-index arithmetic)
     for i in range(3):
-        pos[ub, i] += h * bodies.vel[ub, i]
-    w, x, y, z = quat[ub, 0], quat[ub, 1], quat[ub, 2], quat[ub, 3]
-    o0, o1, o2 = omg[ub, 0], omg[ub, 1], omg[ub, 2]
+        pos[b, i] += h * bodies.vel[b, i]
+    w, x, y, z = quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3]
+    o0, o1, o2 = omg[b, 0], omg[b, 1], omg[b, 2]
     hw = 0.5 * h
     nw = w + hw * (-o0 * x - o1 * y - o2 * z)
     nx = x + hw * (o0 * w + o1 * z - o2 * y)
     ny = y + hw * (o1 * w + o2 * x - o0 * z)
     nz = z + hw * (o2 * w + o0 * y - o1 * x)
     n = np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
-    quat[ub, 0], quat[ub, 1], quat[ub, 2], quat[ub, 3] = nw / n, nx / n, ny / n, nz / n
-    quat_to_mat(quat[ub], bodies.rot[ub])
+    quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = nw / n, nx / n, ny / n, nz / n
+    quat_to_mat(quat[b], bodies.rot[b])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2):
     """``stage_integrate``: car ``b``'s s, track and frame after its body moved (``fr2``: work)."""
-    ub = np.uint64(b)   # (indexed unsigned: no negative-index arithmetic; calls take ``b``)
-    if not cars.held[ub]:
+    if not cars.held[b]:
         return
     pos = bodies.pos
-    fr = cars.frame[ub]
-    if carrier[ub] < 0:   # (on a moving track: the axes in its table, kept above)
+    fr = cars.frame[b]
+    if carrier[b] < 0:   # (on a moving track: the axes in its table, kept above)
         for k in range(3):
-            cars.prev_frame[ub, k] = fr[C_T + k]
-            cars.prev_frame[ub, 3 + k] = fr[C_N + k]
-            cars.prev_frame[ub, 6 + k] = fr[C_B + k]
-    cars.has_prev[ub] = 1
+            cars.prev_frame[b, k] = fr[C_T + k]
+            cars.prev_frame[b, 3 + k] = fr[C_N + k]
+            cars.prev_frame[b, 6 + k] = fr[C_B + k]
+    cars.has_prev[b] = 1
     for r in range(5):
-        cars.lam_track[ub, r] = lam[ub, r]
-    t = cars.track[ub]
-    R = bodies.rot[ub]
-    cg = cars.cg[ub]
-    ax, ay, az = pos[ub, 0] - cg * R[0, 2], pos[ub, 1] - cg * R[1, 2], pos[ub, 2] - cg * R[2, 2]
-    moving = carrier[ub] >= 0
+        cars.lam_track[b, r] = lam[b, r]
+    t = cars.track[b]
+    R = bodies.rot[b]
+    cg = cars.cg[b]
+    ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
+    moving = carrier[b] >= 0
     if moving:   # in the track's table: the anchor where the body's new pose puts it
         ax, ay, az = to_table(t, tracks, bodies, ax, ay, az)
         eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], tracks.length[t],
-                         tracks.closed[t], cars.s[ub], fr2)
-        s = cars.s[ub] + ((ax - fr2[C_P]) * fr2[C_T] + (ay - fr2[C_P + 1]) * fr2[C_T + 1]
+                         tracks.closed[t], cars.s[b], fr2)
+        s = cars.s[b] + ((ax - fr2[C_P]) * fr2[C_T] + (ay - fr2[C_P + 1]) * fr2[C_T + 1]
                          + (az - fr2[C_P + 2]) * fr2[C_T + 2])
     else:
         # predictor: the old frame's closest-point step from the old s (first-order exact; the
         # frame's T is −T of the track for a car facing −s)
         d = ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1] + (az - fr[C_P + 2]) * fr[C_T + 2])
-        s = cars.s[ub] + d if cars.dir[ub] > 0.0 else cars.s[ub] - d
+        s = cars.s[b] + d if cars.dir[b] > 0.0 else cars.s[b] - d
     s = closest_s(tracks, t, s, ax, ay, az, fr2)
     ok = True
     if tracks.net[0]:   # a connection or switch passed: the next track (physics/network.py)
-        s, ok = pass_junction(b, cars.s[ub], s, cars, tracks, bodies, carrier, E, fr2)
-        if cars.track[ub] != t:
-            if tracks.body[cars.track[ub]] != tracks.body[t]:   # onto or off a moving track
-                ax, ay, az = pos[ub, 0] - cg * R[0, 2], pos[ub, 1] - cg * R[1, 2], pos[ub, 2] - cg * R[2, 2]
-                moving = carrier[ub] >= 0
+        s, ok = pass_junction(b, cars.s[b], s, cars, tracks, bodies, carrier, E, fr2)
+        if cars.track[b] != t:
+            if tracks.body[cars.track[b]] != tracks.body[t]:   # onto or off a moving track
+                ax, ay, az = pos[b, 0] - cg * R[0, 2], pos[b, 1] - cg * R[1, 2], pos[b, 2] - cg * R[2, 2]
+                moving = carrier[b] >= 0
                 if moving:
-                    ax, ay, az = to_table(cars.track[ub], tracks, bodies, ax, ay, az)
-            t = cars.track[ub]
+                    ax, ay, az = to_table(cars.track[b], tracks, bodies, ax, ay, az)
+            t = cars.track[b]
             s = closest_s(tracks, t, s, ax, ay, az, fr2)
     L = tracks.length[t]
     closed = tracks.closed[t]
     if not ok or (not closed and (s < 0.0 or s > L)):
-        cars.on_track[ub] = 0
-        cars.ran_off[ub] = 1
-        cars.has_prev[ub] = 0
+        cars.on_track[b] = 0
+        cars.ran_off[b] = 1
+        cars.has_prev[b] = 0
         s = min(max(s, 0.0), L)
-    elif cars.dir[ub] > 0.0:
-        eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, cars.frame[ub])
+    elif cars.dir[b] > 0.0:
+        eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, cars.frame[b])
         if moving:
-            move_frame(cars.frame[ub], t, tracks, bodies)
+            move_frame(cars.frame[b], t, tracks, bodies)
     else:
-        car_frame(tracks, t, s, cars.dir[ub], cars.frame[ub])
-    cars.s[ub] = s
+        car_frame(tracks, t, s, cars.dir[b], cars.frame[b])
+    cars.s[b] = s
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")

@@ -195,15 +195,12 @@ def project_track(b, bodies, trk, wk):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def fixed_track_block(b, bodies, cars, erp_h, trk, wk):
     """``prepare_track_block`` and ``project_track`` of a supported car ``b`` on a fixed track, in
-    closed form (the same W̃, P and projection up to rounding). ``b`` is indexed as an unsigned
-    integer: numba then adds no negative-index (wraparound) arithmetic to each of the ~150 loads
-    and stores (docs/physics.md "Speed and compile time")."""
-    ub = np.uint64(b)
-    track_rows_of(ub, bodies, cars, erp_h, trk, wk)
-    fr, R, m, ib = cars.frame[ub], bodies.rot[ub], bodies.mass[ub], bodies.ib
+    closed form (the same W̃, P and projection up to rounding)."""
+    track_rows_of(b, bodies, cars, erp_h, trk, wk)
+    fr, R, m, ib = cars.frame[b], bodies.rot[b], bodies.mass[b], bodies.ib
     G, tgt, Wt, Pm, lam = trk.J, trk.target, trk.mobility, trk.to_track, trk.lam
     vel, omg = bodies.vel, bodies.omg
-    cg = cars.cg[ub]
+    cg = cars.cg[b]
     rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
     Tx, Ty, Tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
     Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
@@ -212,7 +209,7 @@ def fixed_track_block(b, bodies, cars, erp_h, trk, wk):
     # n and μ = m |n_v|² + Ωᵀ I_w Ω (I_w Ω = R diag(ib) Rᵀ Ω)
     c0, c1, c2 = cross(rx, ry, rz, Ox, Oy, Oz)
     n0, n1, n2 = Tx + c0, Ty + c1, Tz + c2
-    IOx, IOy, IOz = inertia_times(R, ib[ub, 0], ib[ub, 1], ib[ub, 2], Ox, Oy, Oz)
+    IOx, IOy, IOz = inertia_times(R, ib[b, 0], ib[b, 1], ib[b, 2], Ox, Oy, Oz)
     mu = m * (n0 * n0 + n1 * n1 + n2 * n2) + (Ox * IOx + Oy * IOy + Oz * IOz)
     imu = 1.0 / mu
     # Zᵀ M n: rows N·(m n_v), B·(m n_v), e·(m n_v × r_m + I_w Ω)
@@ -228,33 +225,33 @@ def fixed_track_block(b, bodies, cars, erp_h, trk, wk):
         ni = n[i] * imu
         for j in range(i, 6):
             w = ni * n[j]
-            Wt[ub, i, j] = w
-            Wt[ub, j, i] = w
+            Wt[b, i, j] = w
+            Wt[b, j, i] = w
     # P = Zᵀ − (Zᵀ M n / μ) nᵀ (rows of Zᵀ: the rows' own parts without Ω: [N, 0], [B, 0], [r_m × e, e])
     tx, ty, tz = cross(rx, ry, rz, Tx, Ty, Tz)
-    p_row(Pm, ub, 0, Nx, Ny, Nz, 0.0, 0.0, 0.0, z0 * imu, n)
-    p_row(Pm, ub, 1, Bx, By, Bz, 0.0, 0.0, 0.0, z1 * imu, n)
-    p_row(Pm, ub, 2, tx, ty, tz, Tx, Ty, Tz, z2 * imu, n)
-    p_row(Pm, ub, 3, G[ub, 0, 3], G[ub, 0, 4], G[ub, 0, 5], Nx, Ny, Nz, z3 * imu, n)
-    p_row(Pm, ub, 4, G[ub, 1, 3], G[ub, 1, 4], G[ub, 1, 5], Bx, By, Bz, z4 * imu, n)
+    p_row(Pm, b, 0, Nx, Ny, Nz, 0.0, 0.0, 0.0, z0 * imu, n)
+    p_row(Pm, b, 1, Bx, By, Bz, 0.0, 0.0, 0.0, z1 * imu, n)
+    p_row(Pm, b, 2, tx, ty, tz, Tx, Ty, Tz, z2 * imu, n)
+    p_row(Pm, b, 3, G[b, 0, 3], G[b, 0, 4], G[b, 0, 5], Nx, Ny, Nz, z3 * imu, n)
+    p_row(Pm, b, 4, G[b, 1, 3], G[b, 1, 4], G[b, 1, 5], Bx, By, Bz, z4 * imu, n)
     # the projection: Z t = [t0 N + t1 B + r_m × ω_t, ω_t], ω_t = t2 T + t3 N + t4 B; w = u − Z t
-    t0, t1, t2, t3, t4 = tgt[ub, 0], tgt[ub, 1], tgt[ub, 2], tgt[ub, 3], tgt[ub, 4]
+    t0, t1, t2, t3, t4 = tgt[b, 0], tgt[b, 1], tgt[b, 2], tgt[b, 3], tgt[b, 4]
     wtx, wty, wtz = t2 * Tx + t3 * Nx + t4 * Bx, t2 * Ty + t3 * Ny + t4 * By, t2 * Tz + t3 * Nz + t4 * Bz
     e0, e1, e2 = cross(rx, ry, rz, wtx, wty, wtz)
     zx, zy, zz = t0 * Nx + t1 * Bx + e0, t0 * Ny + t1 * By + e1, t0 * Nz + t1 * Bz + e2
-    mvx, mvy, mvz = m * (vel[ub, 0] - zx), m * (vel[ub, 1] - zy), m * (vel[ub, 2] - zz)
-    Ix, Iy, Iz = inertia_times(R, ib[ub, 0], ib[ub, 1], ib[ub, 2], omg[ub, 0] - wtx, omg[ub, 1] - wty, omg[ub, 2] - wtz)
+    mvx, mvy, mvz = m * (vel[b, 0] - zx), m * (vel[b, 1] - zy), m * (vel[b, 2] - zz)
+    Ix, Iy, Iz = inertia_times(R, ib[b, 0], ib[b, 1], ib[b, 2], omg[b, 0] - wtx, omg[b, 1] - wty, omg[b, 2] - wtz)
     sigma = (n0 * mvx + n1 * mvy + n2 * mvz + Ox * Ix + Oy * Iy + Oz * Iz) * imu
     # Δλ = Zᵀ M (σ n − w) = σ Zᵀ M n − Zᵀ M w
     y0, y1, y2 = cross(mvx, mvy, mvz, rx, ry, rz)
     y0, y1, y2 = y0 + Ix, y1 + Iy, y2 + Iz
-    lam[ub, 0] += sigma * z0 - (Nx * mvx + Ny * mvy + Nz * mvz)
-    lam[ub, 1] += sigma * z1 - (Bx * mvx + By * mvy + Bz * mvz)
-    lam[ub, 2] += sigma * z2 - (Tx * y0 + Ty * y1 + Tz * y2)
-    lam[ub, 3] += sigma * z3 - (Nx * y0 + Ny * y1 + Nz * y2)
-    lam[ub, 4] += sigma * z4 - (Bx * y0 + By * y1 + Bz * y2)
-    vel[ub, 0], vel[ub, 1], vel[ub, 2] = zx + sigma * n0, zy + sigma * n1, zz + sigma * n2
-    omg[ub, 0], omg[ub, 1], omg[ub, 2] = wtx + sigma * Ox, wty + sigma * Oy, wtz + sigma * Oz
+    lam[b, 0] += sigma * z0 - (Nx * mvx + Ny * mvy + Nz * mvz)
+    lam[b, 1] += sigma * z1 - (Bx * mvx + By * mvy + Bz * mvz)
+    lam[b, 2] += sigma * z2 - (Tx * y0 + Ty * y1 + Tz * y2)
+    lam[b, 3] += sigma * z3 - (Nx * y0 + Ny * y1 + Nz * y2)
+    lam[b, 4] += sigma * z4 - (Bx * y0 + By * y1 + Bz * y2)
+    vel[b, 0], vel[b, 1], vel[b, 2] = zx + sigma * n0, zy + sigma * n1, zz + sigma * n2
+    omg[b, 0], omg[b, 1], omg[b, 2] = wtx + sigma * Ox, wty + sigma * Oy, wtz + sigma * Oz
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -394,8 +391,8 @@ def eval_track_point(data, row0, nrows, ds, length, closed, s, out):
     if i > nrows - 2:
         i = nrows - 2
     u = x - i
-    a = np.uint64(row0 + i)   # (unsigned: no negative-index arithmetic on the 24 loads)
-    b = a + np.uint64(1)
+    a = row0 + i
+    b = a + 1
     u2 = u * u
     u3 = u2 * u
     h00 = 2.0 * u3 - 3.0 * u2 + 1.0
