@@ -761,7 +761,7 @@ class World:
             for sw, j in zip(self._swivels, swivel_j):
                 self._swept.setdefault(sw["train"], []).append(j)
             for j, car in self._couplers:
-                ti = max(k for k in range(len(self._car0)) if self._car0[k] <= car)
+                ti = int(self._entity_train[car])
                 if ti in self._swept:
                     self._swept[ti].append(j)
             return groups
@@ -788,7 +788,8 @@ class World:
         between their bodies are rows of the PGS sweeps, docs/physics.md §9) whose rows ended some step's
         sweeps unconverged: their last sweep changed an impulse by more than ``SWEEP_MISS`` of the largest
         impulse of the swept joints. [] when there are none."""
-        if not getattr(self, "_swept", None):
+        self._build()
+        if not self._swept:
             return []
         miss = self._temps.rows.miss
         return [self._trains[ti]["name"] for ti, js in sorted(self._swept.items()) if miss[js].max() > SWEEP_MISS]
