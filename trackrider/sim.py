@@ -163,7 +163,6 @@ class _Run:
     div_t: float | None = None
     div_entity: Any = None
     message: str = ""
-    unconverged: str = ""           # physics.World.run's "unconverged" message, a warning
     wall_s: float = 0.0
 
     @property
@@ -349,8 +348,6 @@ def _advance(world, run, progress):
         else:
             if status.status == "diverged":
                 run.diverged, run.div_t, run.div_entity, run.message = True, status.t, status.entity, status.message
-            elif status.status == "unconverged":   # a warning (the run goes on): World.unconverged_trains
-                run.unconverged = status.message
         if run.insane:       # the sink's test found the first instant that is not sane: it ends the outputs
             run.diverged = True
             run.div_t, run.div_entity, run.message = run.insane[0]
@@ -433,8 +430,6 @@ def _summary(world, run, meta) -> dict:
     # warnings: the scenario's (curve fits) and the run's own, so --quiet runs and sweeps keep them
     damped = {run.names[k] for k, info in enumerate(run.trains[:len(run.names)]) if info.get("damped")}
     own = run_warnings(summary, run.dt, damped)
-    if run.unconverged:
-        own.append(run.unconverged)
     if run.diverged and run.metrics.withheld:
         onset = run.metrics.onset
         who = ", ".join(sorted(set(run.metrics.withheld)))

@@ -198,8 +198,8 @@ def place_bodies(world, b, labels, etrain) -> int:
             labels.append((t["name"] + ".body", c + 1))
             etrain.append(-1)
             front = ("idx", ff) if ff >= f0 else ("idx", b - 1)
-            # roll rows: each frame's lever weight (solved by sweeps: the front one alone, ``alone``)
-            rolls = ((0.5 + e / L, 1.0), (0.5 - e / L, 0.0)) if ff >= f0 else ((0.0, 0.0), (1.0, 1.0))
+            # roll rows: each frame's lever weight (a trailered car's hitch holds none: its frame all)
+            rolls = (0.5 + e / L, 0.5 - e / L) if ff >= f0 else (0.0, 1.0)
             for k, (a, xa, x) in enumerate(((front, np.zeros(3) if ff >= f0 else hitch_a, L / 2.0 - e),
                                             (("idx", fr), np.zeros(3), -L / 2.0 - e))):
                 on_frame = k == 1 or ff >= f0     # (not a trailered car's hitch: no frame to turn on)
@@ -207,8 +207,8 @@ def place_bodies(world, b, labels, etrain) -> int:
                     world.swivels.pairs.append((t["name"], (fr if k else ff) - f0 + 1, len(world._swivels), c + 1))
                 world._swivels.append(dict(kind="swivel", a=a, b=("idx", b), anchor_a=xa,
                                            anchor_b=np.array([x, 0.0, -cg]),
-                                           p=dict(roll=rolls[k][0], limit=bg["swivel_limit"][c] if on_frame else 0.0),
-                                           alone=rolls[k][1], train=ti, car=c, frame=k))
+                                           p=dict(roll=rolls[k], limit=bg["swivel_limit"][c] if on_frame else 0.0),
+                                           train=ti, car=c, frame=k))
             hitch_a = np.array([-bg["length"][c] / 2.0 - e, 0.0, -cg])  # the next car's hitch, in this body
             b += 1
     return b

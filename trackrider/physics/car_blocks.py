@@ -43,6 +43,7 @@ from trackrider.physics.state import GR
 G_J0, G_J1, G_J2, G_N, G_X, G_E0, G_ROWS = 0, 1, 2, 3, 4, 5, 6
 R_ROLL = 3            # a car's shared roll row: its front swivel's row 3
 W_C = 22              # columns of CarBlocks.wp: its third body's W̃ Jᵀ (6), P Jᵀ (5) from here
+W_U = 33              # ... a train on a moving track: the row's U (6) and S⁻¹ U (6) from here (carrier.py)
 # columns of CarBlocks.fac (per row k of a group): L[k, :], E[k, :], y[k]
 F_L, F_E, F_Y = 0, GR, 2 * GR
 
@@ -275,12 +276,12 @@ def block_solve(t, blk):
             fac[g, k, F_Y] = s / fac[g, k, F_L + k]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_blocks(t, blk, joints, rows, trk, cars, bodies):
-    """One exact solve of train ``t``'s swivel and coupler rows (rows 1–5 of its frames stay exact)."""
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def block_rhs(t, blk, joints, rows, bodies):
+    """``blk.fac``'s column F_Y = r = t − γλ − J u of every row of train ``t``'s groups at the velocities now."""
     jJ, jt, jgam, jlam = rows.J, rows.target, rows.gamma, joints.lam
-    vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
-    grp, wp, fac = blk.group, blk.wp, blk.fac
+    vel, omg = bodies.vel, bodies.omg
+    grp, fac = blk.group, blk.fac
     g0, ng = blk.train[t, 0], blk.train[t, 1]
     for g in range(g0, g0 + ng):
         for k in range(grp[g, G_N]):
@@ -295,7 +296,16 @@ def solve_blocks(t, blk, joints, rows, trk, cars, bodies):
                 for i in range(3):
                     s -= jJ[x, R_ROLL, i] * vel[c, i] + jJ[x, R_ROLL, 3 + i] * omg[c, i]
             fac[g, k, F_Y] = s
-    block_solve(t, blk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def block_apply(t, blk, joints, rows, trk, cars, bodies):
+    """The impulses Δλ in ``blk.fac``'s column F_Y of train ``t``'s rows applied: λ += Δλ, each end's
+    velocities by its W̃ Jᵀ Δλ, a frame's track impulses by −P Jᵀ Δλ (its rows 1–5 stay exact)."""
+    jlam = joints.lam
+    vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
+    grp, wp, fac = blk.group, blk.wp, blk.fac
+    g0, ng = blk.train[t, 0], blk.train[t, 1]
     for g in range(g0, g0 + ng):
         for k in range(grp[g, G_N]):
             j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]
@@ -322,6 +332,14 @@ def solve_blocks(t, blk, joints, rows, trk, cars, bodies):
                 if c < cars.n and cars.held[c]:
                     for i in range(5):
                         lamT[c, i] -= wp[g, k, W_C + 6 + i] * dl
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def solve_blocks(t, blk, joints, rows, trk, cars, bodies):
+    """One exact solve of train ``t``'s swivel and coupler rows (rows 1–5 of its frames stay exact)."""
+    block_rhs(t, blk, joints, rows, bodies)
+    block_solve(t, blk)
+    block_apply(t, blk, joints, rows, trk, cars, bodies)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

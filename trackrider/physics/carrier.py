@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T
 from trackrider.jit import njit
+from trackrider.physics.car_blocks import (F_Y, G_N, G_ROWS, R_ROLL, W_U, _third, block_apply, block_rhs, block_solve,
+                                           solve_blocks)
 from trackrider.physics.couplings import chain_impulses, solve_chain
 from trackrider.physics.joints.dispatch import prepare_joint
 from trackrider.physics.maths import body_mobility, cross, frame_turn, gauss_jordan, invert_spd
@@ -514,18 +516,68 @@ def _tri_columns(j0, n, cd, cf, X, c0, c1):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def carried_chain(k, tr, chains):
-    """(first coupler, couplers) of train ``tr``'s chain if it runs on carrier ``k``'s tracks, else (0, 0)."""
-    if chains.carrier[tr] != k:
+def carried_chain(k, tr, chains, blk):
+    """(first coupler, couplers) of train ``tr``'s chain if it runs on carrier ``k``'s tracks, else (0, 0)
+    (also for a train of cars on bogies: its rows are its car blocks', ``carried_blocks``)."""
+    if chains.carrier[tr] != k or blk.train[tr, 1] > 0:
         return 0, 0
     return chains.first[tr], chains.count[tr]
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def carried_blocks(k, tr, chains, blk):
+    """Groups of train ``tr``'s car blocks (cars on bogies, ``car_blocks.py``) if it runs on carrier
+    ``k``'s tracks, else 0."""
+    if chains.carrier[tr] != k:
+        return 0
+    return blk.train[tr, 1]
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def factor_carrier_chains(k, chains, joints, rows, trk, wk):
+def factor_carrier_blocks(tr, blk, joints, rows, trk, cars, Gm):
+    """Train ``tr``'s car blocks on a carrier (after ``car_blocks.factor_blocks``): each row's U (its
+    velocity per unit of the body's, Σ E_cᵀ j_c over its ends c held on a track), S⁻¹ U by six solves
+    of the blocks (``blk.wp`` from column ``W_U``), and Gm += Σ U (S⁻¹ U)ᵀ over its rows."""
+    E, jJ = trk.E, rows.J
+    grp, wp, fac = blk.group, blk.wp, blk.fac
+    g0, ng = blk.train[tr, 0], blk.train[tr, 1]
+    for g in range(g0, g0 + ng):
+        for kr in range(grp[g, G_N]):
+            j, r = grp[g, G_ROWS + 2 * kr], grp[g, G_ROWS + 2 * kr + 1]
+            x, c = _third(grp, g, kr, joints)
+            for i in range(6):
+                wp[g, kr, W_U + i] = 0.0
+            for e in range(3):
+                body = joints.a[j] if e == 0 else joints.b[j] if e == 1 else c
+                if body < 0 or body >= cars.n or not cars.held[body]:
+                    continue
+                jr, rr, o = (j, r, 6 * e) if e < 2 else (x, R_ROLL, 0)
+                for i in range(6):
+                    s = 0.0
+                    for q in range(6):
+                        s += E[body, q, i] * jJ[jr, rr, o + q]
+                    wp[g, kr, W_U + i] += s
+    for i in range(6):
+        for g in range(g0, g0 + ng):
+            for kr in range(grp[g, G_N]):
+                fac[g, kr, F_Y] = wp[g, kr, W_U + i]
+        block_solve(tr, blk)
+        for g in range(g0, g0 + ng):
+            for kr in range(grp[g, G_N]):
+                wp[g, kr, W_U + 6 + i] = fac[g, kr, F_Y]
+    for g in range(g0, g0 + ng):
+        for kr in range(grp[g, G_N]):
+            for i in range(6):
+                for r in range(6):
+                    Gm[i, r] += wp[g, kr, W_U + i] * wp[g, kr, W_U + 6 + r]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def factor_carrier_chains(k, chains, blk, joints, rows, trk, cars, wk):
     """After ``couplings.factor_chain`` of the trains on carrier ``k`` (their tridiagonal S with the
-    cars' own W̃): U (each coupler's velocity per unit of the body's, U_j = E_aᵀ h_a + E_bᵀ h_b),
-    S⁻¹ U, and C⁻¹ = (I + Σ Uᵀ S⁻¹ U W̃_t)⁻¹ (Woodbury, ``solve_carrier_chains``)."""
+    cars' own W̃; a train of cars on bogies: its car blocks, ``factor_carrier_blocks``): U (each
+    coupler's velocity per unit of the body's, U_j = E_aᵀ h_a + E_bᵀ h_b), S⁻¹ U, and
+    C⁻¹ = (I + Σ Uᵀ S⁻¹ U W̃_t)⁻¹ (Woodbury, ``solve_carrier_chains``)."""
     t = trk.kbody[k]
     E, Wt = trk.E, trk.mobility
     Gm, C = wk.W, wk.M
@@ -533,7 +585,10 @@ def factor_carrier_chains(k, chains, joints, rows, trk, wk):
         for q in range(6):
             Gm[i, q] = 0.0
     for tr in range(chains.first.shape[0]):
-        j0, n = carried_chain(k, tr, chains)
+        if carried_blocks(k, tr, chains, blk) > 0:
+            factor_carrier_blocks(tr, blk, joints, rows, trk, cars, Gm)
+            continue
+        j0, n = carried_chain(k, tr, chains, blk)
         if n == 0:
             continue
         for j in range(j0, j0 + n):
@@ -559,10 +614,13 @@ def factor_carrier_chains(k, chains, joints, rows, trk, wk):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
-    """One exact solve of the coupler rows of every train on carrier ``k`` with the body:
+def solve_carrier_chains(k, chains, blk, joints, rows, trk, cars, bodies, wk):
+    """One exact solve of the coupler rows of every train on carrier ``k`` with the body (a train of
+    cars on bogies: its swivels and couplers, its car blocks):
     x = y − S⁻¹U W̃_t C⁻¹ Uᵀ y, y = S⁻¹ r (Woodbury); the impulses applied to the cars (their own
-    W̃, as ``couplings.solve_chain``) and, through the body, Σ U x to the carrier."""
+    W̃, as ``couplings.solve_chain`` and ``car_blocks.solve_blocks``) and, through the body, Σ U x to
+    the carrier."""
+    grp, wp, fac = blk.group, blk.wp, blk.fac
     t = trk.kbody[k]
     jlam, cw, cp, cy = joints.lam, chains.w, chains.p, chains.y
     vel, omg, lamT = bodies.vel, bodies.omg, trk.lam
@@ -570,7 +628,16 @@ def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
     for i in range(12):
         q6[i] = 0.0
     for tr in range(chains.first.shape[0]):
-        j0, n = carried_chain(k, tr, chains)
+        ng = carried_blocks(k, tr, chains, blk)
+        if ng > 0:   # y = S⁻¹ r of its blocks
+            block_rhs(tr, blk, joints, rows, bodies)
+            block_solve(tr, blk)
+            for gr in range(blk.train[tr, 0], blk.train[tr, 0] + ng):
+                for kr in range(grp[gr, G_N]):
+                    for i in range(6):
+                        q6[i] += wp[gr, kr, W_U + i] * fac[gr, kr, F_Y]
+            continue
+        j0, n = carried_chain(k, tr, chains, blk)
         if n == 0:
             continue
         chain_impulses(j0, n, chains, joints, rows, bodies)
@@ -593,7 +660,19 @@ def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
     for i in range(6):
         g[i] = 0.0
     for tr in range(chains.first.shape[0]):
-        j0, n = carried_chain(k, tr, chains)
+        ng = carried_blocks(k, tr, chains, blk)
+        if ng > 0:   # x = y − S⁻¹U w of its blocks, applied
+            for gr in range(blk.train[tr, 0], blk.train[tr, 0] + ng):
+                for kr in range(grp[gr, G_N]):
+                    dl = fac[gr, kr, F_Y]
+                    for i in range(6):
+                        dl -= wp[gr, kr, W_U + 6 + i] * q6[i]
+                    fac[gr, kr, F_Y] = dl
+                    for i in range(6):
+                        g[i] += wp[gr, kr, W_U + i] * dl
+            block_apply(tr, blk, joints, rows, trk, cars, bodies)
+            continue
+        j0, n = carried_chain(k, tr, chains, blk)
         for j in range(j0, j0 + n):
             dl = cy[j]
             for i in range(6):
@@ -615,14 +694,18 @@ def solve_carrier_chains(k, chains, joints, rows, trk, cars, bodies, wk):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_carried_chains(bodies, cars, joints, tmp):
-    """One exact solve of every train's chain of couplers in a world with moving tracks: those on
-    the world alone (``couplings.solve_chain``), those on a carrier with its body
-    (``solve_carrier_chains``)."""
+    """One exact solve of every train's chain of couplers (cars on bogies: their car blocks) in a world
+    with moving tracks: those on the world alone (``couplings.solve_chain``,
+    ``car_blocks.solve_blocks``), those on a carrier with its body (``solve_carrier_chains``)."""
     for t in range(tmp.chains.first.shape[0]):
-        if tmp.chains.count[t] > 0 and tmp.chains.carrier[t] < 0:
+        if tmp.chains.carrier[t] >= 0:
+            continue
+        if tmp.blocks.train[t, 1] > 0:
+            solve_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars, bodies)
+        elif tmp.chains.count[t] > 0:
             solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
     for k in range(tmp.trk.kbody.shape[0]):
-        solve_carrier_chains(k, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
+        solve_carrier_chains(k, tmp.chains, tmp.blocks, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
 
 
 # ----------------------------------------------------------------------------- rows along T

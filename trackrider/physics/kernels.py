@@ -374,7 +374,7 @@ def stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, part):
         elif part == 1:
             carrier_project(k, cfg, bodies, cars, joints, tmp.rows, trk, tmp.wk, free_joints)
         else:
-            factor_carrier_chains(k, tmp.chains, joints, tmp.rows, trk, tmp.wk)
+            factor_carrier_chains(k, tmp.chains, tmp.blocks, joints, tmp.rows, trk, cars, tmp.wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -529,9 +529,8 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
 def solve_chains(bodies, cars, joints, tmp):
     """One exact solve of every train's chain of couplers (a train of cars on bogies: its swivels and
     couplers, ``car_blocks.solve_blocks``), each on its own. A world with moving tracks (``carried``)
-    calls ``carrier.solve_carried_chains`` instead (the trains on a moving track with its body; no
-    train has car blocks in such a world: World._car_block_groups): its callers choose, so that this
-    one stays small enough to be inlined."""
+    calls ``carrier.solve_carried_chains`` instead (the trains on a moving track with its body): its
+    callers choose, so that this one stays small enough to be inlined."""
     blk = tmp.blocks
     for t in range(tmp.chains.first.shape[0]):
         if blk.train[t, 1] > 0:
@@ -700,7 +699,6 @@ def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_
     if car_rows:
         rows_now = prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops)
     it = 0
-    converged = True
     while True:
         if car_rows and rows_now:
             solve_car_rows(cfg, bodies, cars, res, joints, tmp, tol, carried)
@@ -714,17 +712,12 @@ def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_
         if free_joints:
             for j in range(joints.kind.shape[0]):
                 if joints.chain[j] == 0:
-                    d = solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
-                    tmp.rows.dlast[j] = d
-                    dmax = max(dmax, d)
+                    dmax = max(dmax, solve_joint_pgs(j, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk))
         if ops is not None:
             dmax = max(dmax, solve_contacts(bodies, cars, ops, tmp.trk))
         it += 1
-        converged = dmax <= tol
-        if converged:
+        if dmax <= tol:
             it = cfg.iterations  # converged: finish with the exact solve
-    if carried and not converged:   # the joints' sweeps ran out unconverged: keep each one's miss
-        sweep_misses(joints, tmp.rows)
     if car_rows:
         lam, present = tmp.crow.lam, tmp.crow.present
         for b in range(cars.n):
@@ -735,22 +728,6 @@ def solve_rows(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_
         answer_hangs(bodies, joints, tmp.rows, tmp.trk, tmp.hangs)
     if carried:
         keep_folded(joints, tmp.trk)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def sweep_misses(joints, rows):
-    """After a step whose PGS sweeps ended unconverged: each swept joint's change in the last sweep
-    over the largest impulse of the swept joints, its largest over the run in ``rows.miss``
-    (``World.unconverged_trains``)."""
-    lmax = 0.0
-    for j in range(joints.kind.shape[0]):
-        if joints.chain[j] == 0:
-            for r in range(rows.m[j]):
-                lmax = max(lmax, abs(joints.lam[j, r]))
-    if lmax > 0.0:
-        for j in range(joints.kind.shape[0]):
-            if joints.chain[j] == 0:
-                rows.miss[j] = max(rows.miss[j], rows.dlast[j] / lmax)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -325,9 +325,6 @@ Rows = record("Rows", (
     Field("hi", ("nj", NJR), F, "N·s", "impulse bounds"),
     Field("gamma", ("nj",), F, "", "softness"),
     Field("m", ("nj",), I, "", "rows in use"),
-    Field("dlast", ("nj",), F, "N·s", "largest impulse change of the joint's latest PGS sweep"),
-    Field("miss", ("nj",), F, "", "over the run, the largest dlast of a step whose sweeps ended unconverged, "
-          "over the largest impulse of the swept joints (kernels.solve_rows)"),
 ))
 
 Chains = record("Chains", (
@@ -355,8 +352,8 @@ CarBlocks = record("CarBlocks", (
           "this step, the rear swivel whose roll row shares the front one's (-1 none), the first nonzero column of its "
           "coupling E to the group before, then joint and row of each row "
           "(car_blocks.G_*)"),
-    Field("wp", ("ng", "GR", 33), F, "", "W̃ Jᵀ (12) and P Jᵀ (10) of both ends of each row, then (11) of a shared "
-          "roll row's third body"),
+    Field("wp", ("ng", "GR", 45), F, "", "W̃ Jᵀ (12) and P Jᵀ (10) of both ends of each row, then (11) of a shared "
+          "roll row's third body; on a moving track the row's U and S⁻¹ U (6 each, carrier.py)"),
     Field("fac", ("ng", "GR", "GF"), F, "", "Cholesky factor L of the pivot block, E = B L⁻ᵀ (the group's coupling "
           "to the one before), right-hand side and solution y (car_blocks.F_*)"),
     Field("dv", ("nb",), F, "", "work: row velocity change per body (car_blocks.block_train_mode)"),

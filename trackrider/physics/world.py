@@ -19,7 +19,7 @@ from trackrider.physics import channels as ch
 from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics import joints as jk
-from trackrider.physics.joints import ball_track, distance, draft_gear, swivel
+from trackrider.physics.joints import ball_track, distance, draft_gear
 from trackrider.physics.joints import common as jc
 from trackrider.physics.sections import SECTIONS
 from trackrider.settings import (
@@ -45,16 +45,10 @@ from trackrider.settings import (
 __all__ = ["World", "CarSpec", "CouplingSpec", "RunStatus"]
 
 
-# a bogie train's swept rows (on a moving track) are unconverged when their last sweep changes an
-# impulse by more than this fraction of the largest swept impulse (World.unconverged_trains)
-SWEEP_MISS = 1e-5
-
-
 @dataclass
 class RunStatus:
-    """Outcome of ``World.run``: ``status`` is ``"ok"``, ``"diverged"``, ``"stalled"`` (the blocks
-    deadlocked) or ``"unconverged"`` (the run went on to the end, but a train on bogies on a moving
-    track has swivels and couplers whose sweeps did not converge: ``message`` names it).
+    """Outcome of ``World.run``: ``status`` is ``"ok"``, ``"diverged"`` or ``"stalled"`` (the blocks
+    deadlocked).
 
     ``t`` (s) and ``entity`` (index) / ``label`` locate a divergence; ``steps`` are the
     steps done by this call; ``message`` is one line.
@@ -737,9 +731,6 @@ class World:
         self._groups = self._car_block_groups(swivel_j, tr_j0, tr_nj)
         self._hang_joints = self._hang_blocks(hang_j)
         self.jf = np.array(jf_rows, dtype=np.float64).reshape(nj, jc.NJF) if nj else np.zeros((0, jc.NJF))
-        for jd, j in zip(self._swivels, swivel_j):   # solved by sweeps: one roll row per body (joints/swivel.py)
-            if self.ji[j, jc.JI_CHAIN] != 3:
-                self.jf[j, swivel.ROLL] = jd["alone"]
         if self.swivels is not None:   # split events: the kernel watches every step (joints/swivel.py)
             self.swivels.bind(self.jf, swivel_j)
         self.jlam = np.zeros((max(nj, 1), st.NJR))
@@ -749,22 +740,9 @@ class World:
         """Per train the joints of its row groups for the exact solve of cars on bogies
         (``car_blocks.py``): each car's two swivels and (``bogies = "two"``) the coupler from its body
         to the next one, or -1; [] for a train solved by its chain alone. Their swivels get chain
-        column 3 (solved in the blocks). In a world with moving tracks the swivels stay PGS rows
-        (chain column 0) and every list is empty."""
+        column 3 (solved in the blocks; on a moving track the blocks with its body,
+        ``carrier.factor_carrier_blocks``)."""
         groups = [[] for _ in self._trains]
-        self._swept = {}
-        if self._carriers:
-            if any(t.get("bogie", {}).get("kind") == "trailered" for t in self._trains):
-                raise InputError("trailered cars do not run in a world with a moving track", where="car.bogies")
-            # each bogie train's swivels and couplers between its bodies: rows of the sweeps, watched
-            # for convergence (unconverged_trains)
-            for sw, j in zip(self._swivels, swivel_j):
-                self._swept.setdefault(sw["train"], []).append(j)
-            for j, car in self._couplers:
-                ti = int(self._entity_train[car])
-                if ti in self._swept:
-                    self._swept[ti].append(j)
-            return groups
         by = {(sw["train"], sw["car"], sw["frame"]): j for sw, j in zip(self._swivels, swivel_j)}
         coupler = dict((car, j) for j, car in self._couplers)
         for ti, t in enumerate(self._trains):
@@ -782,17 +760,6 @@ class World:
                 if link is not None:
                     self.ji[tr_j0[ti] + c, jc.JI_CHAIN] = 5
         return groups
-
-    def unconverged_trains(self) -> list:
-        """The names of the trains of cars on bogies on a moving track (their swivels and the couplers
-        between their bodies are rows of the PGS sweeps, docs/physics.md §9) whose rows ended some step's
-        sweeps unconverged: their last sweep changed an impulse by more than ``SWEEP_MISS`` of the largest
-        impulse of the swept joints. [] when there are none."""
-        self._build()
-        if not self._swept:
-            return []
-        miss = self._temps.rows.miss
-        return [self._trains[ti]["name"] for ti, js in sorted(self._swept.items()) if miss[js].max() > SWEEP_MISS]
 
     def _hang_blocks(self, hang_j) -> list:
         """The suspended cars' (hinge, damper or -1) solved exactly with their trolleys
@@ -838,9 +805,7 @@ class World:
         links (the bar inside a car, then a link to the next car's front frame, never prepared nor
         solved: the chain names the frames in order, ``couplings.train_car``); its couplers join the
         car bodies, at their ends (``length``/2 from the middle of the pivots, on the pivot line), and
-        are solved in the car blocks (chain column 1, ``car_blocks.py``) or, in a world with moving
-        tracks, by the sweeps (chain column 0; the bars then dropped: the bodies keep the pivots)."""
-        carried = bool(self._carrier_entities())
+        are solved in the car blocks (chain column 1, ``car_blocks.py``)."""
         rows, tr_nj = [], []     # (chained, table row, parameter row, the coupler's car or -1)
         for ti, t in enumerate(self._trains):
             b0 = self._car0[ti]
@@ -854,10 +819,8 @@ class World:
                     body, half, e, cg = bg["body"], np.array(bg["length"]) / 2.0, bg["forward"], bg["cg"]
                     i, f = self._coupler_row(t, body[k], -half[k] - e[k], -cg[k],
                                              body[k + 1], half[k + 1] - e[k + 1], -cg[k + 1])
-                    i[jc.JI_CHAIN] = 0 if carried else 1
+                    i[jc.JI_CHAIN] = 1
                     rows.append((False, i, f, b0 + c))
-                    if carried:
-                        continue
                     i, f = np.zeros(jc.NJI, np.int64), np.zeros(jc.NJF)   # the frames' link in the chain
                     i[jc.JI_A], i[jc.JI_B], i[jc.JI_KIND], i[jc.JI_CHAIN] = b0 + c, b0 + c + 1, jk.CODES["distance"], 5
                     rows.append((True, i, f, -1))
@@ -868,7 +831,7 @@ class World:
                     i[jc.JI_A], i[jc.JI_B] = b0 + c, b0 + c + 1
                     i[jc.JI_KIND] = jk.CODES["distance"]
                     f[jc.LA:jc.LA + 3], f[jc.LB:jc.LB + 3], f[distance.LENGTH] = bar
-                    i[jc.JI_CHAIN] = 5 if bodies and carried else 1
+                    i[jc.JI_CHAIN] = 1
                 else:
                     i, f = self._coupler_row(t, b0 + c, -t["lengths"][c] / 2.0, -t["cgs"][c],
                                              b0 + c + 1, t["lengths"][c + 1] / 2.0, -t["cgs"][c + 1])
@@ -1310,11 +1273,4 @@ class World:
                 return RunStatus("diverged", done, self.time, int(bad), label,
                                  f"non-finite state at t = {self.time:.4f} s"
                                  + (f" ({label[0]} car {label[1]})" if label else ""))
-        missed = self.unconverged_trains()
-        if missed:
-            return RunStatus("unconverged", done, self.time, None, None,
-                             "the swivels and couplers of " + ", ".join(repr(n) for n in missed)
-                             + f" (cars on bogies on a moving track: PGS rows of the sweeps) did not converge in "
-                             f"{self.iterations} iterations: their coupler forces are not exact; "
-                             "raise iterations (docs/physics.md §9)")
         return RunStatus("ok", done)

@@ -13,8 +13,7 @@ chord. A body on two frames has a roll row on each, w its lever weight there (fr
 rear (L/2 − e)/L): solved in its train's blocks the two are one row J_front + J_rear with one
 impulse μ (``car_blocks._share_roll``), so each frame carries w μ of the body's roll moment — two
 separate rows would be one constraint twice on a track of constant cant (the split arbitrary)
-and two that disagree on a twisting one. Solved by sweeps (a world with moving tracks) only the
-front one holds it (w = 1). Parameters: LA, LB, UP (in a's axes), LEFT (in b's axes), ROLL (w, 0:
+and two that disagree on a twisting one. Parameters: LA, LB, UP (in a's axes), LEFT (in b's axes), ROLL (w, 0:
 no row 3), LIMIT (the ``swivel_limit``, rad, 0: not watched; and c|c|, c its cosine), SPLIT (time and yaw of the first step
 the body turned beyond it, ``watch``; time −1: not yet).
 
