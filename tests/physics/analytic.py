@@ -179,3 +179,24 @@ def qexp(v):
     if a < 1e-15:
         return np.array([1.0, 0, 0, 0])
     return np.concatenate([[np.cos(a / 2)], np.sin(a / 2) * v / a])
+
+
+def qrot(q):
+    """Rotation matrix of the unit quaternion q (w, x, y, z), numpy."""
+    w, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def qlog_error(qa, qf, out=None):
+    """Rotation vector θ (rad, world axes) of qa ⊗ qf* (a body of orientation ``qa`` turned by θ away
+    from ``qf``), sign-fixed (scalar part ≥ 0); numpy, independent of the kernels. Also into ``out``."""
+    d = qmul(np.asarray(qa, float), np.array([qf[0], -qf[1], -qf[2], -qf[3]]))
+    if d[0] < 0.0:
+        d = -d
+    vn = np.linalg.norm(d[1:])
+    th = d[1:] * (2.0 if vn < 1e-12 else 2.0 * np.arctan2(vn, d[0]) / vn)
+    if out is not None:
+        out[:] = th
+    return th

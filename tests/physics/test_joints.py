@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tests.physics import analytic
-from tests.physics.analytic import qexp, qmul
+from tests.physics.analytic import qexp, qlog_error, qmul
 from trackrider.physics import World
 from trackrider.physics import channels as ch
 from trackrider.physics import joints as jk
@@ -257,7 +257,7 @@ def _C(kind, pos, quat, jf, q_rel=None):
         d = pb - pa
         th = np.zeros(3)
         tq = qmul(quat[0], jf[0, prismatic.Q_REL:prismatic.Q_REL + 4])
-        kn.rotation_error(np.ascontiguousarray(quat[1]), tq, th)
+        qlog_error(quat[1], tq, th)
         return np.concatenate([[d @ (Ra @ jf[0, prismatic.NORMAL_1:prismatic.NORMAL_1 + 3]),
                                 d @ (Ra @ jf[0, prismatic.NORMAL_2:prismatic.NORMAL_2 + 3])], th])
     if kind == jk.CODES["hinge_axis"]:

@@ -6,7 +6,7 @@ import pytest
 from scipy.special import ellipk
 
 from tests.physics import analytic
-from tests.physics.analytic import run
+from tests.physics.analytic import qlog_error, run
 from trackrider.errors import InputError
 from trackrider.physics import CarSpec, World
 from trackrider.physics import channels as ch
@@ -38,20 +38,26 @@ def test_channels_cover_the_architecture_columns():
 
 
 def test_rotation_error_is_the_rotation_vector_not_twice_it():
+    """``maths.frame_rotation_error`` of a body turned by θ from a frame F is Fᵀ θ (θ·T, θ·N, θ·B),
+    not the seed's −2θ: by its series for a car near its frame (|θ| < 1e-4) and through M's quaternion
+    beyond (up to a half turn, whose sign is either), within 1e-15 rad of the turn plus 1e-15 of it."""
+    from tests.physics.analytic import qexp
+    from trackrider.physics.maths import frame_rotation_error
+
     rng = np.random.default_rng(1)
-    for _ in range(20):
-        qf = rng.normal(size=4)
-        qf /= np.linalg.norm(qf)
-        theta = rng.normal(size=3) * 0.3
-        a = np.linalg.norm(theta)
-        dq = np.concatenate([[np.cos(a / 2)], np.sin(a / 2) * theta / a])
-        w1, x1, y1, z1 = dq
-        w2, x2, y2, z2 = qf
-        qa = np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                       w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-        out = np.zeros(3)
-        kn.rotation_error(-qa, qf, out)  # sign-fixed: −q is the same rotation
-        np.testing.assert_allclose(out, theta, atol=1e-12)
+    for scale in (1e-12, 1e-8, 5e-5, 2e-4, 0.3, 1.5, 3.0, np.pi):
+        for _ in range(20):
+            qf = rng.normal(size=4)
+            qf /= np.linalg.norm(qf)
+            axis = rng.normal(size=3)
+            theta = axis / np.linalg.norm(axis) * scale * (1.0 if scale == np.pi else rng.uniform(0.5, 1.0))
+            F, RA = analytic.qrot(qf), analytic.qrot(analytic.qmul(qexp(theta), qf))
+            got = np.array(frame_rotation_error(np.ascontiguousarray(RA), *F[:, 0], *F[:, 1], *F[:, 2]))
+            want = F.T @ theta
+            err = np.max(np.abs(got - want))
+            if scale == np.pi:
+                err = min(err, np.max(np.abs(got + want)))
+            assert err < 1e-15 + 1e-15 * np.linalg.norm(theta), (scale, err)
 
 
 def test_at_rest_on_level_track_is_one_g_and_mg_wheel_load():
@@ -83,7 +89,7 @@ def test_turned_car_is_aligned_in_one_step_at_erp_one_without_overshoot():
     for _ in range(3):
         w.run(1, 1)
         out = np.zeros(3)
-        kn.rotation_error(w.quat[0], np.array([1.0, 0, 0, 0]), out)
+        qlog_error(w.quat[0], np.array([1.0, 0, 0, 0]), out)
         errs.append(np.linalg.norm(out))
     # after one step: the 0.01 rad error is gone up to second-order terms of the quaternion step
     assert errs[0] < 1e-6

@@ -34,7 +34,7 @@ from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
 from trackrider.physics.joints.swivel import watch as swivel_watch
 from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
 from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
-from trackrider.physics.maths import frame_turn, rotation_error  # noqa: F401
+from trackrider.physics.maths import frame_turn  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
                                           prepare_contacts, solve_contacts, watch)
 from trackrider.physics.railway import apply_gear_forces, apply_traction, gear_modes, rail_after, stage_rail
@@ -802,8 +802,8 @@ def integrate_body(b, h, tracks, bodies, cars, carrier):
     nx = x + hw * (o0 * w + o1 * z - o2 * y)
     ny = y + hw * (o1 * w + o2 * x - o0 * z)
     nz = z + hw * (o2 * w + o0 * y - o1 * x)
-    n = np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
-    quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = nw / n, nx / n, ny / n, nz / n
+    n = 1.0 / np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)   # one division, not four
+    quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = nw * n, nx * n, ny * n, nz * n
     quat_to_mat(quat[b], bodies.rot[b])
 
 

@@ -47,7 +47,7 @@ def frame_turn(fr, pf, x0, x1, x2):
             fr[C_T + 2] * a0 + fr[C_N + 2] * a1 + fr[C_B + 2] * a2)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def quat_to_mat(q, R):
     """Rotation matrix (3,3) of the unit quaternion ``q`` (w, x, y, z)."""
     w, x, y, z = q[0], q[1], q[2], q[3]
@@ -96,28 +96,68 @@ def mat_to_quat(R, q):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def rotation_error(qa, qf, theta):
-    """Rotation vector θ (rad, world axes) of ``q_A ⊗ q_F*``, sign-fixed (scalar part ≥ 0).
+def frame_rotation_error(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz):
+    """The rotation vector θ of R Fᵀ (a body of rotation ``R`` turned by θ away from the frame
+    F = [T N B]) in the frame's axes: (θ·T, θ·N, θ·B), the rotation vector of M = Fᵀ R.
+    v = vee(M − Mᵀ)/2 = sin|θ| θ̂, cos|θ| = (tr M − 1)/2. A car's rows keep |θ| ≪ 1e-4: there
+    (|v|² < 1e-8, cos > 0) θ = v |θ|/sin|θ| by the series 1 + |v|²/6 + 3|v|⁴/40 (the first term left
+    out, 5|v|⁶/112, is below 1e-25 of θ): no square root, division or arctangent. Otherwise by M's
+    quaternion (``_rotation_error_far``). docs/physics.md §2, "Speed and compile time"."""
+    m01 = Tx * R[0, 1] + Ty * R[1, 1] + Tz * R[2, 1]
+    m02 = Tx * R[0, 2] + Ty * R[1, 2] + Tz * R[2, 2]
+    m10 = Nx * R[0, 0] + Ny * R[1, 0] + Nz * R[2, 0]
+    m12 = Nx * R[0, 2] + Ny * R[1, 2] + Nz * R[2, 2]
+    m20 = Bx * R[0, 0] + By * R[1, 0] + Bz * R[2, 0]
+    m21 = Bx * R[0, 1] + By * R[1, 1] + Bz * R[2, 1]
+    v0 = 0.5 * (m21 - m12)
+    v1 = 0.5 * (m02 - m20)
+    v2 = 0.5 * (m10 - m01)
+    s2 = v0 * v0 + v1 * v1 + v2 * v2
+    if s2 < 1e-8:
+        m00 = Tx * R[0, 0] + Ty * R[1, 0] + Tz * R[2, 0]
+        m11 = Nx * R[0, 1] + Ny * R[1, 1] + Nz * R[2, 1]
+        m22 = Bx * R[0, 2] + By * R[1, 2] + Bz * R[2, 2]
+        c = 0.5 * (m00 + m11 + m22 - 1.0)
+        if c > 0.0:
+            f = 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0))
+            return f * v0, f * v1, f * v2
+    return _rotation_error_far(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz)
 
-    A car turned by θ away from its frame has ``q_A = exp(θ/2) ⊗ q_F``; the result is θ
-    exactly (not the seed's −2θ).
-    """
-    aw, ax, ay, az = qa[0], qa[1], qa[2], qa[3]
-    bw, bx, by, bz = qf[0], -qf[1], -qf[2], -qf[3]
-    w = aw * bw - ax * bx - ay * by - az * bz
-    x = aw * bx + ax * bw + ay * bz - az * by
-    y = aw * by - ax * bz + ay * bw + az * bx
-    z = aw * bz + ax * by - ay * bx + az * bw
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def _rotation_error_far(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz):
+    """``frame_rotation_error`` of a body turned 1e-4 rad or more from its frame (a call: rarely
+    taken): M's unit quaternion by Shepperd's method (exact up to a half turn and at it), then
+    θ = 2 atan2(|q_v|, q_w) q_v/|q_v|, q_w ≥ 0."""
+    m00 = Tx * R[0, 0] + Ty * R[1, 0] + Tz * R[2, 0]
+    m01 = Tx * R[0, 1] + Ty * R[1, 1] + Tz * R[2, 1]
+    m02 = Tx * R[0, 2] + Ty * R[1, 2] + Tz * R[2, 2]
+    m10 = Nx * R[0, 0] + Ny * R[1, 0] + Nz * R[2, 0]
+    m11 = Nx * R[0, 1] + Ny * R[1, 1] + Nz * R[2, 1]
+    m12 = Nx * R[0, 2] + Ny * R[1, 2] + Nz * R[2, 2]
+    m20 = Bx * R[0, 0] + By * R[1, 0] + Bz * R[2, 0]
+    m21 = Bx * R[0, 1] + By * R[1, 1] + Bz * R[2, 1]
+    m22 = Bx * R[0, 2] + By * R[1, 2] + Bz * R[2, 2]
+    tr = m00 + m11 + m22
+    if tr > 0.0:
+        S = np.sqrt(tr + 1.0) * 2.0
+        w, x, y, z = 0.25 * S, (m21 - m12) / S, (m02 - m20) / S, (m10 - m01) / S
+    elif m00 > m11 and m00 > m22:
+        S = np.sqrt(1.0 + m00 - m11 - m22) * 2.0
+        w, x, y, z = (m21 - m12) / S, 0.25 * S, (m01 + m10) / S, (m02 + m20) / S
+    elif m11 > m22:
+        S = np.sqrt(1.0 + m11 - m00 - m22) * 2.0
+        w, x, y, z = (m02 - m20) / S, (m01 + m10) / S, 0.25 * S, (m12 + m21) / S
+    else:
+        S = np.sqrt(1.0 + m22 - m00 - m11) * 2.0
+        w, x, y, z = (m10 - m01) / S, (m02 + m20) / S, (m12 + m21) / S, 0.25 * S
     if w < 0.0:
         w, x, y, z = -w, -x, -y, -z
     vn = np.sqrt(x * x + y * y + z * z)
-    if vn < 1e-12:
-        f = 2.0
-    else:
-        f = 2.0 * np.arctan2(vn, w) / vn
-    theta[0] = f * x
-    theta[1] = f * y
-    theta[2] = f * z
+    if vn == 0.0:
+        return 0.0, 0.0, 0.0
+    f = 2.0 * np.arctan2(vn, w) / vn
+    return f * x, f * y, f * z
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -13,7 +13,7 @@ import numpy as np
 
 from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T, wrap_arc_length
 from trackrider.jit import njit
-from trackrider.physics.maths import cross, body_mobility, mat_to_quat, rotation_error, row_velocity
+from trackrider.physics.maths import cross, body_mobility, frame_rotation_error, row_velocity
 
 
 # Track joint (docs/physics.md §2; seed 001), track fixed in the world (Jt = Rt = 0).
@@ -21,7 +21,7 @@ from trackrider.physics.maths import cross, body_mobility, mat_to_quat, rotation
 #   row 1  C = (A.P − P)·N_w      J = [N_w, r_m × N_w]      target erp/h (P − A.P)·N_w   ±∞
 #   row 2  C = (A.P − P)·B_w      J = [B_w, r_m × B_w]      target erp/h (P − A.P)·B_w   [0,∞) railway
 #   rows 3–5, e ∈ (T, N_w, B_w): relative angular velocity about e equals (Ω·e)·(T·v_A):
-#          J = [−(Ω·e) T, e − (Ω·e)(r_m × T)]              target −erp/h θ·e, θ = rotvec(q_A ⊗ q_F*)
+#          J = [−(Ω·e) T, e − (Ω·e)(r_m × T)]              target −erp/h θ·e, θ = rotvec(R_A Fᵀ)
 #   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
 #   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -29,9 +29,8 @@ def track_rows_of(b, bodies, cars, erp_h, trk, wk):
     """The rows J (5,6) and targets of car ``b`` from its frame ``cars.frame[b]`` (row 2 zero
     without support)."""
     fr, cg, support_on = cars.frame[b], cars.cg[b], cars.support[b]
-    pos, quat = bodies.pos, bodies.quat
+    pos = bodies.pos
     G, tgt = trk.J, trk.target
-    work, qf, theta = wk.M, wk.qf, wk.theta
     R = bodies.rot[b]
     ux, uy, uz = R[0, 2], R[1, 2], R[2, 2]
     rx, ry, rz = -cg * ux, -cg * uy, -cg * uz
@@ -48,20 +47,16 @@ def track_rows_of(b, bodies, cars, erp_h, trk, wk):
     c0, c1, c2 = cross(rx, ry, rz, Bx, By, Bz)
     G[b, 1, 0], G[b, 1, 1], G[b, 1, 2], G[b, 1, 3], G[b, 1, 4], G[b, 1, 5] = Bx, By, Bz, c0, c1, c2
     tgt[b, 1] = erp_h * (dx * Bx + dy * By + dz * Bz)
-    # rows 3-5: rotation error against the frame quaternion ([T N B] columns)
-    work[0, 0], work[1, 0], work[2, 0] = Tx, Ty, Tz
-    work[0, 1], work[1, 1], work[2, 1] = Nx, Ny, Nz
-    work[0, 2], work[1, 2], work[2, 2] = Bx, By, Bz
-    mat_to_quat(work, qf)
-    rotation_error(quat[b], qf, theta)
+    # rows 3-5: the car's rotation away from its frame F = [T N B], in the frame's axes (θ·T, θ·N, θ·B)
+    e0, e1, e2 = frame_rotation_error(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz)
     tx, ty, tz = cross(rx, ry, rz, Tx, Ty, Tz)
     for k in range(3):
         if k == 0:
-            ex, ey, ez = Tx, Ty, Tz
+            ex, ey, ez, th = Tx, Ty, Tz, e0
         elif k == 1:
-            ex, ey, ez = Nx, Ny, Nz
+            ex, ey, ez, th = Nx, Ny, Nz, e1
         else:
-            ex, ey, ez = Bx, By, Bz
+            ex, ey, ez, th = Bx, By, Bz, e2
         oe = Ox * ex + Oy * ey + Oz * ez
         G[b, 2 + k, 0] = -oe * Tx
         G[b, 2 + k, 1] = -oe * Ty
@@ -69,7 +64,7 @@ def track_rows_of(b, bodies, cars, erp_h, trk, wk):
         G[b, 2 + k, 3] = ex - oe * tx
         G[b, 2 + k, 4] = ey - oe * ty
         G[b, 2 + k, 5] = ez - oe * tz
-        tgt[b, 2 + k] = -erp_h * (theta[0] * ex + theta[1] * ey + theta[2] * ez)
+        tgt[b, 2 + k] = -erp_h * th
     if not support_on:
         for k in range(6):
             G[b, 1, k] = 0.0
