@@ -98,7 +98,9 @@ def chain_impulses(j0, n, chains, joints, rows, bodies):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def chain_rhs(j0, n, ja, jb, jlam, jJ, jt, jgam, cd, cf, cy, vel, omg):
-    """``chain_impulses`` on the arrays it reads and writes."""
+    """``chain_impulses`` on the arrays it reads and writes. The divisions by the pivots are off the
+    recursion (each coupler's ratios depend on the factor alone), so a long chain's passes wait on a
+    multiply and a subtract per coupler, not on a division (docs/physics.md "Speed and compile time")."""
     for k in range(n):
         j = j0 + k
         a = ja[j]
@@ -107,15 +109,16 @@ def chain_rhs(j0, n, ja, jb, jlam, jJ, jt, jgam, cd, cf, cy, vel, omg):
         for i in range(3):
             r -= jJ[j, 0, i] * vel[a, i] + jJ[j, 0, 3 + i] * omg[a, i]
             r -= jJ[j, 0, 6 + i] * vel[b, i] + jJ[j, 0, 9 + i] * omg[b, i]
-        if k > 0:
-            r -= cf[j - 1] * cy[j - 1] / cd[j - 1]
+        if k > 0:   # the pivot's ratio first: along the chain only a multiply and a subtract wait
+            r -= (cf[j - 1] / cd[j - 1]) * cy[j - 1]
         cy[j] = r
     for k in range(n - 1, -1, -1):
         j = j0 + k
+        q = 1.0 / cd[j]
         if k < n - 1:
-            cy[j] = (cy[j] - cf[j] * cy[j + 1]) / cd[j]
+            cy[j] = cy[j] * q - (cf[j] * q) * cy[j + 1]
         else:
-            cy[j] = cy[j] / cd[j]
+            cy[j] = cy[j] * q
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
