@@ -17,7 +17,9 @@ with a hinge in the world (the kernel with every joint kind).
 ``--bogies`` times trains of 7, 100 and 1000 cars on bogies beside plain ones and prints the
 error of their coupler forces held on a grade against the closed form, and the error of one coasting
 step's coupler and swivel impulses against a sparse direct solve of that step's equality rows
-(``reference.exact_joint_impulses``) (also printed by a full run).
+(``reference.exact_joint_impulses``) (also printed by a full run); then 10 and 30 cars, plain and on
+bogies, on a spinning turntable (a moving track, docs/physics.md §9): step time and one step's coupler
+and swivel impulses against a direct solve.
 
 ``--threads`` times the 1000- and 100-car trains (coasting; ``--cars``: other lengths) with their per-car
 stages on all threads (1 and 2 of numba's threads, whatever ``state.PARALLEL_BODIES`` says) and with the
@@ -202,6 +204,32 @@ def print_bogies(quick):
     print("coupler err: largest error of the coupler forces of the train held at its front on a 1° grade "
           "(after 3 s; 0.3 s with --quick) against (n − k) m g sin θ, relative to the largest; vs exact: one "
           "coasting step's coupler and swivel impulses against a sparse direct solve of the step's rows")
+    print_carried_bogies()
+
+
+def print_carried_bogies(blocks=5, steps=200):
+    """Trains on a moving track (docs/physics.md §9): 20 t cars sliding out on a 200 t turntable spinning at
+    0.5 rad/s (``tests/physics/test_moving_track.py``), plain and on two bogies each: CPU µs per step (medians
+    of ``blocks`` blocks of ``steps``) and one step's coupler and swivel impulses against a direct solve."""
+    import statistics
+
+    from test_moving_track import _carried_joint_error, _spinning_train
+
+    print("on a spinning turntable (the chains and car blocks solved with the table, §9)")
+    print(f"{'cars':>5} {'plain us/step cpu':>18} {'bogies us/step cpu':>19} {'plain vs exact':>15} "
+          f"{'bogies vs exact':>16}")
+    for n in (10, 30):
+        row = []
+        for bogies in ("none", "two"):
+            w = _spinning_train(bogies, n)
+            err = _carried_joint_error(w)
+            ts = []
+            for _ in range(blocks):
+                t0 = time.process_time()
+                w.run(steps, steps)
+                ts.append((time.process_time() - t0) / steps * 1e6)
+            row.append((statistics.median(ts), err))
+        print(f"{n:>5} {row[0][0]:>18.1f} {row[1][0]:>19.1f} {row[0][1]:>15.2e} {row[1][1]:>16.2e}")
 
 
 _THREADS_CODE = r"""
