@@ -96,6 +96,12 @@ def mat_to_quat(R, q):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def _col_dot(x, y, z, R, j):
+    """(x, y, z) · R[:, j]."""
+    return x * R[0, j] + y * R[1, j] + z * R[2, j]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def frame_rotation_error(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz):
     """The rotation vector θ of R Fᵀ (a body of rotation ``R`` turned by θ away from the frame
     F = [T N B]) in the frame's axes: (θ·T, θ·N, θ·B), the rotation vector of M = Fᵀ R.
@@ -103,41 +109,33 @@ def frame_rotation_error(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz):
     (|v|² < 1e-8, cos > 0) θ = v |θ|/sin|θ| by the series 1 + |v|²/6 + 3|v|⁴/40 (the first term left
     out, 5|v|⁶/112, is below 1e-25 of θ): no square root, division or arctangent. Otherwise by M's
     quaternion (``_rotation_error_far``). docs/physics.md §2, "Speed and compile time"."""
-    m01 = Tx * R[0, 1] + Ty * R[1, 1] + Tz * R[2, 1]
-    m02 = Tx * R[0, 2] + Ty * R[1, 2] + Tz * R[2, 2]
-    m10 = Nx * R[0, 0] + Ny * R[1, 0] + Nz * R[2, 0]
-    m12 = Nx * R[0, 2] + Ny * R[1, 2] + Nz * R[2, 2]
-    m20 = Bx * R[0, 0] + By * R[1, 0] + Bz * R[2, 0]
-    m21 = Bx * R[0, 1] + By * R[1, 1] + Bz * R[2, 1]
+    m01 = _col_dot(Tx, Ty, Tz, R, 1)
+    m02 = _col_dot(Tx, Ty, Tz, R, 2)
+    m10 = _col_dot(Nx, Ny, Nz, R, 0)
+    m12 = _col_dot(Nx, Ny, Nz, R, 2)
+    m20 = _col_dot(Bx, By, Bz, R, 0)
+    m21 = _col_dot(Bx, By, Bz, R, 1)
     v0 = 0.5 * (m21 - m12)
     v1 = 0.5 * (m02 - m20)
     v2 = 0.5 * (m10 - m01)
     s2 = v0 * v0 + v1 * v1 + v2 * v2
     if s2 < 1e-8:
-        m00 = Tx * R[0, 0] + Ty * R[1, 0] + Tz * R[2, 0]
-        m11 = Nx * R[0, 1] + Ny * R[1, 1] + Nz * R[2, 1]
-        m22 = Bx * R[0, 2] + By * R[1, 2] + Bz * R[2, 2]
+        m00 = _col_dot(Tx, Ty, Tz, R, 0)
+        m11 = _col_dot(Nx, Ny, Nz, R, 1)
+        m22 = _col_dot(Bx, By, Bz, R, 2)
         c = 0.5 * (m00 + m11 + m22 - 1.0)
         if c > 0.0:
             f = 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0))
             return f * v0, f * v1, f * v2
-    return _rotation_error_far(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz)
+    return _rotation_error_far(_col_dot(Tx, Ty, Tz, R, 0), m01, m02, m10, _col_dot(Nx, Ny, Nz, R, 1), m12, m20, m21,
+                               _col_dot(Bx, By, Bz, R, 2))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def _rotation_error_far(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz):
+def _rotation_error_far(m00, m01, m02, m10, m11, m12, m20, m21, m22):
     """``frame_rotation_error`` of a body turned 1e-4 rad or more from its frame (a call: rarely
-    taken): M's unit quaternion by Shepperd's method (exact up to a half turn and at it), then
-    θ = 2 atan2(|q_v|, q_w) q_v/|q_v|, q_w ≥ 0."""
-    m00 = Tx * R[0, 0] + Ty * R[1, 0] + Tz * R[2, 0]
-    m01 = Tx * R[0, 1] + Ty * R[1, 1] + Tz * R[2, 1]
-    m02 = Tx * R[0, 2] + Ty * R[1, 2] + Tz * R[2, 2]
-    m10 = Nx * R[0, 0] + Ny * R[1, 0] + Nz * R[2, 0]
-    m11 = Nx * R[0, 1] + Ny * R[1, 1] + Nz * R[2, 1]
-    m12 = Nx * R[0, 2] + Ny * R[1, 2] + Nz * R[2, 2]
-    m20 = Bx * R[0, 0] + By * R[1, 0] + Bz * R[2, 0]
-    m21 = Bx * R[0, 1] + By * R[1, 1] + Bz * R[2, 1]
-    m22 = Bx * R[0, 2] + By * R[1, 2] + Bz * R[2, 2]
+    taken), from M's entries: M's unit quaternion by Shepperd's method (exact up to a half turn and
+    at it), then θ = 2 atan2(|q_v|, q_w) q_v/|q_v|, q_w ≥ 0."""
     tr = m00 + m11 + m22
     if tr > 0.0:
         S = np.sqrt(tr + 1.0) * 2.0
