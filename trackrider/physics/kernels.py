@@ -273,8 +273,7 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def lane(par, c):
     """The ``Work`` of chunk ``c`` of ``par`` (``state.Lanes``)."""
-    return Work(par.R[c], par.W[c], par.A[c], par.Ainv[c], par.M[c], par.K[c], par.Kinv[c], par.qf[c],
-                par.theta[c], par.fr2[c], par.rr[c])
+    return Work(par.R[c], par.W[c], par.A[c], par.Ainv[c], par.M[c], par.K[c], par.Kinv[c], par.fr2[c], par.rr[c])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

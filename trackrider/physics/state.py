@@ -401,8 +401,7 @@ CarRows = record("CarRows", (
 Work = record("Work", (
     Field("R", (3, 3), F, "", ""), Field("W", (6, 6), F, "", ""), Field("A", (5, 5), F, "", ""),
     Field("Ainv", (5, 5), F, "", ""), Field("M", (8, 8), F, "", ""), Field("K", (NJR, NJR), F, "", ""),
-    Field("Kinv", (NJR, NJR), F, "", ""), Field("qf", (4,), F, "", ""), Field("theta", (3,), F, "", ""),
-    Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
+    Field("Kinv", (NJR, NJR), F, "", ""), Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
 ))
 
 #: a world of at least this many bodies (and no carriers) runs its per-car stages on all threads (``Lanes``)
