@@ -13,9 +13,8 @@ sections the cars are on, the start velocities kept, whether any row is bounded,
     python bench/stages.py [--cars 7 100 1000] [--rolling 0.002] [--repeat 3]
 
 A world of ``state.PARALLEL_BODIES`` bodies or more (1000 cars) also prints its per-car stages on all
-threads (``kernels.threaded_rows``: velocities, track rows and the joint rows, the couplers inside a chunk
-on the threads; ``threaded_integrate``; ``NUMBA_NUM_THREADS`` threads), CPU time of all threads and wall
-time: compare them with the serial stages (on a quiet machine); and the same chunks
+threads (``kernels.threaded_rows``, ``threaded_integrate``; ``NUMBA_NUM_THREADS`` threads), CPU time of
+all threads and wall time: compare them with the serial stages (on a quiet machine); and the same chunks
 run one after the other on one thread without the parallel region (``chunks in turn``).
 
 ``--rolling`` gives the cars rolling friction and drag (their bounded rows along T: ``solve`` is
@@ -50,30 +49,24 @@ from trackrider.physics import kernels as kn  # noqa: E402
 STAGES = ("velocities", "track rows", "joint rows", "warm start", "solve", "supports", "integrate", "bookkeeping",
           "record")
 #: a world of ``state.PARALLEL_BODIES`` bodies or more: its per-car stages on all threads (not in the sum)
-THREADED = ("velocities + track rows + joint rows on threads", "integrate on threads")
-#: ... and the same chunks one after the other, without the parallel region (``kernels.rows_chunk`` and
-#: ``couplers_chunk``, then ``stage_joint_rows_rest``; ``integrate_chunk`` on each ``kernels.lane``): beside the serial stages, what the chunks cost; beside
+THREADED = ("velocities + track rows on threads", "integrate on threads")
+#: ... and the same chunks one after the other, without the parallel region (``kernels.rows_chunk``,
+#: ``integrate_chunk`` on each ``kernels.lane``): beside the serial stages, what the chunks cost; beside
 #: the threaded stages on one thread, what the region costs
-CHUNKED = ("velocities + track rows + joint rows, chunks in turn", "integrate, chunks in turn")
+CHUNKED = ("velocities + track rows, chunks in turn", "integrate, chunks in turn")
 
 
 @njit(error_model="numpy", _nrt=False)
-def chunks_in_turn(which, cfg, tracks, bodies, cars, res, joints, tmp, free_joints, par):
-    """``kernels.threaded_rows`` (``which`` 0, a world without suspended cars) or ``par_integrate`` (1)
-    without ``prange``: chunk after chunk."""
+def chunks_in_turn(which, cfg, tracks, bodies, cars, res, trk, par):
+    """``kernels.par_rows`` (``which`` 0) or ``par_integrate`` (1) without ``prange``: chunk after chunk."""
     if par is not None:
-        trk = tmp.trk
         nb, nc = bodies.pos.shape[0], par.W.shape[0]
         for c in range(nc):
             if which == 0:
                 kn.rows_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, bodies, cars, res, trk, kn.lane(par, c))
-                kn.couplers_chunk(c, nc, cfg, bodies, cars, joints, trk, tmp.rows, tmp.chains, tmp.blocks.train,
-                                  free_joints)
             else:
                 kn.integrate_chunk(c * nb // nc, (c + 1) * nb // nc, cfg.h, tracks, bodies, cars, trk.carrier,
                                    trk.lam, trk.E, par.fr2[c])
-        if which == 0:
-            kn.stage_joint_rows_rest(cfg, bodies, cars, joints, tmp, free_joints, nc)
 
 
 @njit(error_model="numpy", _nrt=False)
@@ -116,11 +109,11 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
         elif which == 8:
             kn.record_sample(cfg, tracks, bodies, cars, sections, tmp.trk, tmp.scratch, out, rail)
         elif which == 9:
-            kn.threaded_rows(cfg, bodies, cars, res, joints, tmp, free_joints, tmp.par)
+            kn.threaded_rows(cfg, bodies, cars, res, tmp.trk, tmp.par)
         elif which == 10:
             kn.threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)
         else:
-            chunks_in_turn(which - 11, cfg, tracks, bodies, cars, res, joints, tmp, free_joints, tmp.par)
+            chunks_in_turn(which - 11, cfg, tracks, bodies, cars, res, tmp.trk, tmp.par)
 
 
 def kernel_args(w):

@@ -55,65 +55,37 @@ def factor_chain(t, chains, joints, rows, trk, cars):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def factor_chain_rows(j0, n, ja, jb, jJ, gamma, Wt, Pm, ncars, car_on, cw, cp, cd, cf):
     """``factor_chain`` of the ``n`` couplers from ``j0`` (ends ``ja``, ``jb``; rows ``jJ``, softness
-    ``gamma``) on bodies of mobility ``Wt`` and track map ``Pm``: ``chains.w``, ``.p``, ``.d``, ``.f``.
-    Each coupler's w, p, diagonal and off-diagonal are its own (``coupler_columns``, ``coupler_diagonal``,
-    ``coupler_off``); only the pivots' recursion (``chain_pivot``) runs along the chain (a long train's
-    couplers do their own part on all threads: ``kernels.couplers_chunk``)."""
+    ``gamma``) on bodies of mobility ``Wt`` and track map ``Pm``: ``chains.w``, ``.p``, ``.d``, ``.f``."""
     for k in range(n):
         j = j0 + k
-        coupler_columns(j, ja, jb, jJ, Wt, Pm, ncars, car_on, cw, cp)
-        chain_pivot(j, k, coupler_diagonal(j, jJ, gamma, cw), cd, cf)
+        for e in range(2):
+            body = ja[j] if e == 0 else jb[j]
+            o = 6 * e
+            # the row's six columns at this end, read once (each store below could alias them)
+            h0, h1, h2 = jJ[j, 0, o], jJ[j, 0, o + 1], jJ[j, 0, o + 2]
+            h3, h4, h5 = jJ[j, 0, o + 3], jJ[j, 0, o + 4], jJ[j, 0, o + 5]
+            W = Wt[body]
+            for i in range(6):
+                cw[j, o + i] = dot6(W[i], h0, h1, h2, h3, h4, h5)
+            car = body < ncars and car_on[body]
+            P = Pm[body]
+            for r in range(5):
+                cp[j, 5 * e + r] = dot6(P[r], h0, h1, h2, h3, h4, h5) if car else 0.0
+        d = gamma[j]
+        for i in range(12):
+            d += jJ[j, 0, i] * cw[j, i]
+        if k > 0:
+            d -= cf[j - 1] * cf[j - 1] / cd[j - 1]
+        if d < 1e-300:
+            d = 1e-300
+        cd[j] = d
         if k < n - 1:
-            cf[j] = coupler_off(j, jJ, cw)
+            s = 0.0
+            for i in range(6):
+                s += cw[j, 6 + i] * jJ[j + 1, 0, i]
+            cf[j] = s
         else:
             cf[j] = 0.0
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def coupler_columns(j, ja, jb, jJ, Wt, Pm, ncars, car_on, cw, cp):
-    """``chains.w`` (W̃ Hᵀ) and ``chains.p`` (P Hᵀ) of both ends of coupler ``j``."""
-    for e in range(2):
-        body = ja[j] if e == 0 else jb[j]
-        o = 6 * e
-        # the row's six columns at this end, read once (each store below could alias them)
-        h0, h1, h2 = jJ[j, 0, o], jJ[j, 0, o + 1], jJ[j, 0, o + 2]
-        h3, h4, h5 = jJ[j, 0, o + 3], jJ[j, 0, o + 4], jJ[j, 0, o + 5]
-        W = Wt[body]
-        for i in range(6):
-            cw[j, o + i] = dot6(W[i], h0, h1, h2, h3, h4, h5)
-        car = body < ncars and car_on[body]
-        P = Pm[body]
-        for r in range(5):
-            cp[j, 5 * e + r] = dot6(P[r], h0, h1, h2, h3, h4, h5) if car else 0.0
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def coupler_diagonal(j, jJ, gamma, cw):
-    """D_j = H_j W̃ H_jᵀ + γ_j of coupler ``j`` (after ``coupler_columns``), before the recursion."""
-    d = gamma[j]
-    for i in range(12):
-        d += jJ[j, 0, i] * cw[j, i]
-    return d
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def coupler_off(j, jJ, cw):
-    """F_j = H_j^b W̃ H_{j+1}^aᵀ between coupler ``j`` and the next one (both rows prepared)."""
-    s = 0.0
-    for i in range(6):
-        s += cw[j, 6 + i] * jJ[j + 1, 0, i]
-    return s
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def chain_pivot(j, k, d, cd, cf):
-    """``chains.d`` of coupler ``j``, the ``k``-th of its chain, from its diagonal ``d``: D'_j = D_j −
-    F_{j−1}²/D'_{j−1} (the couplers before it done), at least 1e-300."""
-    if k > 0:
-        d -= cf[j - 1] * cf[j - 1] / cd[j - 1]
-    if d < 1e-300:
-        d = 1e-300
-    cd[j] = d
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")

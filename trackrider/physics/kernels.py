@@ -27,8 +27,7 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, wrap
 from trackrider.jit import njit, prange
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_blocks
-from trackrider.physics.couplings import (chain_pivot, coupler_columns, coupler_diagonal, coupler_off, factor_chain,
-                                          solve_chain, train_car, train_mode, train_rows_scalar)
+from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.hang_blocks import answer_hangs, fold_hangs
 from trackrider.physics.joints import distance
 from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
@@ -268,11 +267,9 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
 
 # A long train's per-car stages on all threads (a world of ``state.PARALLEL_BODIES`` bodies or more,
 # without carriers: ``tmp.par``): from a step's start velocities to its track rows (transport, forces,
-# track block and projection) and the integration, each a body's own arithmetic on its own arrays; and
-# the couplers whose two cars lie in one chunk (their rows and their part of the chain's factor).
-# Each chunk of bodies has its own work arrays (``state.Lanes``) and each body and coupler the same
-# arithmetic as in the serial stages, so the results do not depend on the threads (docs/physics.md,
-# "Both cores").
+# track block and projection) and the integration, each a body's own arithmetic on its own arrays.
+# Each chunk of bodies has its own work arrays (``state.Lanes``) and each body the same arithmetic as
+# in the serial stages, so the results do not depend on the threads (docs/physics.md, "Both cores").
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def lane(par, c):
     """The ``Work`` of chunk ``c`` of ``par`` (``state.Lanes``)."""
@@ -290,81 +287,23 @@ def rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk):
     stage_track_rows(b0, b1, cfg, bodies, cars, trk, wk)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def chunk_of(x, nb, nc):
-    """The chunk of body ``x`` when ``nb`` bodies are split into ``nc`` (``par_rows``: chunk c is bodies
-    c·nb // nc … (c + 1)·nb // nc − 1), without a division: x < (c + 1)·nb // nc ⟺ (x + 1)·nc ≤ (c + 1)·nb."""
-    for c in range(nc - 1):
-        if (x + 1) * nc <= (c + 1) * nb:
-            return c
-    return nc - 1
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def chunk_coupler(j, c, nb, nc, kind, chain, ja, jb):
-    """Joint ``j`` is a chained distance coupler (a train's, ``joints.chain`` 1) whose two bodies lie in
-    chunk ``c`` of ``nb`` bodies in ``nc`` (``couplers_chunk`` prepares it; ``stage_joint_rows_rest`` not)."""
-    a, b = ja[j], jb[j]
-    return (chain[j] == 1 and kind[j] == J_DISTANCE and a >= 0 and b >= 0 and chunk_of(a, nb, nc) == c
-            and chunk_of(b, nb, nc) == c)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def couplers_chunk(c, nc, cfg, bodies, cars, joints, trk, rows, chains, bt, free_joints):
-    """In chunk ``c`` of ``nc`` (``par_rows``, after its bodies' track rows), the couplers whose two bodies
-    lie in it (``chunk_coupler``): each one's row (``distance.prepare``) and, in a train whose chain
-    ``couplings.factor_chain_rows`` factors (``bt``: ``blocks.train``, 0 groups), its own part of the
-    factor: ``chains.w``, ``chains.p``, its diagonal before the recursion (in ``chains.d``) and
-    ``chains.f`` when the next coupler is in the chunk too (0 after the last). The same arithmetic as
-    ``stage_joint_rows``; the rest runs after the region (``stage_joint_rows_rest``)."""
-    nb = bodies.pos.shape[0]
-    for j in range(joints.kind.shape[0]):
-        if chunk_coupler(j, c, nb, nc, joints.kind, joints.chain, joints.a, joints.b):
-            distance.prepare(j, joints, bodies, cfg.h, cfg.erp_h, rows, free_joints)
-    for t in range(chains.first.shape[0]):
-        if bt[t, 1] > 0:
-            continue
-        n = chains.count[t]
-        j0 = chains.first[t]
-        for k in range(n):
-            j = j0 + k
-            if chunk_coupler(j, c, nb, nc, joints.kind, joints.chain, joints.a, joints.b):
-                coupler_columns(j, joints.a, joints.b, rows.J, trk.mobility, trk.to_track, cars.n, cars.held,
-                                chains.w, chains.p)
-                chains.d[j] = coupler_diagonal(j, rows.J, rows.gamma, chains.w)
-                if k == n - 1:
-                    chains.f[j] = 0.0
-                elif chunk_coupler(j + 1, c, nb, nc, joints.kind, joints.chain, joints.a, joints.b):
-                    chains.f[j] = coupler_off(j, rows.J, chains.w)
-
-
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
-def par_rows(cfg, bodies, cars, res, joints, trk, rows, chains, bt, free_joints, couple, par):
-    """``rows_chunk`` on all threads, by chunks of bodies; ``couple``: then each chunk's couplers
-    (``couplers_chunk``; ``bt``: ``blocks.train``)."""
+def par_rows(cfg, bodies, cars, res, trk, par):
+    """``rows_chunk`` on all threads, by chunks of bodies."""
     nb, nc = bodies.pos.shape[0], par.W.shape[0]
     for c in prange(nc):
         rows_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, bodies, cars, res, trk, lane(par, c))
-        if couple:
-            couplers_chunk(c, nc, cfg, bodies, cars, joints, trk, rows, chains, bt, free_joints)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def threaded_rows(cfg, bodies, cars, res, joints, tmp, free_joints, par):
-    """When ``par`` (``tmp.par``) is not None and ``cfg.threaded``: ``par_rows``, then, in a world without
-    suspended cars, the rest of the joint rows (``stage_joint_rows_rest``) and 2; with suspended cars
-    (their fold comes before the chains' factor) ``par_rows`` without the couplers and 1. Else 0 (and
-    not compiled when ``par`` is None)."""
+def threaded_rows(cfg, bodies, cars, res, trk, par):
+    """``par_rows`` when ``par`` (``tmp.par``) is not None and ``cfg.threaded``, then True; else False
+    (and not compiled when ``par`` is None)."""
     if par is not None:
         if cfg.threaded != 0:
-            couple = tmp.hangs.joint.shape[0] == 0
-            par_rows(cfg, bodies, cars, res, joints, tmp.trk, tmp.rows, tmp.chains, tmp.blocks.train, free_joints,
-                     couple, par)
-            if couple:
-                stage_joint_rows_rest(cfg, bodies, cars, joints, tmp, free_joints, par.W.shape[0])
-                return 2
-            return 1
-    return 0
+            par_rows(cfg, bodies, cars, res, trk, par)
+            return True
+    return False
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -418,58 +357,6 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
             factor_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars)
         elif tmp.chains.count[t] > 0:
             factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def stage_joint_rows_rest(cfg, bodies, cars, joints, tmp, free_joints, nc):
-    """``stage_joint_rows`` after ``par_rows`` with its ``nc`` chunks' couplers (``couplers_chunk``; no
-    carriers, no suspended cars): every other joint's rows, then each train's chain factored
-    (``finish_chain_rows``) or its car blocks. Every joint is prepared once and each number is computed
-    as in ``stage_joint_rows``: the same bytes."""
-    nb = bodies.pos.shape[0]
-    for j in range(joints.kind.shape[0]):
-        if joints.chain[j] == 5:   # a bar the car blocks replace (car_blocks.py): never used
-            continue
-        if chunk_coupler(j, chunk_of(joints.a[j], nb, nc), nb, nc, joints.kind, joints.chain, joints.a, joints.b):
-            continue   # prepared in its chunk
-        if joints.kind[j] == J_DISTANCE:
-            distance.prepare(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
-        else:
-            prepare_joint(j, joints, bodies, cfg.h, cfg.erp_h, tmp.rows, free_joints)
-    chains = tmp.chains
-    for t in range(chains.first.shape[0]):
-        if tmp.blocks.train[t, 1] > 0:
-            factor_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars)
-        elif chains.count[t] > 0:
-            finish_chain_rows(chains.first[t], chains.count[t], nb, nc, joints.kind, joints.chain, joints.a, joints.b,
-                              tmp.rows.J, tmp.rows.gamma, tmp.trk.mobility, tmp.trk.to_track, cars.n, cars.held,
-                              chains.w, chains.p, chains.d, chains.f)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def finish_chain_rows(j0, n, nb, nc, kind, chain, ja, jb, jJ, gamma, Wt, Pm, ncars, car_on, cw, cp, cd, cf):
-    """``couplings.factor_chain_rows`` of the ``n`` couplers from ``j0`` when the couplers inside a chunk
-    of ``nc`` did their own part (``couplers_chunk``): the others' part (a coupler across two chunks, or
-    not a distance joint), each ``chains.f`` not made in a chunk, and the pivots' recursion along the
-    chain (``couplings.chain_pivot``), in the order of ``factor_chain_rows``."""
-    pair = False   # F of the coupler before this one was made in its chunk
-    for k in range(n):
-        j = j0 + k
-        c = chunk_of(ja[j], nb, nc)
-        mine = chunk_coupler(j, c, nb, nc, kind, chain, ja, jb)
-        if mine:
-            d = cd[j]
-        else:
-            coupler_columns(j, ja, jb, jJ, Wt, Pm, ncars, car_on, cw, cp)
-            d = coupler_diagonal(j, jJ, gamma, cw)
-        if k > 0 and not pair:
-            cf[j - 1] = coupler_off(j - 1, jJ, cw)
-        chain_pivot(j, k, d, cd, cf)
-        if k == n - 1:
-            if not mine:
-                cf[j] = 0.0
-        else:
-            pair = mine and chunk_coupler(j + 1, c, nb, nc, kind, chain, ja, jb)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -1229,13 +1116,10 @@ def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, car
     with its exact projection, every joint's rows and the chains factored; on moving tracks
     (``carried``) each with its carriers' part (``stage_carriers``). ``keep_u``: the velocities
     before any projection (u*) kept in ``tmp.scratch.vel0``, ``omg0`` (``py_stages_to_solve``).
-    ``par``: ``tmp.par``, the per-car stages and the couplers inside a chunk on all threads (``threaded_rows``,
-    then the rest of the joint rows; None, a railway world, ``keep_u`` or ``cfg.threaded`` 0: serial). Inlined
-    into its callers: a call would pass every array of every record, each step."""
-    done = 0   # 1: the per-car stages ran on all threads; 2: and the joint rows
-    if not (railed or keep_u or cfg.threaded == 0):
-        done = threaded_rows(cfg, bodies, cars, res, joints, tmp, free_joints, par)
-    if done == 0:
+    ``par``: ``tmp.par``, the per-car stages on all threads (``threaded_rows``; None, a railway world or
+    ``keep_u``: serial). Inlined into its callers: a call would pass every array of every record, each
+    step."""
+    if railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par):
         stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier, tmp.wk.R)
         if carried:
             stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
@@ -1247,8 +1131,7 @@ def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, car
         stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
         if carried:
             stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
-    if done < 2:
-        stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
+    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
     if carried:
         stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
 

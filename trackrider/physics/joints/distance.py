@@ -26,51 +26,21 @@ from trackrider.settings import MAX_COEFF, MAX_LENGTH, check_ordered, setting
 LENGTH, STIFFNESS, DAMPING, MIN_LENGTH, MAX_LENGTH, END = param_columns(1, 1, 1, 1, 1)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, fastmath=False)
-def unfused(a, b):
-    """a·b, compiled without ``fastmath`` "contract": LLVM never fuses it into a multiply-add (the kernel it
-    is inlined into may fuse the other product of a sum with it: ``bar_fused``)."""
-    return a * b
-
-
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def bar(j, joints, bodies):
     """(length, n, r_a × n, r_b × n) of the bar of joint ``j`` between its anchors (n along x when
     they meet); a draft gear's bar too (``draft_gear.py``)."""
-    return bar_fused(j, joints, bodies, False)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def bar_fused(j, joints, bodies, fixed):
-    """``bar``; ``fixed``: which product of a sum of two is fused into a multiply-add (``fastmath``
-    "contract", where the CPU has one) is this code's choice, not LLVM's (it chooses by the code around the
-    sum, so the same source inlined into two kernels could round differently): in the length's sum of
-    squares d_y² + d_x² (then + d_z²) and in the cross products the first (r_y n_z − r_z n_y, ...), the
-    other one ``unfused``: the order LLVM took in ``kernels.stage_joint_rows``. So ``prepare`` gives the
-    same bits there and in ``kernels.couplers_chunk`` (the anchors of a train's couplers lie in their
-    bodies' x–z plane, where a sum of the rotation's products rounds once whichever is fused)."""
     jf = joints.param
     a, b = joints.a[j], joints.b[j]
     rax, ray, raz, pax, pay, paz = anchor_inline(a, bodies.rot, bodies.pos, jf, j, LA)
     rbx, rby, rbz, pbx, pby, pbz = anchor_inline(b, bodies.rot, bodies.pos, jf, j, LB)
     dx, dy, dz = pbx - pax, pby - pay, pbz - paz
-    if fixed:
-        ln = np.sqrt(unfused(dx, dx) + dy * dy + dz * dz)
-    else:
-        ln = np.sqrt(dx * dx + dy * dy + dz * dz)
+    ln = np.sqrt(dx * dx + dy * dy + dz * dz)
     if ln < 1e-9:
         nx, ny, nz = 1.0, 0.0, 0.0
     else:
         nx, ny, nz = dx / ln, dy / ln, dz / ln
-    if fixed:
-        return ln, (nx, ny, nz), fused_cross(rax, ray, raz, nx, ny, nz), fused_cross(rbx, rby, rbz, nx, ny, nz)
     return ln, (nx, ny, nz), cross(rax, ray, raz, nx, ny, nz), cross(rbx, rby, rbz, nx, ny, nz)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def fused_cross(a0, a1, a2, b0, b1, b2):
-    """``maths.cross`` with the second product of each component ``unfused``."""
-    return a1 * b2 - unfused(a2, b1), a2 * b0 - unfused(a0, b2), a0 * b1 - unfused(a1, b0)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -81,7 +51,7 @@ def prepare(j, joints, bodies, h, erp_h, rows, free_joints):
     (``kernels.stage_joint_rows`` calls it for every train's couplers, each step): a call would
     pass every array of three records, which costs more than the row (~75 ns a coupler)."""
     jf = joints.param
-    ln, n, c, d = bar_fused(j, joints, bodies, True)
+    ln, n, c, d = bar(j, joints, bodies)
     rows.m[j] = 1
     J = rows.J
     J[j, 0, 0], J[j, 0, 1], J[j, 0, 2] = -n[0], -n[1], -n[2]
