@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
+from trackrider.physics.couplings import solve_chain
 from trackrider.physics.maths import cholesky
 from trackrider.physics.state import GR
 
@@ -340,6 +341,16 @@ def solve_blocks(t, blk, joints, rows, trk, cars, bodies):
     block_rhs(t, blk, joints, rows, bodies)
     block_solve(t, blk)
     block_apply(t, blk, joints, rows, trk, cars, bodies)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def solve_train(t, bodies, cars, joints, tmp):
+    """One exact solve of train ``t``'s rows on their own: its car blocks (cars on bogies) or its
+    chain of couplers (``couplings.solve_chain``); nothing for a train of one car."""
+    if tmp.blocks.train[t, 1] > 0:
+        solve_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars, bodies)
+    elif tmp.chains.count[t] > 0:
+        solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

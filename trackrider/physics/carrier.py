@@ -28,8 +28,8 @@ from __future__ import annotations
 from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T
 from trackrider.jit import njit
 from trackrider.physics.car_blocks import (F_Y, G_N, G_ROWS, R_ROLL, W_U, _third, block_apply, block_rhs, block_solve,
-                                           solve_blocks)
-from trackrider.physics.couplings import chain_impulses, solve_chain
+                                           solve_train)
+from trackrider.physics.couplings import chain_impulses
 from trackrider.physics.joints.dispatch import prepare_joint
 from trackrider.physics.maths import body_mobility, cross, frame_turn, gauss_jordan, invert_spd
 from trackrider.physics.track_joint import apply_impulse, carrier_motion, fold_impulse
@@ -516,10 +516,10 @@ def _tri_columns(j0, n, cd, cf, X, c0, c1):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def carried_chain(k, tr, chains, blk):
+def carried_chain(k, tr, chains):
     """(first coupler, couplers) of train ``tr``'s chain if it runs on carrier ``k``'s tracks, else (0, 0)
-    (also for a train of cars on bogies: its rows are its car blocks', ``carried_blocks``)."""
-    if chains.carrier[tr] != k or blk.train[tr, 1] > 0:
+    (a train of cars on bogies is solved by its car blocks: the callers take ``carried_blocks`` first)."""
+    if chains.carrier[tr] != k:
         return 0, 0
     return chains.first[tr], chains.count[tr]
 
@@ -588,7 +588,7 @@ def factor_carrier_chains(k, chains, blk, joints, rows, trk, cars, wk):
         if carried_blocks(k, tr, chains, blk) > 0:
             factor_carrier_blocks(tr, blk, joints, rows, trk, cars, Gm)
             continue
-        j0, n = carried_chain(k, tr, chains, blk)
+        j0, n = carried_chain(k, tr, chains)
         if n == 0:
             continue
         for j in range(j0, j0 + n):
@@ -637,7 +637,7 @@ def solve_carrier_chains(k, chains, blk, joints, rows, trk, cars, bodies, wk):
                     for i in range(6):
                         q6[i] += wp[gr, kr, W_U + i] * fac[gr, kr, F_Y]
             continue
-        j0, n = carried_chain(k, tr, chains, blk)
+        j0, n = carried_chain(k, tr, chains)
         if n == 0:
             continue
         chain_impulses(j0, n, chains, joints, rows, bodies)
@@ -672,7 +672,7 @@ def solve_carrier_chains(k, chains, blk, joints, rows, trk, cars, bodies, wk):
                         g[i] += wp[gr, kr, W_U + i] * dl
             block_apply(tr, blk, joints, rows, trk, cars, bodies)
             continue
-        j0, n = carried_chain(k, tr, chains, blk)
+        j0, n = carried_chain(k, tr, chains)
         for j in range(j0, j0 + n):
             dl = cy[j]
             for i in range(6):
@@ -695,15 +695,10 @@ def solve_carrier_chains(k, chains, blk, joints, rows, trk, cars, bodies, wk):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def solve_carried_chains(bodies, cars, joints, tmp):
     """One exact solve of every train's chain of couplers (cars on bogies: their car blocks) in a world
-    with moving tracks: those on the world alone (``couplings.solve_chain``,
-    ``car_blocks.solve_blocks``), those on a carrier with its body (``solve_carrier_chains``)."""
+    with moving tracks: those on the world alone (``car_blocks.solve_train``), those on a carrier with its body (``solve_carrier_chains``)."""
     for t in range(tmp.chains.first.shape[0]):
-        if tmp.chains.carrier[t] >= 0:
-            continue
-        if tmp.blocks.train[t, 1] > 0:
-            solve_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars, bodies)
-        elif tmp.chains.count[t] > 0:
-            solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
+        if tmp.chains.carrier[t] < 0:
+            solve_train(t, bodies, cars, joints, tmp)
     for k in range(tmp.trk.kbody.shape[0]):
         solve_carrier_chains(k, tmp.chains, tmp.blocks, joints, tmp.rows, tmp.trk, cars, bodies, tmp.wk)
 

@@ -26,8 +26,8 @@ import numpy as np
 from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, wrap_arc_length
 from trackrider.jit import njit, prange
 from trackrider.physics import channels as ch
-from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_blocks
-from trackrider.physics.couplings import factor_chain, solve_chain, train_car, train_mode, train_rows_scalar
+from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_train
+from trackrider.physics.couplings import factor_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.hang_blocks import answer_hangs, fold_hangs
 from trackrider.physics.joints import distance
 from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
@@ -527,15 +527,11 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def solve_chains(bodies, cars, joints, tmp):
     """One exact solve of every train's chain of couplers (a train of cars on bogies: its swivels and
-    couplers, ``car_blocks.solve_blocks``), each on its own. A world with moving tracks (``carried``)
+    couplers), each on its own (``car_blocks.solve_train``). A world with moving tracks (``carried``)
     calls ``carrier.solve_carried_chains`` instead (the trains on a moving track with its body): its
     callers choose, so that this one stays small enough to be inlined."""
-    blk = tmp.blocks
     for t in range(tmp.chains.first.shape[0]):
-        if blk.train[t, 1] > 0:
-            solve_blocks(t, blk, joints, tmp.rows, tmp.trk, cars, bodies)
-        elif tmp.chains.count[t] > 0:
-            solve_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies)
+        solve_train(t, bodies, cars, joints, tmp)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)

@@ -63,33 +63,27 @@ def quat_to_mat(q, R):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def mat_to_quat(R, q):
-    """Unit quaternion (w, x, y, z) of the rotation matrix ``R`` (Shepperd's method)."""
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
+def shepperd(m00, m01, m02, m10, m11, m12, m20, m21, m22):
+    """The quaternion (w, x, y, z) of the rotation matrix with these entries by Shepperd's method
+    (from its largest of trace and diagonal), not yet normalised."""
+    tr = m00 + m11 + m22
     if tr > 0.0:
         S = np.sqrt(tr + 1.0) * 2.0
-        q[0] = 0.25 * S
-        q[1] = (R[2, 1] - R[1, 2]) / S
-        q[2] = (R[0, 2] - R[2, 0]) / S
-        q[3] = (R[1, 0] - R[0, 1]) / S
-    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
-        S = np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2.0
-        q[0] = (R[2, 1] - R[1, 2]) / S
-        q[1] = 0.25 * S
-        q[2] = (R[0, 1] + R[1, 0]) / S
-        q[3] = (R[0, 2] + R[2, 0]) / S
-    elif R[1, 1] > R[2, 2]:
-        S = np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2.0
-        q[0] = (R[0, 2] - R[2, 0]) / S
-        q[1] = (R[0, 1] + R[1, 0]) / S
-        q[2] = 0.25 * S
-        q[3] = (R[1, 2] + R[2, 1]) / S
-    else:
-        S = np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2.0
-        q[0] = (R[1, 0] - R[0, 1]) / S
-        q[1] = (R[0, 2] + R[2, 0]) / S
-        q[2] = (R[1, 2] + R[2, 1]) / S
-        q[3] = 0.25 * S
+        return 0.25 * S, (m21 - m12) / S, (m02 - m20) / S, (m10 - m01) / S
+    if m00 > m11 and m00 > m22:
+        S = np.sqrt(1.0 + m00 - m11 - m22) * 2.0
+        return (m21 - m12) / S, 0.25 * S, (m01 + m10) / S, (m02 + m20) / S
+    if m11 > m22:
+        S = np.sqrt(1.0 + m11 - m00 - m22) * 2.0
+        return (m02 - m20) / S, (m01 + m10) / S, 0.25 * S, (m12 + m21) / S
+    S = np.sqrt(1.0 + m22 - m00 - m11) * 2.0
+    return (m10 - m01) / S, (m02 + m20) / S, (m12 + m21) / S, 0.25 * S
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def mat_to_quat(R, q):
+    """Unit quaternion (w, x, y, z) of the rotation matrix ``R`` (Shepperd's method)."""
+    q[0], q[1], q[2], q[3] = shepperd(R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2], R[2, 0], R[2, 1], R[2, 2])
     n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     for k in range(4):
         q[k] /= n
@@ -134,21 +128,9 @@ def frame_rotation_error(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def _rotation_error_far(m00, m01, m02, m10, m11, m12, m20, m21, m22):
     """``frame_rotation_error`` of a body turned 1e-4 rad or more from its frame (a call: rarely
-    taken), from M's entries: M's unit quaternion by Shepperd's method (exact up to a half turn and
-    at it), then θ = 2 atan2(|q_v|, q_w) q_v/|q_v|, q_w ≥ 0."""
-    tr = m00 + m11 + m22
-    if tr > 0.0:
-        S = np.sqrt(tr + 1.0) * 2.0
-        w, x, y, z = 0.25 * S, (m21 - m12) / S, (m02 - m20) / S, (m10 - m01) / S
-    elif m00 > m11 and m00 > m22:
-        S = np.sqrt(1.0 + m00 - m11 - m22) * 2.0
-        w, x, y, z = (m21 - m12) / S, 0.25 * S, (m01 + m10) / S, (m02 + m20) / S
-    elif m11 > m22:
-        S = np.sqrt(1.0 + m11 - m00 - m22) * 2.0
-        w, x, y, z = (m02 - m20) / S, (m01 + m10) / S, 0.25 * S, (m12 + m21) / S
-    else:
-        S = np.sqrt(1.0 + m22 - m00 - m11) * 2.0
-        w, x, y, z = (m10 - m01) / S, (m02 + m20) / S, (m12 + m21) / S, 0.25 * S
+    taken), from M's entries: M's quaternion by Shepperd's method (``shepperd``: exact up to a half
+    turn and at it), then θ = 2 atan2(|q_v|, q_w) q_v/|q_v|, q_w ≥ 0."""
+    w, x, y, z = shepperd(m00, m01, m02, m10, m11, m12, m20, m21, m22)
     if w < 0.0:
         w, x, y, z = -w, -x, -y, -z
     vn = np.sqrt(x * x + y * y + z * z)
