@@ -49,3 +49,49 @@ def test_closed_table_wraps_and_open_clamps():
     op = Track.from_points(helix_points()).compact(0.05)
     b = _eval_many(op, np.array([-5.0, 0.0, op.length, op.length + 5.0]))
     assert np.abs(b[0] - b[1]).max() < 1e-12 and np.abs(b[2] - b[3]).max() < 1e-12
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Track.from_points(helix_points(8.0, 1.5, 2.0, 300), roll=[[0, 0], [30, 20], [60, -20]]),
+    lambda: load_curve(CURVES / "vertical_loop.csv"),
+])
+def test_shift_frame_is_eval_track_to_first_order(make):
+    """A frame moved along s by a small step (the closest-point step of each car, each time step) is
+    the table's frame there within d times the interpolants' own mismatch (T's derivative is the
+    interpolated P'', not the normalised Hermite's: ~1e-5 on 0.1 m rows at κ 0.16); beyond
+    SHIFT_MAX it is eval_track's, bit for bit; the linearly interpolated columns are always eval_track's
+    (to their rounding: LLVM may fuse either product of w·a + u·b into a multiply-add)."""
+    from numba import njit
+
+    from trackrider.curves.compact import C_DT, SHIFT_MAX, shift_frame
+
+    @njit(cache=False)
+    def shifted(data, n, ds, length, closed, s, d, out):
+        fr = np.empty(NCOL)
+        eval_track(data, 0, n, ds, length, closed, s - d, fr)
+        shift_frame(fr, d, data, 0, n, ds, length, closed, s, out)
+
+    ct = make().compact()
+    kmax = float(np.max(ct.data[:, C_KAPPA]))
+    assert kmax > 0.05   # a tight track: the second derivative is not negligible
+    args = (ct.data, len(ct.data), ct.ds, ct.length, ct.closed)
+    rng = np.random.default_rng(7)
+    got, want = np.empty(NCOL), np.empty(NCOL)
+    worst = {}
+    for d in (1e-10, 1e-9, SHIFT_MAX, -SHIFT_MAX):
+        err = 0.0
+        for s in rng.uniform(1.0, ct.length - 1.0, 300):
+            shifted(*args, s, d, got)
+            eval_track(ct.data, 0, *args[1:], s, want)
+            scale = np.ones(C_OMEGA)
+            scale[C_P:C_P + 3] = np.abs(want[C_P:C_P + 3]).max()   # a position rounds to its magnitude
+            err = max(err, (np.abs(got[:C_OMEGA] - want[:C_OMEGA]) / scale).max())
+            assert np.all(np.abs(got[C_OMEGA:] - want[C_OMEGA:]) <= 4e-16 * (1.0 + np.abs(want[C_OMEGA:])))
+        worst[d] = err
+        assert err <= 2e-15 + 2e-5 * abs(d), (d, err)   # rounding + (the interpolants' mismatch, ~1e-5) · d
+    assert worst[1e-10] < 3e-15
+    for d in (-2 * SHIFT_MAX, 1e-3, 0.05):   # beyond SHIFT_MAX: a second evaluation
+        for s in rng.uniform(1.0, ct.length - 1.0, 50):
+            shifted(*args, s, d, got)
+            eval_track(ct.data, 0, *args[1:], s, want)
+            assert np.array_equal(got, want)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, wrap_arc_length
+from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, shift_frame, wrap_arc_length
 from trackrider.jit import njit, prange
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_train
@@ -32,7 +32,7 @@ from trackrider.physics.hang_blocks import answer_hangs, fold_hangs
 from trackrider.physics.joints import distance
 from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
 from trackrider.physics.joints.swivel import watch as swivel_watch
-from trackrider.physics.network import car_frame, pass_junction, regroup, stage_switches
+from trackrider.physics.network import car_frame, pass_junction, regroup, reverse_frame, stage_switches
 from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import frame_turn  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
@@ -826,15 +826,18 @@ def integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2):
         ax, ay, az = to_table(t, tracks, bodies, ax, ay, az)
         eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], tracks.length[t],
                          tracks.closed[t], cars.s[b], fr2)
-        s = cars.s[b] + ((ax - fr2[C_P]) * fr2[C_T] + (ay - fr2[C_P + 1]) * fr2[C_T + 1]
-                         + (az - fr2[C_P + 2]) * fr2[C_T + 2])
+        s = cars.s[b] + predict_step(ax, ay, az, fr2)
     else:
-        # predictor: the old frame's closest-point step from the old s (first-order exact; the
-        # frame's T is −T of the track for a car facing −s)
-        d = ((ax - fr[C_P]) * fr[C_T] + (ay - fr[C_P + 1]) * fr[C_T + 1] + (az - fr[C_P + 2]) * fr[C_T + 2])
+        # predictor from the old frame (the frame's T is −T of the track for a car facing −s)
+        d = predict_step(ax, ay, az, fr)
         s = cars.s[b] + d if cars.dir[b] > 0.0 else cars.s[b] - d
-    s = closest_s(tracks, t, s, ax, ay, az, fr2)
     ok = True
+    framed = False
+    step = 0.0
+    if not (moving or tracks.net[0]):   # a fixed track: the frame at the predicted s, moved by the step
+        s, step, framed = closest_frame(tracks, t, s, ax, ay, az, fr2)
+    else:
+        s = closest_s(tracks, t, s, ax, ay, az, fr2)
     if tracks.net[0]:   # a connection or switch passed: the next track (physics/network.py)
         s, ok = pass_junction(b, cars.s[b], s, cars, tracks, bodies, carrier, E, fr2)
         if cars.track[b] != t:
@@ -852,6 +855,10 @@ def integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2):
         cars.ran_off[b] = 1
         cars.has_prev[b] = 0
         s = min(max(s, 0.0), L)
+    elif framed:
+        shift_frame(fr2, step, tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, cars.frame[b])
+        if cars.dir[b] < 0.0:
+            reverse_frame(cars.frame[b])
     elif cars.dir[b] > 0.0:
         eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, cars.frame[b])
         if moving:
@@ -882,6 +889,43 @@ def closest_s(tracks, t, s, ax, ay, az, fr2):
         if abs(f) < 1e-10:
             break
     return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def predict_step(ax, ay, az, fr):
+    """The step along T of the closest point to the anchor (``ax``, ``ay``, ``az``) from the frame
+    ``fr``'s point, to third order: with r = A − P, d = r·T and K = P'', the closest-point
+    condition (A − P(s+δ))·T(s+δ) = 0 expanded in δ gives δ = (d − d³|K|²/3)/(1 − r·K); here
+    d (1 + r·K) − d³|K|²/3 (r·K ≈ κ² d²/2: the terms left out are O(κ⁴ d⁵)). The Newton step that
+    follows (``closest_s``, ``closest_frame``) then moves s by ~1e-10 m on a coaster's track at
+    its speed, where r·T alone left O(κ² d³) (1e-7 m in a launch)."""
+    rx, ry, rz = ax - fr[C_P], ay - fr[C_P + 1], az - fr[C_P + 2]
+    d = rx * fr[C_T] + ry * fr[C_T + 1] + rz * fr[C_T + 2]
+    x = rx * fr[C_DT] + ry * fr[C_DT + 1] + rz * fr[C_DT + 2]
+    k2 = fr[C_DT] * fr[C_DT] + fr[C_DT + 1] * fr[C_DT + 1] + fr[C_DT + 2] * fr[C_DT + 2]
+    return d * (1.0 + x) - d * d * d * k2 * (1.0 / 3.0)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def closest_frame(tracks, t, s, ax, ay, az, fr):
+    """``closest_s`` on a fixed track with the whole frame at ``s`` (``eval_track`` into ``fr``):
+    returns the new s, its step from ``s`` (the frame there is ``fr`` moved by it,
+    ``curves.compact.shift_frame``) and True; ``s`` itself, 0 and False off an open track's ends."""
+    L = tracks.length[t]
+    closed = tracks.closed[t]
+    if not closed and (s < 0.0 or s > L):
+        return s, 0.0, False
+    eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, fr)
+    dx, dy, dz = ax - fr[C_P], ay - fr[C_P + 1], az - fr[C_P + 2]
+    f = dx * fr[C_T] + dy * fr[C_T + 1] + dz * fr[C_T + 2]
+    fp = -1.0 + dx * fr[C_DT] + dy * fr[C_DT + 1] + dz * fr[C_DT + 2]
+    if fp > -0.2:
+        fp = -1.0
+    step = -f / fp
+    s2 = s + step
+    if closed:
+        s2 = wrap_arc_length(s2, L, True)
+    return s2, step, True
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")

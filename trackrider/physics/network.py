@@ -51,11 +51,17 @@ def car_frame(tracks, t, s, d, out):
     eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], tracks.length[t], tracks.closed[t], s,
                out)
     if d < 0.0:
-        for k in range(3):
-            out[C_T + k] = -out[C_T + k]
-            out[C_N + k] = -out[C_N + k]
-            out[C_OMEGA + k] = -out[C_OMEGA + k]
-        out[C_ROLL] = -out[C_ROLL]
+        reverse_frame(out)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def reverse_frame(out):
+    """A track's frame ``out`` turned half a turn about B: a car's that runs against s."""
+    for k in range(3):
+        out[C_T + k] = -out[C_T + k]
+        out[C_N + k] = -out[C_N + k]
+        out[C_OMEGA + k] = -out[C_OMEGA + k]
+    out[C_ROLL] = -out[C_ROLL]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
