@@ -13,7 +13,8 @@ sections the cars are on, the start velocities kept, whether any row is bounded,
     python bench/stages.py [--cars 7 100 1000] [--rolling 0.002] [--repeat 3]
 
 A world of ``state.PARALLEL_BODIES`` bodies or more (1000 cars) also prints its per-car stages on all
-threads (``kernels.threaded_rows``, ``threaded_integrate``; ``NUMBA_NUM_THREADS`` threads), CPU time of
+threads (``kernels.threaded_rows``, ``threaded_integrate``, and the one region a step between two others
+takes, ``threaded_step``: an integration and the next step's start and rows; ``NUMBA_NUM_THREADS`` threads), CPU time of
 all threads and wall time: compare them with the serial stages (on a quiet machine); and the same chunks
 run one after the other on one thread without the parallel region (``chunks in turn``).
 
@@ -49,7 +50,8 @@ from trackrider.physics import kernels as kn  # noqa: E402
 STAGES = ("velocities", "track rows", "joint rows", "warm start", "solve", "supports", "integrate", "bookkeeping",
           "record")
 #: a world of ``state.PARALLEL_BODIES`` bodies or more: its per-car stages on all threads (not in the sum)
-THREADED = ("velocities + track rows on threads", "integrate on threads")
+THREADED = ("velocities + track rows on threads", "integrate on threads",
+            "integrate + next step's rows on threads")
 #: ... and the same chunks one after the other, without the parallel region (``kernels.rows_chunk``,
 #: ``integrate_chunk`` on each ``kernels.lane``): beside the serial stages, what the chunks cost; beside
 #: the threaded stages on one thread, what the region costs
@@ -77,7 +79,7 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
     any_bounded = kn.has_bounded_rows(cars, joints, res)
     for _ in range(n):
         if which == 0:
-            kn.stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier, tmp.wk.R)
+            kn.stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
             if carried:
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
             kn.stage_forces(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
@@ -99,10 +101,10 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
         elif which == 6:
             kn.stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
         elif which == 7:   # run_chunk's own per-step work outside the stages
-            kn.stage_start_speed(bodies, cars, tmp.trk)
+            kn.stage_start_speed(0, cars.n, bodies, cars, tmp.trk)
             kn.stage_programs(1, cfg.h, cars, joints, tracks, programs)
-            kn.stage_frames(cars, sections)
-            kn.keep_velocities(bodies, tmp.scratch)
+            kn.stage_frames(0, cars.n, cars, sections)
+            kn.keep_velocities(0, bodies.pos.shape[0], bodies, tmp.scratch)
             any_bounded = kn.has_bounded_rows(cars, joints, res)
             if kn.diverged_body(bodies) >= 0:
                 break
@@ -112,8 +114,10 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
             kn.threaded_rows(cfg, bodies, cars, res, tmp.trk, tmp.par)
         elif which == 10:
             kn.threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)
+        elif which == 11:   # one region from a step's integration to the next step's track rows
+            kn.threaded_step(cfg, tracks, bodies, cars, sections, res, tmp.trk, tmp.scratch, tmp.par)
         else:
-            chunks_in_turn(which - 11, cfg, tracks, bodies, cars, res, tmp.trk, tmp.par)
+            chunks_in_turn(which - 12, cfg, tracks, bodies, cars, res, tmp.trk, tmp.par)
 
 
 def kernel_args(w):

@@ -58,11 +58,11 @@ HAS_RATCHET = np.array([t.ratchet for t in sorted(SECTIONS.values(), key=lambda 
 
 # ----------------------------------------------------------------------------- stages
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_start_speed(bodies, cars, trk):
+def stage_start_speed(b0, b1, bodies, cars, trk):
     """Each car's anchor speed along T before the step (for the accel channel); on a moving track
-    relative to it (docs/physics.md §9)."""
+    relative to it (docs/physics.md §9). The cars among bodies ``b0`` … ``b1 − 1``."""
     vel, omg = bodies.vel, bodies.omg
-    for b in range(cars.n):
+    for b in range(b0, min(b1, cars.n)):
         fr = cars.frame[b]
         if trk.carrier[b] >= 0:
             if cars.has_prev[b]:
@@ -84,10 +84,11 @@ def update_rotations(bodies):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def stage_frames(cars, sections):
+def stage_frames(b0, b1, cars, sections):
     """The section each car is on (a change zeroes its section-row impulses); frames are current
-    (``stage_integrate`` evaluates each car's frame right after its s update)."""
-    for b in range(cars.n):
+    (``stage_integrate`` evaluates each car's frame right after its s update). The cars among bodies
+    ``b0`` … ``b1 − 1``."""
+    for b in range(b0, min(b1, cars.n)):
         cars.held[b] = cars.on_track[b]
         if cars.held[b]:
             t = cars.track[b]
@@ -105,9 +106,9 @@ def stage_frames(cars, sections):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def keep_velocities(bodies, scratch):
-    """Velocities at the start of the step (``scratch.vel0``, ``omg0``)."""
-    for b in range(bodies.pos.shape[0]):
+def keep_velocities(b0, b1, bodies, scratch):
+    """Velocities at the start of the step (``scratch.vel0``, ``omg0``) of bodies ``b0`` … ``b1 − 1``."""
+    for b in range(b0, b1):
         for i in range(3):
             scratch.vel0[b, i] = bodies.vel[b, i]
             scratch.omg0[b, i] = bodies.omg[b, i]
@@ -136,20 +137,21 @@ def has_bounded_rows(cars, joints, res):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def stage_transport(b0, b1, bodies, cars, carrier, R):
+def stage_transport(b0, b1, bodies, cars, carrier):
     """Transport each car's velocity with its frame (a car on a moving track: ``carrier.carrier_transport``,
     after this). The track turns a car's velocity field with its frame, R = F_new F_oldᵀ
     (parallel transport; a projection instead would lose (h v κ)² of the kinetic energy per
     step). The impulse it takes is a track-joint impulse, recorded with rows 1, 2 and 3.
     The cars among bodies ``b0`` … ``b1 − 1`` (``0, nb``: every car; a chunk: ``rows_chunk``).
-    ``carrier``: ``trk.carrier``; ``R``: 3×3 work."""
+    ``carrier``: ``trk.carrier``."""
     for b in range(b0, min(b1, cars.n)):
-        transport_car(b, bodies, cars, carrier, R)
+        transport_car(b, bodies, cars, carrier)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def transport_car(b, bodies, cars, carrier, R):
-    """``stage_transport`` of car ``b``."""
+def transport_car(b, bodies, cars, carrier):
+    """``stage_transport`` of car ``b``: each vector turned into the old frame's axes and out of the
+    new one's (``maths.frame_turn``: 36 multiplies for the two, where forming R took 45)."""
     vel, omg = bodies.vel, bodies.omg
     tr = cars.transport[b]
     tr[0] = 0.0
@@ -158,14 +160,10 @@ def transport_car(b, bodies, cars, carrier, R):
     if cars.held[b] and cars.has_prev[b] and cars.support[b] and carrier[b] < 0:
         fr = cars.frame[b]
         pf = cars.prev_frame[b]
-        for i in range(3):
-            for k in range(3):
-                R[i, k] = fr[C_T + i] * pf[k] + fr[C_N + i] * pf[3 + k] + fr[C_B + i] * pf[6 + k]
         v0, v1, v2 = vel[b, 0], vel[b, 1], vel[b, 2]
         w0, w1, w2 = omg[b, 0], omg[b, 1], omg[b, 2]
-        for i in range(3):
-            vel[b, i] = R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
-            omg[b, i] = R[i, 0] * w0 + R[i, 1] * w1 + R[i, 2] * w2
+        vel[b, 0], vel[b, 1], vel[b, 2] = frame_turn(fr, pf, v0, v1, v2)
+        omg[b, 0], omg[b, 1], omg[b, 2] = frame_turn(fr, pf, w0, w1, w2)
         transport_impulse(b, bodies, cars, v0, v1, v2, w0, w1, w2)
 
 
@@ -281,7 +279,7 @@ def rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk):
     """``stage_transport``, ``stage_forces`` and ``stage_track_rows`` of bodies ``b0`` … ``b1 − 1`` (no
     carriers, no railway: each body's work reads and writes only its own arrays), stage by stage as
     the serial ones (body by body cost 7 % more at 1000 cars)."""
-    stage_transport(b0, b1, bodies, cars, trk.carrier, wk.R)
+    stage_transport(b0, b1, bodies, cars, trk.carrier)
     stage_forces(b0, b1, cfg, bodies, cars, res, trk.carrier, trk.kbody)
     stage_track_rows(b0, b1, cfg, bodies, cars, trk, wk)
 
@@ -332,6 +330,40 @@ def threaded_integrate(cfg, tracks, bodies, cars, trk, par):
     if par is not None:
         if cfg.threaded != 0:
             par_integrate(cfg.h, tracks, bodies, cars, trk, par)
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def step_chunk(b0, b1, cfg, tracks, bodies, cars, sections, res, trk, scratch, wk):
+    """Bodies ``b0`` … ``b1 − 1`` from one step's integration to the next step's track rows:
+    ``integrate_chunk``, then the next step's start (each car's start speed and section, the start
+    velocities kept: ``stage_start_speed``, ``stage_frames``, ``keep_velocities``) and ``rows_chunk``.
+    Each body's work reads and writes only its own arrays (no carriers, no network, no railway)."""
+    integrate_chunk(b0, b1, cfg.h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E, wk.fr2)
+    stage_start_speed(b0, b1, bodies, cars, trk)
+    stage_frames(b0, b1, cars, sections)
+    keep_velocities(b0, b1, bodies, scratch)
+    rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
+def par_step(cfg, tracks, bodies, cars, sections, res, trk, scratch, par):
+    """``step_chunk`` on all threads, by chunks of bodies: one parallel region between two steps
+    where ``par_integrate`` and ``par_rows`` take two."""
+    nb, nc = bodies.pos.shape[0], par.fr2.shape[0]
+    for c in prange(nc):
+        step_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, tracks, bodies, cars, sections, res, trk, scratch,
+                   lane(par, c))
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def threaded_step(cfg, tracks, bodies, cars, sections, res, trk, scratch, par):
+    """``par_step`` when ``par`` (``tmp.par``) is not None and ``cfg.threaded``, then True; else False
+    (and not compiled when ``par`` is None)."""
+    if par is not None:
+        if cfg.threaded != 0:
+            par_step(cfg, tracks, bodies, cars, sections, res, trk, scratch, par)
             return True
     return False
 
@@ -1126,24 +1158,28 @@ def rail_forces(cfg, bodies, cars, joints, rail):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, keep_u, par):
+def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, keep_u, par,
+                   rows_done):
     """The stages of a step from its start velocities to its rows: the transport, the forces (a
     railway world's traction and draft gears when ``railed``: ``rail``), every car's track block
     with its exact projection, every joint's rows and the chains factored; on moving tracks
     (``carried``) each with its carriers' part (``stage_carriers``). ``keep_u``: the velocities
     before any projection (u*) kept in ``tmp.scratch.vel0``, ``omg0`` (``py_stages_to_solve``).
     ``par``: ``tmp.par``, the per-car stages on all threads (``threaded_rows``; None, a railway world or
-    ``keep_u``: serial). Inlined into its callers: a call would pass every array of every record, each
+    ``keep_u``: serial). ``rows_done``: the per-car stages ran already, at the end of the step before
+    (``threaded_step``). Inlined into its callers: a call would pass every array of every record, each
     step."""
-    if railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par):
-        stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier, tmp.wk.R)
+    if rows_done:
+        pass
+    elif railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par):
+        stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
         if carried:
             stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
         stage_forces(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
         if railed:
             rail_forces(cfg, bodies, cars, joints, rail)
         if keep_u:
-            keep_velocities(bodies, tmp.scratch)
+            keep_velocities(0, bodies.pos.shape[0], bodies, tmp.scratch)
         stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
         if carried:
             stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
@@ -1174,18 +1210,26 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     operated = ops.until.shape[0] > 0
     railed = rail.train.shape[0] > 0
     carried = tmp.trk.kbody.shape[0] > 0   # some track is on a moving body (carrier.py)
+    # one parallel region from a step's integration to the next step's track rows (threaded_step):
+    # only where nothing between them reads or writes what the next step's per-car stages do
+    fused = not (operated or railed or carried or tracks.net[0]) and programs.cj.shape[0] == 0
+    rows_done = False
+    nb = bodies.pos.shape[0]
     nrec = 0
     for n in range(n_steps):
         step = step0 + n + 1
         recorded = step % cfg.record_every == 0
         if tracks.net[0]:
             stage_switches(step, cars, tracks)
-        stage_start_speed(bodies, cars, tmp.trk)
+        if not rows_done:
+            stage_start_speed(0, cars.n, bodies, cars, tmp.trk)
         stage_programs(step, cfg.h, cars, joints, tracks, programs)
-        stage_frames(cars, sections)
+        if not rows_done:
+            stage_frames(0, cars.n, cars, sections)
         if railed:
             stage_rail(step, cfg, bodies, cars, joints, rail)
-        keep_velocities(bodies, tmp.scratch)
+        if not rows_done:
+            keep_velocities(0, nb, bodies, tmp.scratch)
         any_bounded = has_bounded_rows(cars, joints, res)
         if operated:
             keep_positions(cars, ops)
@@ -1197,7 +1241,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             if attempt > 0:
                 restore_velocities(bodies, tmp.scratch)
             stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, False,
-                           tmp.par)
+                           tmp.par, rows_done and attempt == 0)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
             contact = False
             if operated:
@@ -1213,7 +1257,12 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             finish_contacts(step, ops)
         if railed:
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
-        if tracks.net[0] or not threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par):
+        # the next step's start and track rows with this integration, when it follows in this chunk unrecorded
+        rows_done = (fused and n + 1 < n_steps and not recorded
+                     and threaded_step(cfg, tracks, bodies, cars, sections, res, tmp.trk, tmp.scratch, tmp.par))
+        if rows_done:
+            pass
+        elif tracks.net[0] or not threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par):
             stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
         if free_joints:   # a car body turned on its wheel frame beyond its swivel limit (joints/swivel.py)
             swivel_watch(step * cfg.h, joints, bodies.rot)
@@ -1242,10 +1291,10 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     ``bounded`` False: the equality rows only (no PGS iterations)."""
     tracks, bodies, cars, sections, res, joints, programs = world
     update_rotations(bodies)
-    stage_start_speed(bodies, cars, tmp.trk)
-    stage_frames(cars, sections)
+    stage_start_speed(0, cars.n, bodies, cars, tmp.trk)
+    stage_frames(0, cars.n, cars, sections)
     carried = tmp.trk.kbody.shape[0] > 0
-    stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, False, True, None)
+    stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, False, True, None, False)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
     stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None, carried)
 
