@@ -85,6 +85,7 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
         a, g = joints.a[j0], joints.b[j0]
         m = 5 if hg.joint[h, 1] < 0 else HR
         held = a < cars.n and cars.held[a] == 1
+        trk.rank1[a, 6] = 0.0   # the trolley's W̃ becomes Ŵ_a (the chain's factor reads it whole)
         im = bodies.inv_mass[g]
         for k in range(m):           # W_g J_gᵀ (a free body: diag(1/m, I_w⁻¹)), M's lower triangle
             j, r = hang_row(hg, h, k)

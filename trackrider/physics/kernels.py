@@ -251,15 +251,17 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
     for r in range(5):
         trk.lam[b, r] = 0.0
     if b < cars.n and cars.held[b]:
-        if trk.carrier[b] < 0 and cars.support[b]:   # the common case, in closed form
+        if trk.carrier[b] < 0 and cars.support[b]:   # the common case, in closed form (W̃ of rank one)
             fixed_track_block(b, bodies, cars, erp_h, trk, wk)
         else:
+            trk.rank1[b, 6] = 0.0
             prepare_track_block(b, bodies, cars, erp_h, trk, wk)
             if trk.carrier[b] < 0:
                 project_track(b, bodies, trk, wk)
             else:
                 moving_track_block(b, bodies, cars, trk, wk)
     else:
+        trk.rank1[b, 6] = 0.0
         body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, trk.mobility[b])
 
 

@@ -302,6 +302,8 @@ TrackRows = record("TrackRows", (
     Field("lam", ("nb", 5), F, "N·s", "this step's impulses"),
     Field("mobility", ("nb", 6, 6), F, "", "W̃: a car's mobility with its track rows enforced; a free body's W"),
     Field("to_track", ("nb", 5, 6), F, "", "P = A⁻¹ G W: generalised impulse → track-row impulses (−P f)"),
+    Field("rank1", ("nb", 7), F, "", "a supported car on a fixed track, W̃ = n nᵀ/μ: n (0–5), 1/μ (6); "
+          "1/μ = 0: W̃ as it is (any other body, a trolley with its hang folded in)"),
     # a track carried by a body (docs/physics.md §9): the body's columns of rows 1–5, the coupling of a car
     # to its track body, and the carriers (a body with tracks and the cars on them)
     Field("H", ("nb", 5, 6), F, "", "a car on a moving track: the track body's columns of rows 1–5"),

@@ -216,6 +216,10 @@ def fixed_track_block(b, bodies, cars, erp_h, trk, wk):
     z3 = Nx * s0 + Ny * s1 + Nz * s2
     z4 = Bx * s0 + By * s1 + Bz * s2
     n = (n0, n1, n2, Ox, Oy, Oz)
+    r1 = trk.rank1[b]
+    for i in range(6):
+        r1[i] = n[i]
+    r1[6] = imu
     for i in range(6):
         ni = n[i] * imu
         for j in range(i, 6):
