@@ -123,8 +123,8 @@ def test_couplers_across_chunks_same_bytes_on_one_to_four_threads_and_serially()
 
 def test_thread_choice_runs_the_faster_way_and_tries_the_other_again():
     """A world with its per-car stages on all threads times each chunk (``state.ThreadChoice``): each way
-    once, then the faster, and the slower again after ``PROBE_EVERY`` chunks, then after twice as many
-    while it stays slower; the world's first chunk is not timed."""
+    twice in turn, then the faster, and the slower again after ``PROBE_EVERY`` chunks, then after twice as
+    many while it stays slower; the world's first chunk is not timed."""
     from trackrider.physics.state import ThreadChoice
 
     c = ThreadChoice()
@@ -134,10 +134,33 @@ def test_thread_choice_runs_the_faster_way_and_tries_the_other_again():
         way = c.next()
         ways.append(way)
         c.took(way, (3.0 if way else 2.0) * 100e-6, 100)   # serial 2 µs/step, threads 3 µs/step
-    assert ways[:2] == [True, False]
-    assert [i for i, w in enumerate(ways) if w] == [0, 18, 51]   # tried again after 16, then 32 chunks
+    assert ways[:4] == [True, False, True, False]
+    assert [i for i, w in enumerate(ways) if w] == [0, 2, 20, 53]   # tried again after 16, then 32 chunks
     c.took(True, 1.0 * 100e-6, 100)                   # the cores came free: threads win from now on
     assert [c.next() for _ in range(3)] == [True, True, True]
+
+
+def test_thread_choice_is_not_turned_by_one_slow_chunk():
+    """One chunk on the threads slowed by other work (a thread not scheduled) keeps the threads; three in a
+    row turn the choice to the serial stages."""
+    from trackrider.physics.state import ThreadChoice
+
+    c = ThreadChoice()
+    c.took(c.next(), 9.0, 100)
+    for way in (True, False, True, False):
+        assert c.next() is way
+        c.took(way, (2.0 if way else 3.0) * 100e-6, 100)   # threads 2 µs/step, serial 3 µs/step
+    c.took(True, 6.0 * 100e-6, 100)                    # one slow chunk
+    assert c.next() is True
+    d = ThreadChoice()                                   # a slow first chunk on the threads
+    d.took(d.next(), 9.0, 100)
+    for t in (6.0, 3.0, 2.0, 3.0):
+        way = d.next()
+        d.took(way, (t if way else 3.0) * 100e-6, 100)
+    assert d.next() is True
+    c.took(True, 6.0 * 100e-6, 100)
+    c.took(True, 6.0 * 100e-6, 100)                    # three in a row: the machine is busy
+    assert c.next() is False
 
 
 def test_parallel_only_with_two_threads_or_more():
