@@ -116,16 +116,22 @@ def wrap_arc_length(s, length, closed):
     return s
 
 
-@njit(cache=True)
-def eval_track(data, row0, nrows, ds, length, closed, s, out):
-    """Write the frame at arc length ``s`` into ``out[0:NCOL]`` (layout as the table)."""
-    s = wrap_arc_length(s, length, closed)
+@njit(cache=True, inline="always")
+def segment(s, ds, nrows, row0):
+    """The table row ``a`` that starts the interval of ``s`` (in [0, length]) and ``u``, where ``s`` lies in
+    it (0 … 1; the last interval takes ``s`` = length)."""
     x = s / ds
     i = int(x)
     if i > nrows - 2:
         i = nrows - 2
-    u = x - i
-    a = row0 + i
+    return row0 + i, x - i
+
+
+@njit(cache=True)
+def eval_track(data, row0, nrows, ds, length, closed, s, out):
+    """Write the frame at arc length ``s`` into ``out[0:NCOL]`` (layout as the table)."""
+    s = wrap_arc_length(s, length, closed)
+    a, u = segment(s, ds, nrows, row0)
     b = a + 1
     u2 = u * u
     u3 = u2 * u
@@ -190,12 +196,7 @@ def shift_frame(fr, d, data, row0, nrows, ds, length, closed, s, out):
     if abs(d) > SHIFT_MAX:
         eval_track(data, row0, nrows, ds, length, closed, s, out)
         return
-    x = s / ds
-    i = int(x)
-    if i > nrows - 2:
-        i = nrows - 2
-    u = x - i
-    a = row0 + i
+    a, u = segment(s, ds, nrows, row0)
     w = 1.0 - u
     for k in range(C_OMEGA, NCOL):
         out[k] = w * data[a, k] + u * data[a + 1, k]

@@ -803,8 +803,10 @@ def stage_supports(cfg, bodies, cars, trk):
 def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, E, wk):
     """Integrate positions (x += h v; q += h/2 (0,ω)⊗q, normalised), update each car's s.
 
-    s is predicted as s + h (T·v_A), then corrected by a Newton step of the closest-point
-    condition f(s) = (A.P − P(s))·T(s) = 0 with f'(s) = −1 + (A.P − P)·P''(s) (docs/physics.md §2).
+    s is predicted from the last frame to third order (``predict_step``), then corrected by a Newton
+    step of the closest-point condition f(s) = (A.P − P(s))·T(s) = 0 with f'(s) = −1 + (A.P − P)·P''(s)
+    (docs/physics.md §2); on a fixed track the frame is evaluated once, at the predicted s, and moved
+    by the Newton step (``closest_frame``, ``curves.compact.shift_frame``).
     Leaving an open track's end sets RAN_OFF and frees the car. On a moving track the same in the
     track's table, the anchor carried back by the body's new pose (``carrier.to_table``), and each
     car's frame axes in the table are kept for the next step's transport (``cars.prev_frame``).
@@ -908,21 +910,25 @@ def closest_s(tracks, t, s, ax, ay, az, fr2):
     (``ax``, ``ay``, ``az``): error O(κ² (h v)⁴) from the predictor; none off an open track's ends."""
     L = tracks.length[t]
     closed = tracks.closed[t]
-    for it in range(1):
-        if not closed and (s < 0.0 or s > L):
-            break
-        eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, fr2)
-        dx, dy, dz = ax - fr2[C_P], ay - fr2[C_P + 1], az - fr2[C_P + 2]
-        f = dx * fr2[C_T] + dy * fr2[C_T + 1] + dz * fr2[C_T + 2]
-        fp = -1.0 + dx * fr2[C_DT] + dy * fr2[C_DT + 1] + dz * fr2[C_DT + 2]
-        if fp > -0.2:
-            fp = -1.0
-        s = s - f / fp
-        if closed:
-            s = wrap_arc_length(s, L, True)
-        if abs(f) < 1e-10:
-            break
+    if not closed and (s < 0.0 or s > L):
+        return s
+    eval_track_point(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, fr2)
+    s = s + newton_step(ax, ay, az, fr2)
+    if closed:
+        s = wrap_arc_length(s, L, True)
     return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def newton_step(ax, ay, az, fr):
+    """−f/f' of the closest-point condition f(s) = (A − P)·T at the point of ``fr`` (its P, T, P''),
+    f' = −1 + (A − P)·P'' (−1 where the anchor is so far inside a tight curve that f' > −0.2)."""
+    dx, dy, dz = ax - fr[C_P], ay - fr[C_P + 1], az - fr[C_P + 2]
+    f = dx * fr[C_T] + dy * fr[C_T + 1] + dz * fr[C_T + 2]
+    fp = -1.0 + dx * fr[C_DT] + dy * fr[C_DT + 1] + dz * fr[C_DT + 2]
+    if fp > -0.2:
+        fp = -1.0
+    return -f / fp
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -950,12 +956,7 @@ def closest_frame(tracks, t, s, ax, ay, az, fr):
     if not closed and (s < 0.0 or s > L):
         return s, 0.0, False
     eval_track(tracks.data, tracks.row0[t], tracks.nrows[t], tracks.ds[t], L, closed, s, fr)
-    dx, dy, dz = ax - fr[C_P], ay - fr[C_P + 1], az - fr[C_P + 2]
-    f = dx * fr[C_T] + dy * fr[C_T + 1] + dz * fr[C_T + 2]
-    fp = -1.0 + dx * fr[C_DT] + dy * fr[C_DT + 1] + dz * fr[C_DT + 2]
-    if fp > -0.2:
-        fp = -1.0
-    step = -f / fp
+    step = newton_step(ax, ay, az, fr)
     s2 = s + step
     if closed:
         s2 = wrap_arc_length(s2, L, True)
@@ -1171,9 +1172,7 @@ def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, car
     ``keep_u``: serial). ``rows_done``: the per-car stages ran already, at the end of the step before
     (``threaded_step``). Inlined into its callers: a call would pass every array of every record, each
     step."""
-    if rows_done:
-        pass
-    elif railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par):
+    if not rows_done and (railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par)):
         stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
         if carried:
             stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
@@ -1262,9 +1261,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         # the next step's start and track rows with this integration, when it follows in this chunk unrecorded
         rows_done = (fused and n + 1 < n_steps and not recorded
                      and threaded_step(cfg, tracks, bodies, cars, sections, res, tmp.trk, tmp.scratch, tmp.par))
-        if rows_done:
-            pass
-        elif tracks.net[0] or not threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par):
+        if not rows_done and (tracks.net[0] or not threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)):
             stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
         if free_joints:   # a car body turned on its wheel frame beyond its swivel limit (joints/swivel.py)
             swivel_watch(step * cfg.h, joints, bodies.rot)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T, wrap_arc_length
+from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T, segment, wrap_arc_length
 from trackrider.jit import njit
 from trackrider.physics.maths import cross, body_mobility, frame_rotation_error, row_velocity
 
@@ -385,12 +385,7 @@ def eval_track_point(data, row0, nrows, ds, length, closed, s, out):
     what the closest-point Newton step needs, with exactly the arithmetic of
     ``curves.compact.eval_track`` for those columns (the other columns are left alone)."""
     s = wrap_arc_length(s, length, closed)
-    x = s / ds
-    i = int(x)
-    if i > nrows - 2:
-        i = nrows - 2
-    u = x - i
-    a = row0 + i
+    a, u = segment(s, ds, nrows, row0)
     b = a + 1
     u2 = u * u
     u3 = u2 * u
