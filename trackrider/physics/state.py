@@ -415,14 +415,13 @@ MIN_THREADS = 2
 class ThreadChoice:
     """Which way a world with ``tmp.par`` runs its next chunk of steps: the per-car stages on all
     threads, or serially (``Step.threaded``). Both give the same bytes (docs/physics.md, "Both
-    cores"), so the choice is by speed alone, measured as the run goes: the first two timed chunks
-    try each way in turn, ``FIRST`` each, then the faster one runs (each way's cost: the least
+    cores"), so the choice is by speed alone, measured as the run goes: the first timed chunks try
+    each way in turn, ``FIRST`` each, then the faster one runs (each way's cost: the least
     wall-clock seconds per step among its latest ``RECENT`` chunks, so one chunk slowed by other
     work on the machine does not turn the choice, and three in a row do), and the other is tried
-    again after ``PROBE_EVERY``
-    chunks, so a machine whose cores fill up or empty during a run is followed; each try that
-    changes nothing doubles the wait, up to ``PROBE_MOST``. The world's first chunk is not timed
-    (it may load kernels)."""
+    again after ``PROBE_EVERY`` chunks, so a machine whose cores fill up or empty during a run is
+    followed; each try that changes nothing doubles the wait, up to ``PROBE_MOST``. The world's
+    first chunk is not timed (it may load kernels)."""
 
     PROBE_EVERY = 16
     PROBE_MOST = 256
@@ -430,17 +429,22 @@ class ThreadChoice:
     FIRST = 2
 
     def __init__(self):
-        self.cost = {True: None, False: None}   # s per step each way: the least of its latest chunks
         self.recent = {True: [], False: []}     # s per step of each way's latest RECENT chunks
         self.every = self.PROBE_EVERY            # chunks between two tries of the slower way
         self.since = 0                           # chunks the faster way has run since the last try
         self.started = False                     # the first chunk (not timed) has run
 
+    @property
+    def cost(self):
+        """{way: s per step, the least of its latest chunks (None before one is timed)}."""
+        return {way: min(t) if t else None for way, t in self.recent.items()}
+
     def best(self):
         """The faster way so far (None before both are timed ``FIRST`` times)."""
         if min(len(self.recent[True]), len(self.recent[False])) < self.FIRST:
             return None
-        return self.cost[True] <= self.cost[False]
+        cost = self.cost
+        return cost[True] <= cost[False]
 
     def next(self) -> bool:
         """True: the next chunk on all threads."""
@@ -458,7 +462,6 @@ class ThreadChoice:
         recent = self.recent[threaded]
         recent.append(seconds / steps)
         del recent[:-self.RECENT]
-        self.cost[threaded] = min(recent)
         if before is None:
             return
         if threaded == before:
