@@ -243,6 +243,42 @@ def test_a_kernel_only_kernels_call_makes_no_machine_code_and_links_from_the_cac
     assert b"\x7fELF" not in entry.read_bytes()                        # a module, no object code
 
 
+def test_a_called_kernel_gets_only_the_arguments_it_reads():
+    """A kernel linked into its caller's machine code keeps only the arguments it reads
+    (``jit_cache.drop_dead_arguments``): here one of three arrays and the index, where numba passes
+    every word of every array; its own module (which other callers link) keeps them all, and the
+    results are the same."""
+    from llvmlite import binding as ll
+
+    from trackrider.jit import njit
+
+    @njit(error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+    def picked(a, b, c, i):
+        s = 0.0
+        for k in range(i):   # too much to be inlined into its caller by LLVM
+            s += np.sqrt(abs(b[k] * 3.0 + 1.0)) / (1.0 + k)
+        return s
+
+    @njit(error_model="numpy", _nrt=False)
+    def caller(a, b, c, n):
+        s = 0.0
+        for i in range(n):
+            s += picked(a, b, c, i % 7)
+        return s
+
+    a, b, c = np.arange(8.0), np.linspace(0.0, 1.0, 8), np.ones((2, 3))
+    expected = sum(sum(np.sqrt(abs(b[k] * 3.0 + 1.0)) / (1.0 + k) for k in range(i % 7)) for i in range(50))
+    assert caller(a, b, c, 50) == pytest.approx(expected, rel=1e-13)
+    (sig,), (own,) = caller.signatures, picked.signatures
+    name = picked.overloads[own].fndesc.mangled_name
+    linked = caller.overloads[sig].library._final_module.get_function(name)
+    alone = picked.overloads[own].library._get_module_for_linking().get_function(name)
+    assert linked.linkage == ll.Linkage.internal and alone.linkage == ll.Linkage.linkonce_odr
+    # numba's words: a status pointer, an exception pointer, 7 per 1-d array, 9 for the 2-d one, the index
+    assert len(list(alone.arguments)) == 2 + 7 + 7 + 9 + 1
+    assert len(list(linked.arguments)) <= 2 + 2 + 1     # b's data and its stride (at most), the index
+
+
 # a copy of the package gets two kernel modules: ``sizes`` defines a kernel (the process's sources are
 # hashed then) and ``fill`` is imported later (as trackrider imports physics modules inside functions);
 # its kernel writes SIZE elements into an array the caller makes SIZE long

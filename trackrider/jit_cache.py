@@ -383,7 +383,8 @@ class _Library(JITCodeLibrary):
     once by itself and once more in every caller up the tree, none of which ever ran (the callers
     link its optimized LLVM module, not its machine code). The module is optimized exactly as
     before, so the callers' code, and every result, is the same. Its cache entry is that module
-    (``"link"``: ``_LinkLater`` loads it)."""
+    (``"link"``: ``_LinkLater`` loads it). A library that does become machine code first drops the
+    arguments its linked kernels never read (``drop_dead_arguments``)."""
 
     _link_only = False
 
@@ -394,6 +395,7 @@ class _Library(JITCodeLibrary):
             self._verify_declare_only_symbols()
             self._link_only = self._finalized = True
             return
+        drop_dead_arguments(self._final_module, self._codegen._tm)
         super()._finalize_final_module()
 
     def serialize_using_object_code(self):
@@ -406,6 +408,29 @@ class _Library(JITCodeLibrary):
         if state[1] == "link":
             return _LinkLater.load(codegen, state, frozenset())
         return super()._unserialize(codegen, state)
+
+
+def drop_dead_arguments(module, target_machine) -> int:
+    """Drop the arguments that the kernels linked into ``module`` (an optimized module about to become
+    machine code) never read; returns how many kernels it looked at. numba passes every array of every
+    record a kernel takes as words of their own, and keeps a linked kernel ``linkonce_odr``, whose
+    signature LLVM may not change: a stage called with whole records paid for hundreds of words a call
+    (docs/physics.md "Speed and compile time"). The linked copies are this module's own (a library that
+    links this one links its own copy), so they are made ``internal``, and LLVM's dead argument
+    elimination removes the arguments and return values no caller uses. No instruction of a kernel's
+    arithmetic changes: every result is the same."""
+    if not hasattr(ll, "create_new_module_pass_manager"):   # an llvmlite without the new pass manager
+        return 0
+    n = 0
+    for fn in module.functions:
+        if not fn.is_declaration and fn.linkage == ll.Linkage.linkonce_odr:
+            fn.linkage = ll.Linkage.internal
+            n += 1
+    if n:
+        mpm = ll.create_new_module_pass_manager()
+        mpm.add_dead_arg_elimination_pass()
+        mpm.run(module, ll.create_pass_builder(target_machine, ll.create_pipeline_tuning_options()))
+    return n
 
 
 class _LinkLater(JITCodeLibrary):
