@@ -14,7 +14,8 @@ sections the cars are on, the start velocities kept, whether any row is bounded,
 
 A world of ``state.PARALLEL_BODIES`` bodies or more (1000 cars) also prints its per-car stages on all
 threads (``kernels.threaded_rows``, ``threaded_integrate``, and the one region a step between two others
-takes, ``threaded_step``: an integration and the next step's start and rows; ``NUMBA_NUM_THREADS`` threads), CPU time of
+takes, ``threaded_step``: an integration and the next step's start and rows, and the blocks of a plain chain's
+couplers; ``NUMBA_NUM_THREADS`` threads), CPU time of
 all threads and wall time: compare them with the serial stages (on a quiet machine); and the same chunks
 run one after the other on one thread without the parallel region (``chunks in turn``).
 
@@ -88,7 +89,7 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
             if carried:
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
         elif which == 2:
-            kn.stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
+            kn.stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried, False)
             if carried:
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
         elif which == 3:
@@ -115,7 +116,7 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
         elif which == 10:
             kn.threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)
         elif which == 11:   # one region from a step's integration to the next step's track rows
-            kn.threaded_step(cfg, tracks, bodies, cars, sections, res, tmp.trk, tmp.scratch, tmp.par)
+            kn.threaded_step(cfg, tracks, bodies, cars, sections, res, joints, tmp, tmp.par)
         else:
             chunks_in_turn(which - 12, cfg, tracks, bodies, cars, res, tmp.trk, tmp.par)
 

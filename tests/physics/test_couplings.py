@@ -251,3 +251,38 @@ def test_one_compiled_kernel_serves_every_world():
     assert worlds[3].ops is not None and worlds[0].ops is None
     # (a world of state.PARALLEL_BODIES bodies or more has a variant of its own, its track rows on all threads)
     assert len([sig for sig in kn.run_chunk.overloads if str(sig[4].types[-1]) == "none"]) == 1
+
+
+def test_a_long_worlds_plain_chains_are_made_in_blocks_of_the_couplers_inside_each_chunk_of_bodies(monkeypatch):
+    """``couplings.split_chains``: in a world of ``state.PARALLEL_BODIES`` bodies or more, a train of rigid
+    distance couplers has its couplers made in blocks (``chains.inner``), each chunk of bodies the run of
+    those whose two cars are both in it (``chains.jr``); a train of ball couplers, and every train of a
+    shorter world, is factored as before (docs/physics.md "Both cores")."""
+    from trackrider.physics import state as st
+
+    monkeypatch.setattr(st, "MIN_THREADS", 1)
+    monkeypatch.setattr(st, "threads", lambda: 3)
+    car = CarSpec(600.0, 2.0, 1.2, 1.0, cg_height=0.3, rider_height=1.1)
+
+    def built(n_plain, n_ball):
+        w = World(dt=1e-3)
+        for i, (n, coupling) in enumerate([(n_plain, CouplingSpec("distance", 0.5)),
+                                           (n_ball, CouplingSpec("ball", 0.5))]):
+            k = w.add_track(analytic.hilly_circle(R=500.0 + 20.0 * i, amp=3.0, waves=12, n=4001))
+            w.add_train("t%d" % i, k, n, car, coupling=coupling, start_s=n * 2.5 + 200.0, start_speed=12.0)
+        w._build()
+        return w._temps.chains, w.joint_state, w.pos.shape[0]
+
+    chains, joints, nb = built(400, 150)
+    assert chains.jr.shape[1:] == (3, 2) and nb >= st.PARALLEL_BODIES
+    j0, n = chains.first[0], chains.count[0]
+    assert n == 399 and chains.inner[j0:j0 + n].all() and not chains.inner[chains.first[1]:].any()
+    for c in range(3):
+        b0, b1 = c * nb // 3, (c + 1) * nb // 3
+        inside = [j for j in range(j0, j0 + n) if b0 <= joints.a[j] < b1 and b0 <= joints.b[j] < b1]
+        s, e = chains.jr[0, c]
+        assert list(range(s, e)) == inside and chains.jr[1, c].tolist() == [0, 0]
+    # between two blocks the one coupler across two chunks (made serially); the last block ends the chain
+    assert [chains.jr[0, c + 1, 0] - chains.jr[0, c, 1] for c in range(2)] == [1, 1] and chains.jr[0, 2, 1] == j0 + n
+    chains, _, nb = built(300, 150)
+    assert nb < st.PARALLEL_BODIES and not chains.inner.any() and not chains.jr.any()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
+from trackrider.physics.joints.distance import prepare as prepare_distance
 from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_GROUPS, ROW_SOFTNESS, SAME_TARGET
 
 
@@ -45,54 +46,122 @@ def dot6(x, h0, h1, h2, h3, h4, h5):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def factor_chain(t, chains, joints, rows, trk, cars):
+def factor_chain(t, chains, joints, rows, trk, cars, bodies, h, erp_h, done):
     """Cache w, p and factor the tridiagonal system of train ``t``'s chain (``factor_chain_rows``: a
-    call that passes these records whole would cost more than a short train's factor)."""
-    factor_chain_rows(chains.first[t], chains.count[t], joints.a, joints.b, rows.J, rows.gamma, trk.mobility,
-                      trk.rank1, trk.to_track, cars.n, cars.held, chains.w, chains.p, chains.d, chains.f)
+    call that passes these records whole would cost more than a short train's factor). A chain made
+    in blocks (``chains.inner``, ``split_chains``) also has its couplers' rows made here (``chain_block``),
+    those of each chunk of bodies already made by the chunk when ``done`` (``kernels.step_chunk``)."""
+    factor_chain_rows(t, chains.first[t], chains.count[t], chains, joints, rows, trk, cars, bodies, h, erp_h, done)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def factor_chain_rows(j0, n, ja, jb, jJ, gamma, Wt, Wn, Pm, ncars, car_on, cw, cp, cd, cf):
-    """``factor_chain`` of the ``n`` couplers from ``j0`` (ends ``ja``, ``jb``; rows ``jJ``, softness
-    ``gamma``) on bodies of mobility ``Wt`` (``Wn``: ``trk.rank1``, a W̃ of rank one by its n and 1/μ)
-    and track map ``Pm``: ``chains.w``, ``.p``, ``.d``, ``.f``."""
+def factor_chain_rows(t, j0, n, chains, joints, rows, trk, cars, bodies, h, erp_h, done):
+    """``factor_chain`` of the ``n`` couplers from ``j0``: ``chains.w``, ``.p``, ``.d``, ``.f``."""
+    cw, cf, jJ = chains.w, chains.f, rows.J
+    if n > 0 and chains.inner[j0]:   # made in blocks
+        if not done:
+            chain_block(j0, j0 + n, True, h, erp_h, chains, joints, bodies, rows, trk, cars)
+            return
+        j = j0
+        for c in range(chains.jr.shape[1]):   # the gaps between the chunks' blocks, in order along the chain
+            s, e = chains.jr[t, c, 0], chains.jr[t, c, 1]
+            if e > s:
+                if s > j:
+                    chain_block(j, s, False, h, erp_h, chains, joints, bodies, rows, trk, cars)
+                    cf[s - 1] = coupler_link(s - 1, cw, jJ)
+                j = e
+        if j < j0 + n:
+            chain_block(j, j0 + n, False, h, erp_h, chains, joints, bodies, rows, trk, cars)
+        for c in range(chains.jr.shape[1]):   # each block's last row with the next
+            s, e = chains.jr[t, c, 0], chains.jr[t, c, 1]
+            if s < e < j0 + n:
+                cf[e - 1] = coupler_link(e - 1, cw, jJ)
+        for k in range(n):
+            pivot(j0 + k, k, chains.d, cf)
+        cf[j0 + n - 1] = 0.0
+    else:
+        factor_pass(j0, n, chains, joints, rows, trk, cars)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def factor_pass(j0, n, chains, joints, rows, trk, cars):
+    """Each coupler's terms (``coupler_terms``), its pivot (``pivot``) and its off-diagonal with the next,
+    coupler by coupler along the chain (the pivots' divisions overlap the next coupler's terms)."""
     for k in range(n):
         j = j0 + k
-        for e in range(2):
-            body = ja[j] if e == 0 else jb[j]
-            o = 6 * e
-            # the row's six columns at this end, read once (each store below could alias them)
-            h0, h1, h2 = jJ[j, 0, o], jJ[j, 0, o + 1], jJ[j, 0, o + 2]
-            h3, h4, h5 = jJ[j, 0, o + 3], jJ[j, 0, o + 4], jJ[j, 0, o + 5]
-            imu = Wn[body, 6]
-            if imu > 0.0:   # W̃ h = n (n·h)/μ: 12 multiplies, not 36
-                g = dot6(Wn[body], h0, h1, h2, h3, h4, h5) * imu
-                for i in range(6):
-                    cw[j, o + i] = Wn[body, i] * g
-            else:
-                W = Wt[body]
-                for i in range(6):
-                    cw[j, o + i] = dot6(W[i], h0, h1, h2, h3, h4, h5)
-            car = body < ncars and car_on[body]
-            P = Pm[body]
-            for r in range(5):
-                cp[j, 5 * e + r] = dot6(P[r], h0, h1, h2, h3, h4, h5) if car else 0.0
-        d = gamma[j]
-        for i in range(12):
-            d += jJ[j, 0, i] * cw[j, i]
-        if k > 0:
-            d -= cf[j - 1] * cf[j - 1] / cd[j - 1]
-        if d < 1e-300:
-            d = 1e-300
-        cd[j] = d
-        if k < n - 1:
-            s = 0.0
+        coupler_terms(j, chains, joints, rows, trk, cars)
+        pivot(j, k, chains.d, chains.f)
+        chains.f[j] = coupler_link(j, chains.w, rows.J) if k < n - 1 else 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def pivot(j, k, cd, cf):
+    """The LDLᵀ (Thomas) pivot of coupler ``j``, the ``k``-th of its chain: D'_k = D_k − F_{k−1}²/D'_{k−1}."""
+    d = cd[j]
+    if k > 0:
+        d -= cf[j - 1] * cf[j - 1] / cd[j - 1]
+    if d < 1e-300:
+        d = 1e-300
+    cd[j] = d
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def chain_block(j0, j1, whole, h, erp_h, chains, joints, bodies, rows, trk, cars):
+    """Couplers ``j0`` … ``j1 − 1`` of a chain made in blocks (``split_chains``): each one's row
+    (``joints/distance.prepare``), its terms (``coupler_terms``) and the off-diagonal of each with the
+    next in the block; ``whole``: the block is the whole chain, its pivots too (``factor_pass``). One
+    compiled function for a chunk of bodies (``kernels.step_chunk``, on a thread) and for the serial
+    stage, so that both round alike (LLVM chooses which product of a sum it fuses into a multiply-add
+    by the code around it: docs/physics.md "Both cores")."""
+    for j in range(j0, j1):
+        prepare_distance(j, joints, bodies, h, erp_h, rows, False)   # (a chain's couplers have no slack)
+    if whole:
+        factor_pass(j0, j1 - j0, chains, joints, rows, trk, cars)
+        return
+    for j in range(j0, j1):
+        coupler_terms(j, chains, joints, rows, trk, cars)
+    for j in range(j0, j1 - 1):
+        chains.f[j] = coupler_link(j, chains.w, rows.J)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def coupler_terms(j, chains, joints, rows, trk, cars):
+    """Coupler ``j``'s W̃Hᵀ and PHᵀ at both ends (``chains.w``, ``.p``) and its diagonal H W̃ Hᵀ + γ
+    (``chains.d``, before the pivots): a W̃ of rank one (``trk.rank1``: n and 1/μ) as n (n·h)/μ, 12
+    multiplies an end where the whole W̃ takes 36."""
+    jJ, Wt, Wn, Pm, cw, cp = rows.J, trk.mobility, trk.rank1, trk.to_track, chains.w, chains.p
+    for e in range(2):
+        body = joints.a[j] if e == 0 else joints.b[j]
+        o = 6 * e
+        # the row's six columns at this end, read once (each store below could alias them)
+        h0, h1, h2 = jJ[j, 0, o], jJ[j, 0, o + 1], jJ[j, 0, o + 2]
+        h3, h4, h5 = jJ[j, 0, o + 3], jJ[j, 0, o + 4], jJ[j, 0, o + 5]
+        imu = Wn[body, 6]
+        if imu > 0.0:   # W̃ h = n (n·h)/μ: 12 multiplies, not 36
+            g = dot6(Wn[body], h0, h1, h2, h3, h4, h5) * imu
             for i in range(6):
-                s += cw[j, 6 + i] * jJ[j + 1, 0, i]
-            cf[j] = s
+                cw[j, o + i] = Wn[body, i] * g
         else:
-            cf[j] = 0.0
+            W = Wt[body]
+            for i in range(6):
+                cw[j, o + i] = dot6(W[i], h0, h1, h2, h3, h4, h5)
+        car = body < cars.n and cars.held[body]
+        P = Pm[body]
+        for r in range(5):
+            cp[j, 5 * e + r] = dot6(P[r], h0, h1, h2, h3, h4, h5) if car else 0.0
+    d = rows.gamma[j]
+    for i in range(12):
+        d += jJ[j, 0, i] * cw[j, i]
+    chains.d[j] = d
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def coupler_link(j, cw, jJ):
+    """The off-diagonal F_j = H_j^b W̃ H_{j+1}^aᵀ of couplers ``j`` and ``j + 1``."""
+    s = 0.0
+    for i in range(6):
+        s += cw[j, 6 + i] * jJ[j + 1, 0, i]
+    return s
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -331,3 +400,35 @@ def group_rows(t, chains, joints, crow, single):
                         crow.ystar[b2, r2] = ystar
                         crow.gamma[b2, r2] = g
             ng += 1
+
+
+# ----------------------------------------------------------------------------- in Python
+def split_chains(chains, nb, joints, blocks_train, nhangs, nk, distance_code):
+    """Once per world: which chains are made in blocks (``chains.inner``) and each chunk of bodies'
+    block of them (``chains.jr``, the chunks of ``kernels.par_step``: ``nb`` bodies in ``chains.jr.shape[1]``
+    equal parts). In a world of ``state.PARALLEL_BODIES`` bodies or more without carriers or suspended
+    cars, a train whose couplers are all rigid distance couplers in its chain (no car blocks, no slack)
+    has their rows made with the chain's factor (``chain_block``), and in a step that follows a fused
+    one in a chunk of steps, a chunk makes the block of those whose two cars are both in it: the first
+    run of consecutive couplers that are, after the blocks of the chunks before it."""
+    from trackrider.physics.state import PARALLEL_BODIES
+
+    if nb < PARALLEL_BODIES or nk > 0 or nhangs > 0:
+        return
+    nc = chains.jr.shape[1]
+    for t, (j0, n) in enumerate(zip(chains.first.tolist(), chains.count.tolist())):
+        js = range(j0, j0 + n)
+        if n == 0 or blocks_train[t, 1] > 0 or any(
+                joints.kind[j] != distance_code or joints.chain[j] != 1 or joints.slack[j] for j in js):
+            continue
+        chains.inner[j0:j0 + n] = 1
+        after = j0
+        for c in range(nc):
+            b0, b1 = c * nb // nc, (c + 1) * nb // nc
+            inside = {j for j in js if b0 <= joints.a[j] < b1 and b0 <= joints.b[j] < b1 and j >= after}
+            if inside:
+                s = e = min(inside)
+                while e in inside:
+                    e += 1
+                chains.jr[t, c] = s, e
+                after = e

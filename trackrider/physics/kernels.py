@@ -27,7 +27,7 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, shif
 from trackrider.jit import njit, prange
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_train
-from trackrider.physics.couplings import factor_chain, train_car, train_mode, train_rows_scalar
+from trackrider.physics.couplings import chain_block, factor_chain, train_car, train_mode, train_rows_scalar
 from trackrider.physics.hang_blocks import answer_hangs, fold_hangs
 from trackrider.physics.joints import distance
 from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
@@ -337,45 +337,56 @@ def threaded_integrate(cfg, tracks, bodies, cars, trk, par):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def step_chunk(b0, b1, cfg, tracks, bodies, cars, sections, res, trk, scratch, wk):
-    """Bodies ``b0`` … ``b1 − 1`` from one step's integration to the next step's track rows:
-    ``integrate_chunk``, then the next step's start (each car's start speed and section, the start
-    velocities kept: ``stage_start_speed``, ``stage_frames``, ``keep_velocities``) and ``rows_chunk``.
-    Each body's work reads and writes only its own arrays (no carriers, no network, no railway)."""
+def step_chunk(c, b0, b1, cfg, tracks, bodies, cars, sections, res, joints, trk, rows, chains, scratch, wk):
+    """Bodies ``b0`` … ``b1 − 1`` (chunk ``c``) from one step's integration to the next step's track
+    rows: ``integrate_chunk``, then the next step's start (each car's start speed and section, the
+    start velocities kept: ``stage_start_speed``, ``stage_frames``, ``keep_velocities``), ``rows_chunk``
+    and the couplers of a chain made in blocks whose two cars are both in the chunk (``chains.jr``:
+    their rows and their terms of the chain's factor, ``couplings.chain_block``). Each body's and each
+    such coupler's work reads and writes only its own arrays (no carriers, no network, no railway)."""
     integrate_chunk(b0, b1, cfg.h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E, wk.fr2)
     stage_start_speed(b0, b1, bodies, cars, trk)
     stage_frames(b0, b1, cars, sections)
     keep_velocities(b0, b1, bodies, scratch)
     rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk)
+    for t in range(chains.jr.shape[0]):
+        if chains.jr[t, c, 1] > chains.jr[t, c, 0]:
+            chain_block(chains.jr[t, c, 0], chains.jr[t, c, 1], False, cfg.h, cfg.erp_h, chains, joints, bodies, rows,
+                        trk, cars)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
-def par_step(cfg, tracks, bodies, cars, sections, res, trk, scratch, par):
+def par_step(cfg, tracks, bodies, cars, sections, res, joints, trk, rows, chains, scratch, par):
     """``step_chunk`` on all threads, by chunks of bodies: one parallel region between two steps
     where ``par_integrate`` and ``par_rows`` take two."""
     nb, nc = bodies.pos.shape[0], par.fr2.shape[0]
     for c in prange(nc):
-        step_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, tracks, bodies, cars, sections, res, trk, scratch,
-                   lane(par, c))
+        step_chunk(c, c * nb // nc, (c + 1) * nb // nc, cfg, tracks, bodies, cars, sections, res, joints, trk, rows,
+                   chains, scratch, lane(par, c))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def threaded_step(cfg, tracks, bodies, cars, sections, res, trk, scratch, par):
+def threaded_step(cfg, tracks, bodies, cars, sections, res, joints, tmp, par):
     """``par_step`` when ``par`` (``tmp.par``) is not None and ``cfg.threaded``, then True; else False
     (and not compiled when ``par`` is None)."""
     if par is not None:
         if cfg.threaded != 0:
-            par_step(cfg, tracks, bodies, cars, sections, res, trk, scratch, par)
+            par_step(cfg, tracks, bodies, cars, sections, res, joints, tmp.trk, tmp.rows, tmp.chains, tmp.scratch, par)
             return True
     return False
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
+def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried, done):
     """Every joint's rows (by kind, ``joints/``); each train's chain factored (``couplings.py``;
-    ``carried``: the joints that hold a carrier are solved with it, ``stage_carriers``)."""
+    ``carried``: the joints that hold a carrier are solved with it, ``stage_carriers``). A chain made in
+    blocks (``chains.inner``) has its couplers' rows made with its factor; ``done``: each chunk of
+    bodies made its block already (``step_chunk``)."""
+    inner = tmp.chains.inner
     for j in range(joints.kind.shape[0]):
         if joints.chain[j] == 5:   # a bar the car blocks replace (car_blocks.py): never used
+            continue
+        if inner[j]:   # a coupler of a chain made in blocks: with its chain's factor
             continue
         if carried and joints.chain[j] == 2:   # holds a carrier, solved with it (stage_carriers)
             continue
@@ -389,7 +400,7 @@ def stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried):
         if tmp.blocks.train[t, 1] > 0:   # cars on bogies: swivels and couplers in blocks (car_blocks.py)
             factor_blocks(t, tmp.blocks, joints, tmp.rows, tmp.trk, cars)
         elif tmp.chains.count[t] > 0:
-            factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars)
+            factor_chain(t, tmp.chains, joints, tmp.rows, tmp.trk, cars, bodies, cfg.h, cfg.erp_h, done)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -1184,7 +1195,7 @@ def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, car
         stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
         if carried:
             stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
-    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried)
+    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried, rows_done)
     if carried:
         stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
 
@@ -1260,7 +1271,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
         # the next step's start and track rows with this integration, when it follows in this chunk unrecorded
         rows_done = (fused and n + 1 < n_steps and not recorded
-                     and threaded_step(cfg, tracks, bodies, cars, sections, res, tmp.trk, tmp.scratch, tmp.par))
+                     and threaded_step(cfg, tracks, bodies, cars, sections, res, joints, tmp, tmp.par))
         if not rows_done and (tracks.net[0] or not threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)):
             stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
         if free_joints:   # a car body turned on its wheel frame beyond its swivel limit (joints/swivel.py)

@@ -341,6 +341,8 @@ Chains = record("Chains", (
     Field("u", ("nj", 6), F, "", "a chain on a moving track: the coupler row's velocity per unit of the body's"),
     Field("zu", ("nj", 6), F, "", "... S⁻¹ U (Woodbury: S = S_tridiagonal + U W̃_t Uᵀ)"),
     Field("kC", ("nk", 6, 6), F, "", "per carrier: I + Σ Uᵀ S⁻¹ U W̃_t of its chains"),
+    Field("inner", ("nj",), I, "", "1: a coupler of a chain made in blocks (couplings.split_chains)"),
+    Field("jr", ("ntrains", "nc", 2), I, "", "... each chunk of bodies' block of its couplers (first, end)"),
 ))
 
 GR = 8               # rows of a car block at most (a car's swivels, 4 + 3, and its coupler)
@@ -502,8 +504,10 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     ``par``: the ``Lanes`` (one chunk per thread of numba) of a world of ``PARALLEL_BODIES`` bodies or more
     without carriers, when numba has ``MIN_THREADS`` threads or more, else None (its kernel is compiled
     without the parallel stages)."""
+    nt = threads()
+    nc = nt if nb >= PARALLEL_BODIES and nk == 0 and nt >= MIN_THREADS else 1
     sizes = dict(nb=max(nb, 1), nj=max(nj, 1), nk=nk, nk1=nk + 1, nkc=nkc,
-                 ntrains=max(len(first), 1))
+                 ntrains=max(len(first), 1), nc=nc)
     carrier = np.full(len(first), -1, np.int64) if carrier is None else np.asarray(carrier, np.int64)
     chains = allocate(Chains, sizes, first=np.asarray(first, np.int64), count=np.asarray(count, np.int64),
                       carrier=carrier)
@@ -517,7 +521,6 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     group[:len(pairs), :3] = np.array(pairs, np.int64).reshape(len(pairs), 3)
     blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=GR, GI=GI, GF=GF), train=train, group=group)
     hang = allocate(Hangs, dict(nh=len(hangs), HF=HF), joint=np.array(hangs, np.int64).reshape(len(hangs), 2))
-    nt = threads()
     par = allocate(Lanes, dict(nc=nt)) if nb >= PARALLEL_BODIES and nk == 0 and nt >= MIN_THREADS else None
     return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
                  allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks,

@@ -16,6 +16,7 @@ from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, NCOL, CompactTra
 from trackrider.errors import InputError
 from trackrider.physics import bogies
 from trackrider.physics import channels as ch
+from trackrider.physics import couplings
 from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics import joints as jk
@@ -933,6 +934,8 @@ class World:
         self._temps = st.make_temps(nb, nj, tr_j0, tr_nj, len(self._carriers), nkc, train_carrier, self._groups,
                                     self._hang_joints)
         self._threads = st.ThreadChoice()
+        couplings.split_chains(self._temps.chains, nb, self.joint_state, self._temps.blocks.train,
+                               len(self._hang_joints), len(self._carriers), jk.CODES["distance"])
         trk = self._temps.trk
         first = 0
         for k, (e, cars_k) in enumerate(zip(self._carriers, members)):
