@@ -47,8 +47,8 @@ def dot6(x, h0, h1, h2, h3, h4, h5):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def factor_chain(t, chains, joints, rows, trk, cars, bodies, h, erp_h, done):
-    """Cache w, p and factor the tridiagonal system of train ``t``'s chain (``factor_chain_rows``: a
-    call that passes these records whole would cost more than a short train's factor). A chain made
+    """Cache w, p and factor the tridiagonal system of train ``t``'s chain (``factor_chain_rows``, a call:
+    it gets only the words of these records it reads, ``jit_cache.drop_dead_arguments``). A chain made
     in blocks (``chains.inner``, ``split_chains``) also has its couplers' rows made here (``chain_block``),
     those of each chunk of bodies already made by the chunk when ``done`` (``kernels.step_chunk``)."""
     factor_chain_rows(t, chains.first[t], chains.count[t], chains, joints, rows, trk, cars, bodies, h, erp_h, done)
@@ -407,10 +407,10 @@ def split_chains(chains, nb, joints, blocks_train, nhangs, nk, distance_code):
     """Once per world: which chains are made in blocks (``chains.inner``) and each chunk of bodies'
     block of them (``chains.jr``, the chunks of ``kernels.par_step``: ``nb`` bodies in ``chains.jr.shape[1]``
     equal parts). In a world of ``state.PARALLEL_BODIES`` bodies or more without carriers or suspended
-    cars, a train whose couplers are all rigid distance couplers in its chain (no car blocks, no slack)
-    has their rows made with the chain's factor (``chain_block``), and in a step that follows a fused
-    one in a chunk of steps, a chunk makes the block of those whose two cars are both in it: the first
-    run of consecutive couplers that are, after the blocks of the chunks before it."""
+    cars, a train whose couplers are all distance couplers of its chain (rigid or sprung; no slack, no car
+    blocks) has their rows made with the chain's factor (``chain_block``), and in a step that follows a
+    fused one in a chunk of steps, a chunk makes the block of those whose two cars are both in it: the
+    first run of consecutive couplers that are, after the blocks of the chunks before it."""
     from trackrider.physics.state import PARALLEL_BODIES
 
     if nb < PARALLEL_BODIES or nk > 0 or nhangs > 0:
