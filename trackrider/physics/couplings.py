@@ -45,18 +45,14 @@ def dot6(x, h0, h1, h2, h3, h4, h5):
     return s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def factor_chain(t, chains, joints, rows, trk, cars, bodies, h, erp_h, done):
-    """Cache w, p and factor the tridiagonal system of train ``t``'s chain (``factor_chain_rows``, a call:
-    it gets only the words of these records it reads, ``jit_cache.drop_dead_arguments``). A chain made
-    in blocks (``chains.inner``, ``split_chains``) also has its couplers' rows made here (``chain_block``),
-    those of each chunk of bodies already made by the chunk when ``done`` (``kernels.step_chunk``)."""
-    factor_chain_rows(t, chains.first[t], chains.count[t], chains, joints, rows, trk, cars, bodies, h, erp_h, done)
-
-
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def factor_chain_rows(t, j0, n, chains, joints, rows, trk, cars, bodies, h, erp_h, done):
-    """``factor_chain`` of the ``n`` couplers from ``j0``: ``chains.w``, ``.p``, ``.d``, ``.f``."""
+def factor_chain(t, chains, joints, rows, trk, cars, bodies, h, erp_h, done):
+    """Cache w, p and factor the tridiagonal system of train ``t``'s chain: ``chains.w``, ``.p``, ``.d``,
+    ``.f`` (a call: it gets only the words of these records it reads, ``jit_cache.drop_dead_arguments``).
+    A chain made in blocks (``chains.inner``, ``split_chains``) also has its couplers' rows made here
+    (``chain_block``), those of each chunk of bodies already made by the chunk when ``done``
+    (``kernels.step_chunk``)."""
+    j0, n = chains.first[t], chains.count[t]
     cw, cf, jJ = chains.w, chains.f, rows.J
     if n > 0 and chains.inner[j0]:   # made in blocks
         if not done:
@@ -68,14 +64,16 @@ def factor_chain_rows(t, j0, n, chains, joints, rows, trk, cars, bodies, h, erp_
             if e > s:
                 if s > j:
                     chain_block(j, s, False, h, erp_h, chains, joints, bodies, rows, trk, cars)
-                    cf[s - 1] = coupler_link(s - 1, cw, jJ)
                 j = e
         if j < j0 + n:
             chain_block(j, j0 + n, False, h, erp_h, chains, joints, bodies, rows, trk, cars)
-        for c in range(chains.jr.shape[1]):   # each block's last row with the next
+        for c in range(chains.jr.shape[1]):   # the off-diagonals at each block's two ends
             s, e = chains.jr[t, c, 0], chains.jr[t, c, 1]
-            if s < e < j0 + n:
-                cf[e - 1] = coupler_link(e - 1, cw, jJ)
+            if e > s:
+                if s > j0:
+                    cf[s - 1] = coupler_link(s - 1, cw, jJ)
+                if e < j0 + n:
+                    cf[e - 1] = coupler_link(e - 1, cw, jJ)
         for k in range(n):
             pivot(j0 + k, k, chains.d, cf)
         cf[j0 + n - 1] = 0.0

@@ -505,7 +505,8 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     without carriers, when numba has ``MIN_THREADS`` threads or more, else None (its kernel is compiled
     without the parallel stages)."""
     nt = threads()
-    nc = nt if nb >= PARALLEL_BODIES and nk == 0 and nt >= MIN_THREADS else 1
+    parallel = nb >= PARALLEL_BODIES and nk == 0 and nt >= MIN_THREADS
+    nc = nt if parallel else 1
     sizes = dict(nb=max(nb, 1), nj=max(nj, 1), nk=nk, nk1=nk + 1, nkc=nkc,
                  ntrains=max(len(first), 1), nc=nc)
     carrier = np.full(len(first), -1, np.int64) if carrier is None else np.asarray(carrier, np.int64)
@@ -521,7 +522,7 @@ def make_temps(nb: int, nj: int, first, count, nk: int = 0, nkc: int = 0, carrie
     group[:len(pairs), :3] = np.array(pairs, np.int64).reshape(len(pairs), 3)
     blocks = allocate(CarBlocks, dict(sizes, ng=max(len(pairs), 1), GR=GR, GI=GI, GF=GF), train=train, group=group)
     hang = allocate(Hangs, dict(nh=len(hangs), HF=HF), joint=np.array(hangs, np.int64).reshape(len(hangs), 2))
-    par = allocate(Lanes, dict(nc=nt)) if nb >= PARALLEL_BODIES and nk == 0 and nt >= MIN_THREADS else None
+    par = allocate(Lanes, dict(nc=nt)) if parallel else None
     return Temps(trk, allocate(Rows, sizes), chains, allocate(Scratch, sizes),
                  allocate(Work, sizes), allocate(CarRows, sizes, moving=np.full(sizes["nb"], -1, np.int64)), blocks,
                  hang, par)
