@@ -140,6 +140,26 @@ def test_thread_choice_runs_the_faster_way_and_tries_the_other_again():
     assert [c.next() for _ in range(3)] == [True, True, True]
 
 
+def test_thread_choice_takes_a_clear_gain_on_the_threads_after_one_chunk_each_way():
+    """When the serial way's first timed chunk costs more than ``CLEAR`` times the threads' first, the
+    threads run from then on without a second serial chunk (tried again after ``PROBE_EVERY``); a
+    smaller gain, or a serial way that looks faster, is timed twice each way."""
+    from trackrider.physics.state import ThreadChoice
+
+    for serial, first in ((3.0, [True, False, True, True]), (2.4, [True, False, True, False]),
+                          (1.0, [True, False, True, False])):
+        c = ThreadChoice()
+        c.took(c.next(), 9.0, 100)
+        ways = []
+        for _ in range(40):
+            way = c.next()
+            ways.append(way)
+            c.took(way, (2.0 if way else serial) * 100e-6, 100)   # threads 2 µs/step
+        assert ways[:4] == first, serial
+        if serial > ThreadChoice.CLEAR * 2.0:
+            assert [i for i, w in enumerate(ways) if not w] == [1, 18]   # the next try after 16 chunks
+
+
 def test_thread_choice_is_not_turned_by_one_slow_chunk():
     """One chunk on the threads slowed by other work (a thread not scheduled) keeps the threads; three in a
     row turn the choice to the serial stages."""
@@ -149,7 +169,7 @@ def test_thread_choice_is_not_turned_by_one_slow_chunk():
     c.took(c.next(), 9.0, 100)
     for way in (True, False, True, False):
         assert c.next() is way
-        c.took(way, (2.0 if way else 3.0) * 100e-6, 100)   # threads 2 µs/step, serial 3 µs/step
+        c.took(way, (2.0 if way else 2.4) * 100e-6, 100)   # threads 2 µs/step, serial 2.4 µs/step
     c.took(True, 6.0 * 100e-6, 100)                    # one slow chunk
     assert c.next() is True
     d = ThreadChoice()                                   # a slow first chunk on the threads

@@ -418,7 +418,10 @@ class ThreadChoice:
     """Which way a world with ``tmp.par`` runs its next chunk of steps: the per-car stages on all
     threads, or serially (``Step.threaded``). Both give the same bytes (docs/physics.md, "Both
     cores"), so the choice is by speed alone, measured as the run goes: the first timed chunks try
-    each way in turn, ``FIRST`` each, then the faster one runs (each way's cost: the least
+    each way in turn, ``FIRST`` each, or one each when the serial chunk cost more than ``CLEAR`` times
+    the threaded one (a world this large is expected to gain on the threads, and a clear gain needs
+    no second look: at 1000 cars a serial chunk costs ~110 µs a step more); then the faster one runs
+    (each way's cost: the least
     wall-clock seconds per step among its latest ``RECENT`` chunks, so one chunk slowed by other
     work on the machine does not turn the choice, and three in a row do), and the other is tried
     again after ``PROBE_EVERY`` chunks, so a machine whose cores fill up or empty during a run is
@@ -429,6 +432,7 @@ class ThreadChoice:
     PROBE_MOST = 256
     RECENT = 3
     FIRST = 2
+    CLEAR = 1.25
 
     def __init__(self):
         self.recent = {True: [], False: []}     # s per step of each way's latest RECENT chunks
@@ -442,10 +446,14 @@ class ThreadChoice:
         return {way: min(t) if t else None for way, t in self.recent.items()}
 
     def best(self):
-        """The faster way so far (None before both are timed ``FIRST`` times)."""
-        if min(len(self.recent[True]), len(self.recent[False])) < self.FIRST:
+        """The faster way so far (None before both are timed ``FIRST`` times, or once each if the serial
+        way's chunk cost more than ``CLEAR`` times the threads')."""
+        n = min(len(self.recent[True]), len(self.recent[False]))
+        if n == 0:
             return None
         cost = self.cost
+        if n < self.FIRST and cost[False] <= self.CLEAR * cost[True]:
+            return None
         return cost[True] <= cost[False]
 
     def next(self) -> bool:
