@@ -14,7 +14,10 @@ for a train: it has no track joint, so the train here is a free chain (it falls;
 does not depend on where it is).
 
 Both are timed in blocks of steps, alternating trackrider, MuJoCo, trackrider, … (``--rounds``
-each), and the medians of CPU µs per step are printed with their ratio.
+each), and the medians of CPU µs per step are printed with their ratio. Both run on one thread:
+trackrider's serial stages (``state.PARALLEL_BODIES`` raised here), as MuJoCo's step; a long
+train's stages on both cores cost more CPU in all and less wall-clock time (``bench/solver.py
+--threads``).
 """
 from __future__ import annotations
 
@@ -94,6 +97,9 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     import analytic
 
+    from trackrider.physics import state
+
+    state.PARALLEL_BODIES = 10 ** 9   # one thread, as MuJoCo (the module docstring)
     mujoco, why = _mujoco()
     rounds = args.rounds or (3 if args.quick else 5)
     track = analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001)
