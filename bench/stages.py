@@ -77,7 +77,7 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
     """Stage ``which`` (index into ``STAGES``) of ``kernels.run_chunk``, ``n`` times."""
     tracks, bodies, cars, sections, res, joints, programs = world
     carried = tmp.trk.kbody.shape[0] > 0
-    any_bounded = kn.has_bounded_rows(cars, joints, res)
+    any_bounded = kn.has_bounded_rows(cars, joints, res, free_joints, car_rows)
     for _ in range(n):
         if which == 0:
             kn.stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
@@ -93,7 +93,7 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
             if carried:
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
         elif which == 3:
-            kn.stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
+            kn.stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, car_rows, ops)
         elif which == 4:
             kn.stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops,
                            carried)
@@ -106,7 +106,7 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
             kn.stage_programs(1, cfg.h, cars, joints, tracks, programs)
             kn.stage_frames(0, cars.n, cars, sections)
             kn.keep_velocities(0, bodies.pos.shape[0], bodies, tmp.scratch)
-            any_bounded = kn.has_bounded_rows(cars, joints, res)
+            any_bounded = kn.has_bounded_rows(cars, joints, res, free_joints, car_rows)
             if kn.diverged_body(bodies) >= 0:
                 break
         elif which == 8:

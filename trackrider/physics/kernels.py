@@ -124,11 +124,15 @@ def restore_velocities(bodies, scratch):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def has_bounded_rows(cars, joints, res):
-    """True if any row of the step is bounded (joints outside a chain, sections, friction)."""
-    for j in range(joints.kind.shape[0]):
-        if joints.chain[j] == 0:
-            return True
+def has_bounded_rows(cars, joints, res, free_joints, car_rows):
+    """True if any row of the step is bounded (joints outside a chain, sections, friction); a world
+    without such joints (``free_joints`` False) or car rows (``car_rows`` False) skips their loop."""
+    if free_joints:
+        for j in range(joints.kind.shape[0]):
+            if joints.chain[j] == 0:
+                return True
+    if not car_rows:
+        return False
     for b in range(cars.n):
         if cars.held[b] and (cars.section[b] >= 0 or res.rolling > 0.0 or cars.davis[b, 0] > 0.0
                              or cars.brake[b] > 0.0):
@@ -459,10 +463,10 @@ def car_section_row(sections, sec, b, cars, h, ops):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops):
+def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, car_rows, ops):
     """Bounded rows start from their last impulses × ``cfg.warm`` (clamped to this step's bounds);
     chained couplers and the swivels of cars on bogies start from zero (their solve is exact). Fills
-    each car's row along T."""
+    each car's row along T (no car has one when ``car_rows`` is False: their impulses are zero)."""
     warm, h = cfg.warm, cfg.h
     rows, trk, row_t = tmp.rows, tmp.trk, tmp.scratch.row_t
     jlam = joints.lam
@@ -481,7 +485,7 @@ def stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints,
             for r in range(rows.m[j]):
                 jlam[j, r] = 0.0
     for b in range(cars.n):
-        if not cars.held[b]:
+        if not (car_rows and cars.held[b]):
             cars.lam_motor[b] = 0.0
             cars.lam_ratchet[b] = 0.0
             cars.lam_friction[b] = 0.0
@@ -1242,7 +1246,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             stage_rail(step, cfg, bodies, cars, joints, rail)
         if not rows_done:
             keep_velocities(0, nb, bodies, tmp.scratch)
-        any_bounded = has_bounded_rows(cars, joints, res)
+        any_bounded = has_bounded_rows(cars, joints, res, free_joints, car_rows)
         if operated:
             keep_positions(cars, ops)
         if recorded:
@@ -1254,7 +1258,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
                 restore_velocities(bodies, tmp.scratch)
             stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, False,
                            tmp.par, rows_done and attempt == 0)
-            stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, ops)
+            stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, car_rows, ops)
             contact = False
             if operated:
                 contact = prepare_contacts(cfg, bodies, cars, joints, ops, tmp)
@@ -1305,7 +1309,7 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     stage_frames(0, cars.n, cars, sections)
     carried = tmp.trk.kbody.shape[0] > 0
     stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, False, True, None, False)
-    stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, None)
+    stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, True, None)
     stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None, carried)
 
 
