@@ -9,8 +9,9 @@ a car's s from two rows of the track's table), and times for 8 and 1000 cars at 
 closed track, in ns per car:
 
 * ``scalar``: ``eval_track`` car by car, as the kernels call it;
-* ``lanes, table read in place``: the same arithmetic over a batch of ``LANES`` cars, in one
-  loop of ``LANES`` iterations that reads the two rows of each car from the table itself;
+* ``lanes, table read in place``: ``eval_track``'s own statements after its row lookup (read from
+  its source, its loops unrolled: ``_Lanes``) for a batch of ``LANES`` cars, in one loop of
+  ``LANES`` iterations that reads the two rows of each car from the table itself;
 * ``lanes, rows copied into a buffer``: each batch first copies its cars' two rows into one flat
   buffer, lane by lane (``buf[k * LANES + lane]``), and the arithmetic reads and writes only that
   buffer; the frames are then copied back car by car (``… no copy back``: left in the buffer, as
@@ -38,12 +39,16 @@ from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parents[1]))  # measure this checkout, not an installed copy
 
+import ast  # noqa: E402
+import inspect  # noqa: E402
 import re  # noqa: E402
 import statistics  # noqa: E402
+import textwrap  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from trackrider.curves import compact  # noqa: E402
 from trackrider.curves.compact import NCOL, eval_track, segment, wrap_arc_length  # noqa: E402
 from trackrider.jit import njit  # noqa: E402
 
@@ -51,65 +56,58 @@ LANES = 8
 U0 = 2 * NCOL * LANES          # each lane's u in the buffer, after the two rows of every lane
 O0 = U0 + LANES                # the frames, column by column
 
-# eval_track's arithmetic for lane i, its inputs as A(k) (row a, column k) and B(k) (row a + 1)
-_ARITH = """
-        u = buf[U0 + i]
-        u2 = u * u
-        u3 = u2 * u
-        h00 = 2.0 * u3 - 3.0 * u2 + 1.0
-        h10 = (u3 - 2.0 * u2 + u) * ds
-        h01 = -2.0 * u3 + 3.0 * u2
-        h11 = (u3 - u2) * ds
-        tn = 0.0
-        p0 = h00 * A(0) + h10 * A(3) + h01 * B(0) + h11 * B(3)
-        t0 = h00 * A(3) + h10 * A(16) + h01 * B(3) + h11 * B(16)
-        tn += t0 * t0
-        p1 = h00 * A(1) + h10 * A(4) + h01 * B(1) + h11 * B(4)
-        t1 = h00 * A(4) + h10 * A(17) + h01 * B(4) + h11 * B(17)
-        tn += t1 * t1
-        p2 = h00 * A(2) + h10 * A(5) + h01 * B(2) + h11 * B(5)
-        t2 = h00 * A(5) + h10 * A(18) + h01 * B(5) + h11 * B(18)
-        tn += t2 * t2
-        tn = 1.0 / np.sqrt(tn)
-        t0 *= tn
-        t1 *= tn
-        t2 *= tn
-        oa0, oa1, oa2, ob0, ob1, ob2 = A(12), A(13), A(14), B(12), B(13), B(14)
-        na0, na1, na2, nb0, nb1, nb2 = A(6), A(7), A(8), B(6), B(7), B(8)
-        n0 = h00 * na0 + h10 * (oa1 * na2 - oa2 * na1) + h01 * nb0 + h11 * (ob1 * nb2 - ob2 * nb1)
-        n1 = h00 * na1 + h10 * (oa2 * na0 - oa0 * na2) + h01 * nb1 + h11 * (ob2 * nb0 - ob0 * nb2)
-        n2 = h00 * na2 + h10 * (oa0 * na1 - oa1 * na0) + h01 * nb2 + h11 * (ob0 * nb1 - ob1 * nb0)
-        d = n0 * t0 + n1 * t1 + n2 * t2
-        n0 -= d * t0
-        n1 -= d * t1
-        n2 -= d * t2
-        nn = 1.0 / np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-        n0 *= nn
-        n1 *= nn
-        n2 *= nn
-        w = 1.0 - u
-        out = (p0, p1, p2, t0, t1, t2, n0, n1, n2, t1 * n2 - t2 * n1, t2 * n0 - t0 * n2, t0 * n1 - t1 * n0,
-               w * A(12) + u * B(12), w * A(13) + u * B(13), w * A(14) + u * B(14),
-               w * A(15) + u * B(15), w * A(16) + u * B(16), w * A(17) + u * B(17),
-               w * A(18) + u * B(18), w * A(19) + u * B(19))
-"""
-_STORE = "".join(f"        buf[O0 + {k} * LANES + i] = out[{k}]\n" for k in range(NCOL))
+class _Lanes(ast.NodeTransformer):
+    """``eval_track``'s body as lane ``i``'s: its loops over constant ranges unrolled, ``s`` and its
+    row lookup replaced by lane ``i``'s ``u`` and row (``prologue``), ``data[a, c]`` and ``data[b, c]``
+    read as ``row_a`` and ``row_b`` (format strings of c), ``out[c]`` as the lane's column c in the
+    buffer."""
+
+    def __init__(self, row_a, row_b):
+        self.row_a, self.row_b, self.k = row_a, row_b, {}
+
+    def visit_For(self, node):
+        stop = [eval(ast.unparse(a), vars(compact)) for a in node.iter.args]   # noqa: S307 - constants
+        body = []
+        for k in range(*stop):
+            self.k[node.target.id] = k
+            body += [self.visit(ast.parse(ast.unparse(n)).body[0]) for n in node.body]
+        del self.k[node.target.id]
+        return body
+
+    def visit_Name(self, node):
+        if node.id in self.k:
+            return ast.Constant(self.k[node.id])
+        if node.id.startswith("C_") or node.id == "NCOL":
+            return ast.Constant(getattr(compact, node.id))
+        return node
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        col = eval(ast.unparse(node.slice.elts[-1] if isinstance(node.slice, ast.Tuple) else node.slice))  # noqa: S307
+        name = ast.unparse(node.value) + (ast.unparse(node.slice.elts[0]) if isinstance(node.slice, ast.Tuple) else "")
+        text = {"dataa": self.row_a, "datab": self.row_b, "out": "buf[O0 + {c} * LANES + i]"}[name].format(c=col)
+        return ast.parse(text, mode="eval").body
 
 
-def _lane_kernel(name, args, prologue, a, b):
-    """The lane loop ``name(args)``: ``_ARITH`` with A(k), B(k) written as ``a``, ``b`` (format strings of k)."""
-    body = re.sub(r"A\((\d+)\)", lambda m: a.format(k=m.group(1)), _ARITH)
-    body = re.sub(r"B\((\d+)\)", lambda m: b.format(k=m.group(1)), body)
-    src = f"def {name}({args}):\n    for i in range(LANES):\n{prologue}{body}{_STORE}"
+def _lane_kernel(name, args, prologue, row_a, row_b):
+    """The lane loop ``name(args)``: ``eval_track``'s own statements after its row lookup, for each lane
+    ``i`` (``_Lanes``)."""
+    fn = ast.parse(textwrap.dedent(inspect.getsource(eval_track.py_func))).body[0]
+    start = next(k for k, n in enumerate(fn.body) if ast.unparse(n) == "b = a + 1")
+    lanes = _Lanes(row_a, row_b)
+    body = [m for n in fn.body[start + 1:] for m in (lambda v: v if isinstance(v, list) else [v])(lanes.visit(n))]
+    src = (f"def {name}({args}):\n    for i in range(LANES):\n{prologue}"
+           + textwrap.indent("\n".join(ast.unparse(n) for n in body), " " * 8) + "\n")
     scope = {"np": np, "LANES": LANES, "NCOL": NCOL, "U0": U0, "O0": O0}
-    exec(compile(src, f"<bench/lanes.py {name}>", "exec"), scope)   # noqa: S102 - the probe's own template
+    exec(compile(src, f"<bench/lanes.py {name}>", "exec"), scope)   # noqa: S102 - eval_track's own statements
     return njit(error_model="numpy", inline="always")(scope[name])
 
 
-# the rows copied into the buffer: row a's column k of lane i at k * LANES + i, row a + 1's after them
-_from_buffer = _lane_kernel("from_buffer", "buf, ds", "", "buf[{k} * LANES + i]", "buf[(NCOL + {k}) * LANES + i]")
-_in_place = _lane_kernel("in_place", "buf, rows, data, ds", "        ra = rows[i]\n", "data[ra, {k}]",
-                         "data[ra + 1, {k}]")
+# the rows copied into the buffer: row a's column c of lane i at c * LANES + i, row a + 1's after them
+_from_buffer = _lane_kernel("from_buffer", "buf, ds", "        u = buf[U0 + i]\n", "buf[{c} * LANES + i]",
+                            "buf[(NCOL + {c}) * LANES + i]")
+_in_place = _lane_kernel("in_place", "buf, rows, data, ds", "        u = buf[U0 + i]\n        a = rows[i]\n",
+                         "data[a, {c}]", "data[a + 1, {c}]")
 
 
 @njit(error_model="numpy")
