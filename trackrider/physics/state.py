@@ -421,12 +421,11 @@ class ThreadChoice:
     each way in turn, ``FIRST`` each, or one each when the serial chunk cost more than ``CLEAR`` times
     the threaded one (a world this large is expected to gain on the threads, and a clear gain needs
     no second look: at 1000 cars a serial chunk costs ~110 µs a step more); then the faster one runs
-    (each way's cost: the least
-    wall-clock seconds per step among its latest ``RECENT`` chunks, so one chunk slowed by other
-    work on the machine does not turn the choice, and three in a row do), and the other is tried
-    again after ``PROBE_EVERY`` chunks, so a machine whose cores fill up or empty during a run is
-    followed; each try that changes nothing doubles the wait, up to ``PROBE_MOST``. The world's
-    first chunk is not timed (it may load kernels)."""
+    (each way's cost: the least wall-clock seconds per step among its latest ``RECENT`` chunks, so one
+    chunk slowed by other work on the machine does not turn the choice, and three in a row do), and
+    the other is tried again after ``PROBE_EVERY`` chunks, so a machine whose cores fill up or empty
+    during a run is followed; each try that changes nothing doubles the wait, up to ``PROBE_MOST``.
+    The world's first chunk is not timed (it may load kernels)."""
 
     PROBE_EVERY = 16
     PROBE_MOST = 256
