@@ -40,6 +40,7 @@ from pathlib import Path as _Path
 _sys.path.insert(0, str(_Path(__file__).resolve().parents[1]))  # measure this checkout, not an installed copy
 
 import ast  # noqa: E402
+import copy  # noqa: E402
 import inspect  # noqa: E402
 import re  # noqa: E402
 import statistics  # noqa: E402
@@ -70,7 +71,7 @@ class _Lanes(ast.NodeTransformer):
         body = []
         for k in range(*stop):
             self.k[node.target.id] = k
-            body += [self.visit(ast.parse(ast.unparse(n)).body[0]) for n in node.body]
+            body += [self.visit(copy.deepcopy(n)) for n in node.body]
         del self.k[node.target.id]
         return body
 
@@ -83,10 +84,12 @@ class _Lanes(ast.NodeTransformer):
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
-        col = eval(ast.unparse(node.slice.elts[-1] if isinstance(node.slice, ast.Tuple) else node.slice))  # noqa: S307
-        name = ast.unparse(node.value) + (ast.unparse(node.slice.elts[0]) if isinstance(node.slice, ast.Tuple) else "")
-        text = {"dataa": self.row_a, "datab": self.row_b, "out": "buf[O0 + {c} * LANES + i]"}[name].format(c=col)
-        return ast.parse(text, mode="eval").body
+        if ast.unparse(node.value) == "data":          # data[a, c] or data[b, c]
+            row, col = node.slice.elts
+            text = {"a": self.row_a, "b": self.row_b}[ast.unparse(row)]
+        else:                                           # out[c]
+            col, text = node.slice, "buf[O0 + {c} * LANES + i]"
+        return ast.parse(text.format(c=eval(ast.unparse(col))), mode="eval").body   # noqa: S307 - constants
 
 
 def _lane_kernel(name, args, prologue, row_a, row_b):
@@ -94,8 +97,10 @@ def _lane_kernel(name, args, prologue, row_a, row_b):
     ``i`` (``_Lanes``)."""
     fn = ast.parse(textwrap.dedent(inspect.getsource(eval_track.py_func))).body[0]
     start = next(k for k, n in enumerate(fn.body) if ast.unparse(n) == "b = a + 1")
-    lanes = _Lanes(row_a, row_b)
-    body = [m for n in fn.body[start + 1:] for m in (lambda v: v if isinstance(v, list) else [v])(lanes.visit(n))]
+    lanes, body = _Lanes(row_a, row_b), []
+    for n in fn.body[start + 1:]:
+        v = lanes.visit(n)
+        body += v if isinstance(v, list) else [v]
     src = (f"def {name}({args}):\n    for i in range(LANES):\n{prologue}"
            + textwrap.indent("\n".join(ast.unparse(n) for n in body), " " * 8) + "\n")
     scope = {"np": np, "LANES": LANES, "NCOL": NCOL, "U0": U0, "O0": O0}
