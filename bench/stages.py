@@ -69,7 +69,7 @@ def chunks_in_turn(which, cfg, tracks, bodies, cars, res, trk, par):
                 kn.rows_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, bodies, cars, res, trk, kn.lane(par, c))
             else:
                 kn.integrate_chunk(c * nb // nc, (c + 1) * nb // nc, cfg.h, tracks, bodies, cars, trk.carrier,
-                                   trk.lam, trk.E, par.fr2[c])
+                                   trk.lam, trk.E, kn.lane(par, c))
 
 
 @njit(error_model="numpy", _nrt=False)

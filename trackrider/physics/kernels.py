@@ -25,6 +25,7 @@ import numpy as np
 
 from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, shift_frame, wrap_arc_length
 from trackrider.jit import njit, prange
+from trackrider.physics import car_lanes
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_train
 from trackrider.physics.couplings import chain_block, factor_chain, train_car, train_mode, train_rows_scalar
@@ -277,7 +278,8 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def lane(par, c):
     """The ``Work`` of chunk ``c`` of ``par`` (``state.Lanes``)."""
-    return Work(par.R[c], par.W[c], par.A[c], par.Ainv[c], par.M[c], par.K[c], par.Kinv[c], par.fr2[c], par.rr[c])
+    return Work(par.R[c], par.W[c], par.A[c], par.Ainv[c], par.M[c], par.K[c], par.Kinv[c], par.fr2[c], par.rr[c],
+                par.lx[c])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -310,10 +312,28 @@ def threaded_rows(cfg, bodies, cars, res, trk, par):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
-def integrate_chunk(b0, b1, h, tracks, bodies, cars, carrier, lam, E, fr2):
+def integrate_chunk(b0, b1, h, tracks, bodies, cars, carrier, lam, E, wk):
     """``stage_integrate`` of bodies ``b0`` … ``b1 − 1``: each body's pose, then each car's s and frame
     (``0, nb``: the whole stage; a chunk, ``par_integrate``: no carriers and no network, where each car
-    reads only its own body); ``fr2``: work."""
+    reads only its own body); ``wk``: work. Without a network or a moving track each car reads only
+    its own body, and the cars go by blocks of ``car_lanes.NB``: a block of plain cars through the
+    vector lanes (``car_lanes.integrate_block``), any other through the scalar stages."""
+    fr2 = wk.fr2
+    if car_lanes.lanes_allowed(tracks):
+        c1 = min(b1, cars.n)
+        for j0 in range(b0, c1, car_lanes.NB):
+            n = min(car_lanes.NB, c1 - j0)
+            plain = car_lanes.plain_block(j0, n, cars, carrier)
+            if plain and car_lanes.integrate_block(j0, n, h, tracks, bodies, cars, lam, wk.lx):
+                continue
+            if not plain:   # (a plain block the lanes gave back has moved its bodies)
+                for b in range(j0, j0 + n):
+                    integrate_body(b, h, tracks, bodies, cars, carrier)
+            for b in range(j0, j0 + n):
+                integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2)
+        for b in range(max(b0, c1), b1):
+            integrate_body(b, h, tracks, bodies, cars, carrier)
+        return
     for b in range(b0, b1):
         integrate_body(b, h, tracks, bodies, cars, carrier)
     for b in range(b0, min(b1, cars.n)):
@@ -326,7 +346,7 @@ def par_integrate(h, tracks, bodies, cars, trk, par):
     nb, nc = bodies.pos.shape[0], par.fr2.shape[0]
     for c in prange(nc):
         integrate_chunk(c * nb // nc, (c + 1) * nb // nc, h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E,
-                        par.fr2[c])
+                        lane(par, c))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -348,7 +368,7 @@ def step_chunk(c, b0, b1, cfg, tracks, bodies, cars, sections, res, joints, trk,
     and the couplers of a chain made in blocks whose two cars are both in the chunk (``chains.jr``:
     their rows and their terms of the chain's factor, ``couplings.chain_block``). Each body's and each
     such coupler's work reads and writes only its own arrays (no carriers, no network, no railway)."""
-    integrate_chunk(b0, b1, cfg.h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E, wk.fr2)
+    integrate_chunk(b0, b1, cfg.h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E, wk)
     stage_start_speed(b0, b1, bodies, cars, trk)
     stage_frames(b0, b1, cars, sections)
     keep_velocities(b0, b1, bodies, scratch)
@@ -830,7 +850,7 @@ def stage_integrate(cfg, tracks, bodies, cars, carrier, lam, E, wk):
     track, ``network.pass_junction``). Every body moves before any car's s (a car on a moving track
     needs its body's new pose). ``integrate_chunk`` over every body (inlined: the call is that one).
     """
-    integrate_chunk(0, bodies.pos.shape[0], cfg.h, tracks, bodies, cars, carrier, lam, E, wk.fr2)
+    integrate_chunk(0, bodies.pos.shape[0], cfg.h, tracks, bodies, cars, carrier, lam, E, wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")

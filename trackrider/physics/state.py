@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from trackrider.curves.compact import NCOL
+from trackrider.physics.car_lanes import LANE_WORDS, NB
 
 NJR = 5   # rows per joint at most
 
@@ -406,6 +407,7 @@ Work = record("Work", (
     Field("R", (3, 3), F, "", ""), Field("W", (6, 6), F, "", ""), Field("A", (5, 5), F, "", ""),
     Field("Ainv", (5, 5), F, "", ""), Field("M", (8, 8), F, "", ""), Field("K", (NJR, NJR), F, "", ""),
     Field("Kinv", (NJR, NJR), F, "", ""), Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
+    Field("lx", (LANE_WORDS * NB,), F, "", "the cars integrated in lanes, NB at a time (car_lanes.py)"),
 ))
 
 #: a world of at least this many bodies (and no carriers) runs its per-car stages on all threads (``Lanes``)
