@@ -46,9 +46,11 @@ def run_quiet(out, *extra, seconds=0.2):
 
 
 def _start_long_run(out: Path) -> subprocess.Popen:
-    """A run into ``out`` that lasts long enough; returns once it has taken the folder (its stage exists)."""
+    """A run into ``out`` that lasts long enough (6000 s of pendulum: 6e6 steps, below the output
+    limit, never done before the test kills it; 600 s could end within the refused commands' few
+    seconds); returns once it has taken the folder (its stage exists)."""
     proc = subprocess.Popen([sys.executable, "-m", "trackrider.cli", "run", str(PENDULUM), "--out", str(out),
-                             "--duration", "600", "-q"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "--duration", "6000", "-q"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.monotonic() + 120
     while not (out.is_dir() and any(out.iterdir())):
