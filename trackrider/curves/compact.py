@@ -127,18 +127,37 @@ def segment(s, ds, nrows, row0):
     return row0 + i, x - i
 
 
+@njit(cache=True, inline="always")
+def hermite_weights(u, ds):
+    """The cubic Hermite weights at ``u`` (0 … 1) of a row interval ``ds`` long: of the values at its
+    two ends (h00, h01) and of their derivatives along s (h10, h11, times ``ds``)."""
+    u2 = u * u
+    u3 = u2 * u
+    return 2.0 * u3 - 3.0 * u2 + 1.0, (u3 - 2.0 * u2 + u) * ds, -2.0 * u3 + 3.0 * u2, (u3 - u2) * ds
+
+
+@njit(cache=True, inline="always")
+def left_axis(h00, h10, h01, h11, na0, na1, na2, oa0, oa1, oa2, nb0, nb1, nb2, ob0, ob1, ob2, t0, t1, t2):
+    """The left axis N_w between two rows (N_w ``na``, ``nb``; OMEGA ``oa``, ``ob``) by the Hermite
+    weights ``h··`` on N_w and dN_w/ds = OMEGA × N_w, made orthonormal to the unit tangent ``t``."""
+    n0 = h00 * na0 + h10 * (oa1 * na2 - oa2 * na1) + h01 * nb0 + h11 * (ob1 * nb2 - ob2 * nb1)
+    n1 = h00 * na1 + h10 * (oa2 * na0 - oa0 * na2) + h01 * nb1 + h11 * (ob2 * nb0 - ob0 * nb2)
+    n2 = h00 * na2 + h10 * (oa0 * na1 - oa1 * na0) + h01 * nb2 + h11 * (ob0 * nb1 - ob1 * nb0)
+    d = n0 * t0 + n1 * t1 + n2 * t2
+    n0 -= d * t0
+    n1 -= d * t1
+    n2 -= d * t2
+    nn = 1.0 / np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+    return n0 * nn, n1 * nn, n2 * nn
+
+
 @njit(cache=True)
 def eval_track(data, row0, nrows, ds, length, closed, s, out):
     """Write the frame at arc length ``s`` into ``out[0:NCOL]`` (layout as the table)."""
     s = wrap_arc_length(s, length, closed)
     a, u = segment(s, ds, nrows, row0)
     b = a + 1
-    u2 = u * u
-    u3 = u2 * u
-    h00 = 2.0 * u3 - 3.0 * u2 + 1.0
-    h10 = (u3 - 2.0 * u2 + u) * ds
-    h01 = -2.0 * u3 + 3.0 * u2
-    h11 = (u3 - u2) * ds
+    h00, h10, h01, h11 = hermite_weights(u, ds)
     # position (Hermite on P, T) and tangent (Hermite on T, P'')
     tn = 0.0
     for k in range(3):
@@ -154,18 +173,8 @@ def eval_track(data, row0, nrows, ds, length, closed, s, out):
     ob0, ob1, ob2 = data[b, C_OMEGA], data[b, C_OMEGA + 1], data[b, C_OMEGA + 2]
     na0, na1, na2 = data[a, C_N], data[a, C_N + 1], data[a, C_N + 2]
     nb0, nb1, nb2 = data[b, C_N], data[b, C_N + 1], data[b, C_N + 2]
-    n0 = h00 * na0 + h10 * (oa1 * na2 - oa2 * na1) + h01 * nb0 + h11 * (ob1 * nb2 - ob2 * nb1)
-    n1 = h00 * na1 + h10 * (oa2 * na0 - oa0 * na2) + h01 * nb1 + h11 * (ob2 * nb0 - ob0 * nb2)
-    n2 = h00 * na2 + h10 * (oa0 * na1 - oa1 * na0) + h01 * nb2 + h11 * (ob0 * nb1 - ob1 * nb0)
     t0, t1, t2 = out[C_T], out[C_T + 1], out[C_T + 2]
-    d = n0 * t0 + n1 * t1 + n2 * t2
-    n0 -= d * t0
-    n1 -= d * t1
-    n2 -= d * t2
-    nn = 1.0 / np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-    n0 *= nn
-    n1 *= nn
-    n2 *= nn
+    n0, n1, n2 = left_axis(h00, h10, h01, h11, na0, na1, na2, oa0, oa1, oa2, nb0, nb1, nb2, ob0, ob1, ob2, t0, t1, t2)
     out[C_N] = n0
     out[C_N + 1] = n1
     out[C_N + 2] = n2

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_DT, C_N, C_OMEGA, C_P, C_T, NCOL, SHIFT_MAX
+from trackrider.curves.compact import C_DT, C_N, C_OMEGA, C_P, C_T, NCOL, SHIFT_MAX, hermite_weights, left_axis
 from trackrider.jit import njit
 
 #: cars per block (the lanes of an AVX-512 register of doubles)
@@ -163,13 +163,19 @@ def copy_bodies_out(j0, n, bodies, X):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def any_lane(X, k):
+    """Whether word ``k`` (a flag, 0 or 1) is set in any lane."""
+    n = 0.0
+    for l in range(NB):
+        n += X[at(k, l)]
+    return n != 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def rows_at_prediction(data, X):
     """Lane by lane: the two rows of the table about the predicted s; False (and none copied) when a
     car's predicted s is off its track's rows (``place``)."""
-    bad = 0.0
-    for l in range(NB):
-        bad += X[at(X_BAD, l)]
-    if bad != 0.0:
+    if any_lane(X, X_BAD):
         return False
     for l in range(NB):
         a = int(X[at(X_ROW, l)])
@@ -189,13 +195,8 @@ def lanes_frame(X):
     """Vector: the track's frame at the predicted s (``curves.compact.eval_track``: P, T, N, B,
     OMEGA and P'') and the Newton step from there (``kernels.newton_step``)."""
     for l in range(NB):
-        u, ds = X[at(X_U, l)], X[at(X_DS, l)]
-        u2 = u * u
-        u3 = u2 * u
-        h00 = 2.0 * u3 - 3.0 * u2 + 1.0
-        h10 = (u3 - 2.0 * u2 + u) * ds
-        h01 = -2.0 * u3 + 3.0 * u2
-        h11 = (u3 - u2) * ds
+        u = X[at(X_U, l)]
+        h00, h10, h01, h11 = hermite_weights(u, X[at(X_DS, l)])
         # rows a (A) and a + 1 (B): P 0-2, T 3-5, N 6-8, OMEGA 9-11, P'' 12-14
         p0 = h00 * X[at(X_RA, l)] + h10 * X[at(X_RA + 3, l)] + h01 * X[at(X_RB, l)] + h11 * X[at(X_RB + 3, l)]
         p1 = (h00 * X[at(X_RA + 1, l)] + h10 * X[at(X_RA + 4, l)] + h01 * X[at(X_RB + 1, l)]
@@ -220,17 +221,8 @@ def lanes_frame(X):
         ob0, ob1, ob2 = X[at(X_RB + 9, l)], X[at(X_RB + 10, l)], X[at(X_RB + 11, l)]
         na0, na1, na2 = X[at(X_RA + 6, l)], X[at(X_RA + 7, l)], X[at(X_RA + 8, l)]
         nb0, nb1, nb2 = X[at(X_RB + 6, l)], X[at(X_RB + 7, l)], X[at(X_RB + 8, l)]
-        n0 = h00 * na0 + h10 * (oa1 * na2 - oa2 * na1) + h01 * nb0 + h11 * (ob1 * nb2 - ob2 * nb1)
-        n1 = h00 * na1 + h10 * (oa2 * na0 - oa0 * na2) + h01 * nb1 + h11 * (ob2 * nb0 - ob0 * nb2)
-        n2 = h00 * na2 + h10 * (oa0 * na1 - oa1 * na0) + h01 * nb2 + h11 * (ob0 * nb1 - ob1 * nb0)
-        d = n0 * t0 + n1 * t1 + n2 * t2
-        n0 -= d * t0
-        n1 -= d * t1
-        n2 -= d * t2
-        nn = 1.0 / np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-        n0 *= nn
-        n1 *= nn
-        n2 *= nn
+        n0, n1, n2 = left_axis(h00, h10, h01, h11, na0, na1, na2, oa0, oa1, oa2, nb0, nb1, nb2, ob0, ob1, ob2,
+                               t0, t1, t2)
         w = 1.0 - u
         o0 = w * oa0 + u * ob0
         o1 = w * oa1 + u * ob1
@@ -263,10 +255,7 @@ def lanes_frame(X):
 def rows_at_step(data, X):
     """Lane by lane: the linear columns of the rows about the new s (``shift_frame``); False when a
     car's new s is off its track's rows (``place``) or its step is too large to shift the frame by."""
-    bad = 0.0
-    for l in range(NB):
-        bad += X[at(X_BAD2, l)]
-    if bad != 0.0:
+    if any_lane(X, X_BAD2):
         return False
     for l in range(NB):
         a = int(X[at(X_ROW2, l)])

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackrider.curves.compact import C_B, C_DT, C_N, C_OMEGA, C_P, C_T, segment, wrap_arc_length
+from trackrider.curves.compact import (C_B, C_DT, C_N, C_OMEGA, C_P, C_T, hermite_weights, segment,
+                                      wrap_arc_length)
 from trackrider.jit import njit
 from trackrider.physics.maths import cross, body_mobility, frame_rotation_error, row_velocity
 
@@ -387,12 +388,7 @@ def eval_track_point(data, row0, nrows, ds, length, closed, s, out):
     s = wrap_arc_length(s, length, closed)
     a, u = segment(s, ds, nrows, row0)
     b = a + 1
-    u2 = u * u
-    u3 = u2 * u
-    h00 = 2.0 * u3 - 3.0 * u2 + 1.0
-    h10 = (u3 - 2.0 * u2 + u) * ds
-    h01 = -2.0 * u3 + 3.0 * u2
-    h11 = (u3 - u2) * ds
+    h00, h10, h01, h11 = hermite_weights(u, ds)
     tn = 0.0
     for k in range(3):
         out[C_P + k] = h00 * data[a, C_P + k] + h10 * data[a, C_T + k] + h01 * data[b, C_P + k] + h11 * data[b, C_T + k]
