@@ -23,6 +23,7 @@ import numpy as np
 
 from trackrider.curves.compact import C_DT, C_N, C_OMEGA, C_P, C_T, NCOL, SHIFT_MAX, hermite_weights, left_axis
 from trackrider.jit import njit
+from trackrider.physics.maths import closest_newton, closest_predictor, quat_step, rotation_of
 
 #: cars per block (the lanes of an AVX-512 register of doubles)
 NB = 8
@@ -92,39 +93,21 @@ def lanes_pose(h, X):
         px = X[at(X_POS, l)] + h * X[at(X_VEL, l)]
         py = X[at(X_POS + 1, l)] + h * X[at(X_VEL + 1, l)]
         pz = X[at(X_POS + 2, l)] + h * X[at(X_VEL + 2, l)]
-        w, x, y, z = X[at(X_QUAT, l)], X[at(X_QUAT + 1, l)], X[at(X_QUAT + 2, l)], X[at(X_QUAT + 3, l)]
-        o0, o1, o2 = X[at(X_OMG, l)], X[at(X_OMG + 1, l)], X[at(X_OMG + 2, l)]
-        nw = w + hw * (-o0 * x - o1 * y - o2 * z)
-        nx = x + hw * (o0 * w + o1 * z - o2 * y)
-        ny = y + hw * (o1 * w + o2 * x - o0 * z)
-        nz = z + hw * (o2 * w + o0 * y - o1 * x)
-        n = 1.0 / np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
-        w, x, y, z = nw * n, nx * n, ny * n, nz * n
+        w, x, y, z = quat_step(X[at(X_QUAT, l)], X[at(X_QUAT + 1, l)], X[at(X_QUAT + 2, l)], X[at(X_QUAT + 3, l)],
+                               X[at(X_OMG, l)], X[at(X_OMG + 1, l)], X[at(X_OMG + 2, l)], hw)
         X[at(X_POS, l)], X[at(X_POS + 1, l)], X[at(X_POS + 2, l)] = px, py, pz
         X[at(X_QUAT, l)], X[at(X_QUAT + 1, l)], X[at(X_QUAT + 2, l)], X[at(X_QUAT + 3, l)] = w, x, y, z
-        # maths.quat_to_mat
-        X[at(X_ROT, l)] = 1.0 - 2.0 * (y * y + z * z)
-        X[at(X_ROT + 1, l)] = 2.0 * (x * y - w * z)
-        r02 = 2.0 * (x * z + w * y)
-        X[at(X_ROT + 2, l)] = r02
-        X[at(X_ROT + 3, l)] = 2.0 * (x * y + w * z)
-        X[at(X_ROT + 4, l)] = 1.0 - 2.0 * (x * x + z * z)
-        r12 = 2.0 * (y * z - w * x)
-        X[at(X_ROT + 5, l)] = r12
-        X[at(X_ROT + 6, l)] = 2.0 * (x * z - w * y)
-        X[at(X_ROT + 7, l)] = 2.0 * (y * z + w * x)
-        r22 = 1.0 - 2.0 * (x * x + y * y)
-        X[at(X_ROT + 8, l)] = r22
+        r00, r01, r02, r10, r11, r12, r20, r21, r22 = rotation_of(w, x, y, z)
+        X[at(X_ROT, l)], X[at(X_ROT + 1, l)], X[at(X_ROT + 2, l)] = r00, r01, r02
+        X[at(X_ROT + 3, l)], X[at(X_ROT + 4, l)], X[at(X_ROT + 5, l)] = r10, r11, r12
+        X[at(X_ROT + 6, l)], X[at(X_ROT + 7, l)], X[at(X_ROT + 8, l)] = r20, r21, r22
         # the anchor and the predictor from the car's frame (kernels.predict_step)
         cg = X[at(X_CG, l)]
         ax, ay, az = px - cg * r02, py - cg * r12, pz - cg * r22
         X[at(X_ANC, l)], X[at(X_ANC + 1, l)], X[at(X_ANC + 2, l)] = ax, ay, az
-        rx, ry, rz = ax - X[at(X_FP, l)], ay - X[at(X_FP + 1, l)], az - X[at(X_FP + 2, l)]
-        d0, d1, d2 = X[at(X_FDT, l)], X[at(X_FDT + 1, l)], X[at(X_FDT + 2, l)]
-        d = rx * X[at(X_FT, l)] + ry * X[at(X_FT + 1, l)] + rz * X[at(X_FT + 2, l)]
-        xk = rx * d0 + ry * d1 + rz * d2
-        k2 = d0 * d0 + d1 * d1 + d2 * d2
-        sp = X[at(X_S, l)] + (d * (1.0 + xk) - d * d * d * k2 * (1.0 / 3.0))
+        sp = X[at(X_S, l)] + closest_predictor(ax - X[at(X_FP, l)], ay - X[at(X_FP + 1, l)], az - X[at(X_FP + 2, l)],
+                                               X[at(X_FT, l)], X[at(X_FT + 1, l)], X[at(X_FT + 2, l)],
+                                               X[at(X_FDT, l)], X[at(X_FDT + 1, l)], X[at(X_FDT + 2, l)])
         X[at(X_SP, l)] = sp
         place(sp, l, X, X_BAD, X_ROW, X_U)
 
@@ -237,12 +220,8 @@ def lanes_frame(X):
         X[at(X_O, l)], X[at(X_O + 1, l)], X[at(X_O + 2, l)] = o0, o1, o2
         X[at(X_D, l)], X[at(X_D + 1, l)], X[at(X_D + 2, l)] = e0, e1, e2
         # kernels.newton_step
-        dx, dy, dz = X[at(X_ANC, l)] - p0, X[at(X_ANC + 1, l)] - p1, X[at(X_ANC + 2, l)] - p2
-        f = dx * t0 + dy * t1 + dz * t2
-        fp = -1.0 + dx * e0 + dy * e1 + dz * e2
-        if fp > -0.2:
-            fp = -1.0
-        step = -f / fp
+        step = closest_newton(X[at(X_ANC, l)] - p0, X[at(X_ANC + 1, l)] - p1, X[at(X_ANC + 2, l)] - p2, t0, t1, t2,
+                              e0, e1, e2)
         X[at(X_STEP, l)] = step
         s2 = X[at(X_SP, l)] + step
         X[at(X_S2, l)] = s2

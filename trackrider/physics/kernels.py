@@ -35,7 +35,7 @@ from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
 from trackrider.physics.joints.swivel import watch as swivel_watch
 from trackrider.physics.network import car_frame, pass_junction, regroup, reverse_frame, stage_switches
 from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
-from trackrider.physics.maths import frame_turn  # noqa: F401
+from trackrider.physics.maths import closest_newton, closest_predictor, frame_turn, quat_step  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
                                           prepare_contacts, solve_contacts, watch)
 from trackrider.physics.railway import apply_gear_forces, apply_traction, gear_modes, rail_after, stage_rail
@@ -861,15 +861,8 @@ def integrate_body(b, h, tracks, bodies, cars, carrier):
         keep_table_axes(b, tracks, bodies, cars)
     for i in range(3):
         pos[b, i] += h * bodies.vel[b, i]
-    w, x, y, z = quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3]
-    o0, o1, o2 = omg[b, 0], omg[b, 1], omg[b, 2]
-    hw = 0.5 * h
-    nw = w + hw * (-o0 * x - o1 * y - o2 * z)
-    nx = x + hw * (o0 * w + o1 * z - o2 * y)
-    ny = y + hw * (o1 * w + o2 * x - o0 * z)
-    nz = z + hw * (o2 * w + o0 * y - o1 * x)
-    n = 1.0 / np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)   # one division, not four
-    quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = nw * n, nx * n, ny * n, nz * n
+    quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3] = quat_step(quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3],
+                                                               omg[b, 0], omg[b, 1], omg[b, 2], 0.5 * h)
     quat_to_mat(quat[b], bodies.rot[b])
 
 
@@ -958,12 +951,8 @@ def closest_s(tracks, t, s, ax, ay, az, fr2):
 def newton_step(ax, ay, az, fr):
     """−f/f' of the closest-point condition f(s) = (A − P)·T at the point of ``fr`` (its P, T, P''),
     f' = −1 + (A − P)·P'' (−1 where the anchor is so far inside a tight curve that f' > −0.2)."""
-    dx, dy, dz = ax - fr[C_P], ay - fr[C_P + 1], az - fr[C_P + 2]
-    f = dx * fr[C_T] + dy * fr[C_T + 1] + dz * fr[C_T + 2]
-    fp = -1.0 + dx * fr[C_DT] + dy * fr[C_DT + 1] + dz * fr[C_DT + 2]
-    if fp > -0.2:
-        fp = -1.0
-    return -f / fp
+    return closest_newton(ax - fr[C_P], ay - fr[C_P + 1], az - fr[C_P + 2], fr[C_T], fr[C_T + 1], fr[C_T + 2],
+                          fr[C_DT], fr[C_DT + 1], fr[C_DT + 2])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -974,11 +963,8 @@ def predict_step(ax, ay, az, fr):
     d (1 + r·K) − d³|K|²/3 (r·K ≈ κ² d²/2: the terms left out are O(κ⁴ d⁵)). The Newton step that
     follows (``closest_s``, ``closest_frame``) then moves s by ~1e-10 m on a coaster's track at
     its speed, where r·T alone left O(κ² d³) (1e-7 m in a launch)."""
-    rx, ry, rz = ax - fr[C_P], ay - fr[C_P + 1], az - fr[C_P + 2]
-    d = rx * fr[C_T] + ry * fr[C_T + 1] + rz * fr[C_T + 2]
-    x = rx * fr[C_DT] + ry * fr[C_DT + 1] + rz * fr[C_DT + 2]
-    k2 = fr[C_DT] * fr[C_DT] + fr[C_DT + 1] * fr[C_DT + 1] + fr[C_DT + 2] * fr[C_DT + 2]
-    return d * (1.0 + x) - d * d * d * k2 * (1.0 / 3.0)
+    return closest_predictor(ax - fr[C_P], ay - fr[C_P + 1], az - fr[C_P + 2], fr[C_T], fr[C_T + 1], fr[C_T + 2],
+                             fr[C_DT], fr[C_DT + 1], fr[C_DT + 2])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")

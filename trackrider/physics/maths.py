@@ -48,18 +48,49 @@ def frame_turn(fr, pf, x0, x1, x2):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def rotation_of(w, x, y, z):
+    """The entries of the rotation matrix of the unit quaternion (w, x, y, z), row by row."""
+    return (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y),
+            2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x),
+            2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def quat_to_mat(q, R):
     """Rotation matrix (3,3) of the unit quaternion ``q`` (w, x, y, z)."""
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    R[0, 1] = 2.0 * (x * y - w * z)
-    R[0, 2] = 2.0 * (x * z + w * y)
-    R[1, 0] = 2.0 * (x * y + w * z)
-    R[1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    R[1, 2] = 2.0 * (y * z - w * x)
-    R[2, 0] = 2.0 * (x * z - w * y)
-    R[2, 1] = 2.0 * (y * z + w * x)
-    R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    (R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2],
+     R[2, 0], R[2, 1], R[2, 2]) = rotation_of(q[0], q[1], q[2], q[3])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def quat_step(w, x, y, z, o0, o1, o2, hw):
+    """The unit quaternion (w, x, y, z) turned by the angular velocity ω = (o0, o1, o2) over a step
+    h = 2 ``hw``: q + h/2 (0, ω) ⊗ q, normalised (one division, not four)."""
+    nw = w + hw * (-o0 * x - o1 * y - o2 * z)
+    nx = x + hw * (o0 * w + o1 * z - o2 * y)
+    ny = y + hw * (o1 * w + o2 * x - o0 * z)
+    nz = z + hw * (o2 * w + o0 * y - o1 * x)
+    n = 1.0 / np.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
+    return nw * n, nx * n, ny * n, nz * n
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def closest_predictor(rx, ry, rz, t0, t1, t2, k0, k1, k2):
+    """``kernels.predict_step`` from r = A − P, the unit tangent T and K = P'' at P."""
+    d = rx * t0 + ry * t1 + rz * t2
+    x = rx * k0 + ry * k1 + rz * k2
+    kk = k0 * k0 + k1 * k1 + k2 * k2
+    return d * (1.0 + x) - d * d * d * kk * (1.0 / 3.0)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def closest_newton(dx, dy, dz, t0, t1, t2, k0, k1, k2):
+    """``kernels.newton_step`` from d = A − P, the unit tangent T and P'' (k) at P."""
+    f = dx * t0 + dy * t1 + dz * t2
+    fp = -1.0 + dx * k0 + dy * k1 + dz * k2
+    if fp > -0.2:
+        fp = -1.0
+    return -f / fp
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
