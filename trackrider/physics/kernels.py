@@ -319,25 +319,23 @@ def integrate_chunk(b0, b1, h, tracks, bodies, cars, carrier, lam, E, wk):
     its own body, and the cars go by blocks of ``car_lanes.NB``: a block of plain cars through the
     vector lanes (``car_lanes.integrate_block``), any other through the scalar stages."""
     fr2 = wk.fr2
-    if car_lanes.lanes_allowed(tracks):
-        c1 = min(b1, cars.n)
-        for j0 in range(b0, c1, car_lanes.NB):
-            n = min(car_lanes.NB, c1 - j0)
-            plain = car_lanes.plain_block(j0, n, cars, carrier)
-            if plain and car_lanes.integrate_block(j0, n, h, tracks, bodies, cars, lam, wk.lx):
-                continue
+    lanes = car_lanes.lanes_allowed(tracks)
+    c1 = min(b1, cars.n)
+    # groups of bodies: without the lanes one, [b0, b1); with them each block of cars, then the bodies
+    # after the cars (each of integrate_body and integrate_car written once: each is typed once per
+    # place it is inlined, docs/physics.md "Compile time")
+    j0 = b0
+    while j0 < b1:
+        j1 = min(j0 + car_lanes.NB, c1) if lanes and j0 < c1 else b1
+        n = min(j1, c1) - j0   # its cars (none in the group after them)
+        plain = lanes and n > 0 and car_lanes.plain_block(j0, n, cars, carrier)
+        if not (plain and car_lanes.integrate_block(j0, n, h, tracks, bodies, cars, lam, wk.lx)):
             if not plain:   # (a plain block the lanes gave back has moved its bodies)
-                for b in range(j0, j0 + n):
+                for b in range(j0, j1):
                     integrate_body(b, h, tracks, bodies, cars, carrier)
-            for b in range(j0, j0 + n):
+            for b in range(j0, j0 + max(n, 0)):
                 integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2)
-        for b in range(max(b0, c1), b1):
-            integrate_body(b, h, tracks, bodies, cars, carrier)
-        return
-    for b in range(b0, b1):
-        integrate_body(b, h, tracks, bodies, cars, carrier)
-    for b in range(b0, min(b1, cars.n)):
-        integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2)
+        j0 = j1
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
