@@ -72,7 +72,7 @@ def assert_same_bits(one, two):
         assert a.tobytes() == b.tobytes()
 
 
-@pytest.mark.parametrize("n_cars", [1, 7, 8, 13, 24])
+@pytest.mark.parametrize("n_cars", [1, 7, 8, 13, 15, 24])
 def test_lanes_give_the_scalar_stages_bits_on_a_closed_track(n_cars):
     w = world(n_cars, hilly_circle(R=60.0, amp=3.0, waves=5, n=4001), speed=25.0)
     lam = np.random.default_rng(1).normal(size=w._temps.trk.lam.shape)

@@ -316,8 +316,9 @@ def integrate_chunk(b0, b1, h, tracks, bodies, cars, carrier, lam, E, wk):
     """``stage_integrate`` of bodies ``b0`` … ``b1 − 1``: each body's pose, then each car's s and frame
     (``0, nb``: the whole stage; a chunk, ``par_integrate``: no carriers and no network, where each car
     reads only its own body); ``wk``: work. Without a network or a moving track each car reads only
-    its own body, and the cars go by blocks of ``car_lanes.NB``: a block of plain cars through the
-    vector lanes (``car_lanes.integrate_block``), any other through the scalar stages."""
+    its own body, and the cars go by blocks of ``car_lanes.NB``: a block of ``car_lanes.MIN_CARS`` plain
+    cars or more through the vector lanes (``car_lanes.integrate_block``), any other through the scalar
+    stages."""
     fr2 = wk.fr2
     lanes = car_lanes.lanes_allowed(tracks)
     c1 = min(b1, cars.n)
@@ -328,7 +329,7 @@ def integrate_chunk(b0, b1, h, tracks, bodies, cars, carrier, lam, E, wk):
     while j0 < b1:
         j1 = min(j0 + car_lanes.NB, c1) if lanes and j0 < c1 else b1
         n = min(j1, c1) - j0   # its cars (none in the group after them)
-        plain = lanes and n > 0 and car_lanes.plain_block(j0, n, cars, carrier)
+        plain = lanes and n >= car_lanes.MIN_CARS and car_lanes.plain_block(j0, n, cars, carrier)
         if not (plain and car_lanes.integrate_block(j0, n, h, tracks, bodies, cars, lam, wk.lx)):
             if not plain:   # (a plain block the lanes gave back has moved its bodies)
                 for b in range(j0, j1):
