@@ -14,7 +14,11 @@ for a train: it has no track joint, so the train here is a free chain (it falls;
 does not depend on where it is).
 
 Both are timed in blocks of steps, alternating trackrider, MuJoCo, trackrider, … (``--rounds``
-each), and the medians of CPU µs per step are printed with their ratio. Both run on one thread:
+each), and the medians of CPU µs per step are printed with their ratio. A block is long (200 000 car
+steps: ~50 ms of trackrider) so that neither engine's cost per call from Python counts: a block is
+one ``World.run`` (its ~0.25 ms of set-up spread over the block) and one ``mujoco.mj_step(m, d,
+nstep=k)`` (MuJoCo's own loop; a Python loop of ``mj_step`` adds ~2 µs per step, a quarter of
+MuJoCo's step at 7 cars). Both run on one thread:
 trackrider's serial stages (``state.PARALLEL_BODIES`` raised here), as MuJoCo's step; a long
 train's stages on both cores cost more CPU in all and less wall-clock time (``bench/solver.py
 --threads``).
@@ -77,8 +81,11 @@ def compare(n_cars: int, steps: int, rounds: int, track, mujoco) -> tuple[float,
         d = mujoco.MjData(m)
 
         def mj_step(k):
-            for _ in range(k):
-                mujoco.mj_step(m, d)
+            try:
+                mujoco.mj_step(m, d, nstep=k)   # MuJoCo's own loop of k steps
+            except TypeError:   # (a MuJoCo without nstep)
+                for _ in range(k):
+                    mujoco.mj_step(m, d)
 
         mj_step(20)
     tr, mj = [], []
@@ -108,7 +115,7 @@ def main(argv=None) -> None:
         print(f"MuJoCo skipped: it cannot be imported here ({why})")
     print(f"{'cars':>5} {'trackrider':>11} {'MuJoCo':>9} {'MuJoCo/trackrider':>18}")
     for n in (int(v) for v in args.cars.split(",")):
-        steps = max(20, (20000 if not args.quick else 4000) // n)
+        steps = max(100, (200_000 if not args.quick else 40_000) // n)
         tr, mj = compare(n, steps, rounds, track, mujoco)
         ratio = f"{mj / tr:>18.2f}" if mj is not None else f"{'-':>18}"
         print(f"{n:>5} {tr:>11.1f} {mj if mj is not None else float('nan'):>9.1f} {ratio}")

@@ -73,12 +73,15 @@ def chunks_in_turn(which, cfg, tracks, bodies, cars, res, trk, par):
 
 
 @njit(error_model="numpy", _nrt=False)
-def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
-    """Stage ``which`` (index into ``STAGES``) of ``kernels.run_chunk``, ``n`` times."""
+def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail, back):
+    """Stage ``which`` (index into ``STAGES``) of ``kernels.run_chunk``, ``n`` times. The integration
+    goes forward and back in turn (``back``: ``cfg`` with −h), so that the train stays on its track: n
+    integrations forward with the same velocities would carry its cars off the curve, and each
+    would then take the scalar stages' fall-back ("Cars in lanes")."""
     tracks, bodies, cars, sections, res, joints, programs = world
     carried = tmp.trk.kbody.shape[0] > 0
     any_bounded = kn.has_bounded_rows(cars, joints, res, free_joints, car_rows)
-    for _ in range(n):
+    for i in range(n):
         if which == 0:
             kn.stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
             if carried:
@@ -100,7 +103,8 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
         elif which == 5:
             kn.stage_supports(cfg, bodies, cars, tmp.trk)
         elif which == 6:
-            kn.stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
+            kn.stage_integrate(cfg if i % 2 == 0 else back, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam,
+                               tmp.trk.E, tmp.wk)
         elif which == 7:   # run_chunk's own per-step work outside the stages
             kn.stage_start_speed(0, cars.n, bodies, cars, tmp.trk)
             kn.stage_programs(1, cfg.h, cars, joints, tracks, programs)
@@ -114,11 +118,11 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail):
         elif which == 9:
             kn.threaded_rows(cfg, bodies, cars, res, tmp.trk, tmp.par)
         elif which == 10:
-            kn.threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)
+            kn.threaded_integrate(cfg if i % 2 == 0 else back, tracks, bodies, cars, tmp.trk, tmp.par)
         elif which == 11:   # one region from a step's integration to the next step's track rows
             kn.threaded_step(cfg, tracks, bodies, cars, sections, res, joints, tmp, tmp.par)
         else:
-            chunks_in_turn(which - 12, cfg, tracks, bodies, cars, res, tmp.trk, tmp.par)
+            chunks_in_turn(which - 12, cfg if i % 2 == 0 else back, tracks, bodies, cars, res, tmp.trk, tmp.par)
 
 
 def kernel_args(w):
@@ -133,7 +137,8 @@ def kernel_args(w):
     rail = w.railway.record if w.railway is not None else idle_rail()
     ops = w.ops if w.ops is not None else idle_ops(len(w._sections), w.ncars)
     out = np.empty((w.pos.shape[0] + len(w._reported), ch.N_CHANNELS))
-    return cfg, w.records, w._temps, out, kn.free_joints_flag(w.joint_state), kn.car_rows_flag(w.records, rail), ops, rail
+    return (cfg, w.records, w._temps, out, kn.free_joints_flag(w.joint_state), kn.car_rows_flag(w.records, rail), ops,
+            rail, cfg._replace(h=-w.dt))
 
 
 def arrays(records):
