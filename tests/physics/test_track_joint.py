@@ -301,6 +301,7 @@ def test_eval_track_point_is_eval_track_bit_for_bit():
 def _track_block(bodies, cars, erp_h, trk, wk, closed):
     """Car 0's track block and projection: the closed form (``closed``) or the general one."""
     kn.update_rotations(bodies)
+    tj.track_rows_of(0, bodies, cars, erp_h, trk, wk)
     if closed:
         tj.fixed_track_block(0, bodies, cars, erp_h, trk, wk)
     else:

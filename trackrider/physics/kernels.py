@@ -45,7 +45,7 @@ from trackrider.physics.sections import SECTIONS
 from trackrider.physics.state import Work
 from trackrider.physics.programs import record_joints, stage_programs
 from trackrider.physics.track_joint import (apply_impulse, eval_track_point, fixed_track_block, prepare_track_block,
-                                           project_track)
+                                           project_track, track_rows_of)
 from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
                                         keep_table_axes, move_frame, moving_row, moving_row_impulse, moving_track_block,
                                         relative_along, relative_speed, solve_carried_chains, to_table,
@@ -256,6 +256,8 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
     for r in range(5):
         trk.lam[b, r] = 0.0
     if b < cars.n and cars.held[b]:
+        # its rows, once for both forms below (an inlined function is typed once per place: "Compile time")
+        track_rows_of(b, bodies, cars, erp_h, trk, wk)
         if trk.carrier[b] < 0 and cars.support[b]:   # the common case, in closed form (W̃ of rank one)
             fixed_track_block(b, bodies, cars, erp_h, trk, wk)
         else:
@@ -1321,6 +1323,7 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def py_prepare_track_block(b, bodies, cars, erp_h, trk, wk):
     update_rotations(bodies)
+    track_rows_of(b, bodies, cars, erp_h, trk, wk)
     prepare_track_block(b, bodies, cars, erp_h, trk, wk)
 
 

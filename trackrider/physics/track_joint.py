@@ -74,7 +74,7 @@ def track_rows_of(b, bodies, cars, erp_h, trk, wk):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def prepare_track_block(b, bodies, cars, erp_h, trk, wk):
-    """Fill the rows J (5,6), targets, W̃ and P of car ``b`` from its frame ``cars.frame[b]``: the
+    """Fill W̃ and P of car ``b`` from its rows J (5,6) (``track_rows_of``, made before): the
     general form (A = G W Gᵀ factored), for any car (``fixed_track_block`` is the closed form of a
     supported car on a fixed track).
 
@@ -85,7 +85,6 @@ def prepare_track_block(b, bodies, cars, erp_h, trk, wk):
     G, Wt, Pm = trk.J, trk.mobility, trk.to_track
     W, A, Ainv, work = wk.W, wk.A, wk.Ainv, wk.M
     body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, W)
-    track_rows_of(b, bodies, cars, erp_h, trk, wk)
     # WG[r] = W G[r]ᵀ (W block diagonal: 1/m I3 and I_w⁻¹), stored in Pm[b] for now
     im = W[0, 0]
     for r in range(5):
@@ -191,8 +190,7 @@ def project_track(b, bodies, trk, wk):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def fixed_track_block(b, bodies, cars, erp_h, trk, wk):
     """``prepare_track_block`` and ``project_track`` of a supported car ``b`` on a fixed track, in
-    closed form (the same W̃, P and projection up to rounding)."""
-    track_rows_of(b, bodies, cars, erp_h, trk, wk)
+    closed form (the same W̃, P and projection up to rounding), after its rows (``track_rows_of``)."""
     fr, R, m, ib = cars.frame[b], bodies.rot[b], bodies.mass[b], bodies.ib
     G, tgt, Wt, Pm, lam = trk.J, trk.target, trk.mobility, trk.to_track, trk.lam
     vel, omg = bodies.vel, bodies.omg
