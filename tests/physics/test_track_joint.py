@@ -303,9 +303,9 @@ def _track_block(bodies, cars, erp_h, trk, wk, closed):
     kn.update_rotations(bodies)
     tj.track_rows_of(0, bodies, cars, erp_h, trk, wk)
     if closed:
-        tj.fixed_track_block(0, bodies, cars, erp_h, trk, wk)
+        tj.fixed_track_block(0, bodies, cars, trk, wk)
     else:
-        tj.prepare_track_block(0, bodies, cars, erp_h, trk, wk)
+        tj.prepare_track_block(0, bodies, cars, trk, wk)
         tj.project_track(0, bodies, trk, wk)
 
 

@@ -259,10 +259,10 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
         # its rows, once for both forms below (an inlined function is typed once per place: "Compile time")
         track_rows_of(b, bodies, cars, erp_h, trk, wk)
         if trk.carrier[b] < 0 and cars.support[b]:   # the common case, in closed form (W̃ of rank one)
-            fixed_track_block(b, bodies, cars, erp_h, trk, wk)
+            fixed_track_block(b, bodies, cars, trk, wk)
         else:
             trk.rank1[b, 6] = 0.0
-            prepare_track_block(b, bodies, cars, erp_h, trk, wk)
+            prepare_track_block(b, bodies, cars, trk, wk)
             if trk.carrier[b] < 0:
                 project_track(b, bodies, trk, wk)
             else:
@@ -1324,7 +1324,7 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
 def py_prepare_track_block(b, bodies, cars, erp_h, trk, wk):
     update_rotations(bodies)
     track_rows_of(b, bodies, cars, erp_h, trk, wk)
-    prepare_track_block(b, bodies, cars, erp_h, trk, wk)
+    prepare_track_block(b, bodies, cars, trk, wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -73,7 +73,7 @@ def track_rows_of(b, bodies, cars, erp_h, trk, wk):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def prepare_track_block(b, bodies, cars, erp_h, trk, wk):
+def prepare_track_block(b, bodies, cars, trk, wk):
     """Fill W̃ and P of car ``b`` from its rows J (5,6) (``track_rows_of``, made before): the
     general form (A = G W Gᵀ factored), for any car (``fixed_track_block`` is the closed form of a
     supported car on a fixed track).
@@ -188,7 +188,7 @@ def project_track(b, bodies, trk, wk):
 # rows above), and M W̃ = I − Gᵀ P, so P = Zᵀ Gᵀ P = Zᵀ (I − M W̃) = Zᵀ − (Zᵀ M n) nᵀ / μ; and the exact projection of u onto G u = t is u' = Z t + σ n with σ = nᵀ M (u − Z t) / μ, its
 # impulses Δλ = Zᵀ M (u' − u). No 5×5 factor, no W: ~300 flops against ~1100 of the general form.
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def fixed_track_block(b, bodies, cars, erp_h, trk, wk):
+def fixed_track_block(b, bodies, cars, trk, wk):
     """``prepare_track_block`` and ``project_track`` of a supported car ``b`` on a fixed track, in
     closed form (the same W̃, P and projection up to rounding), after its rows (``track_rows_of``)."""
     fr, R, m, ib = cars.frame[b], bodies.rot[b], bodies.mass[b], bodies.ib
