@@ -11,7 +11,7 @@ from a cold cache, from the cache, the imports and world alone (loading from the
 difference), from a cold cache with a lift section (the kernel with the cars' bounded rows) and
 with a hinge in the world (the kernel with every joint kind).
 
-    python bench/solver.py [--quick] [--compile-only] [--compile-profile] [--railway] [--bogies] [--threads]
+    python bench/solver.py [--quick] [--compile-only] [--compile-profile] [--railway] [--bogies] [--threads] [--calls]
     python bench/solver.py --threads [--cars 150 300 500] [--against DIR [--against-cache DIR]] [--rounds 5]
 
 ``--bogies`` times trains of 7, 100 and 1000 cars on bogies beside plain ones and prints the
@@ -26,6 +26,11 @@ stages on all threads (1 and 2 of numba's threads, whatever ``state.PARALLEL_BOD
 serial stages, in fresh interpreters, interleaved, 5 rounds (``--rounds``): medians of µs/step wall and
 CPU, with the load before and after (docs/physics.md, "Both cores"); ``--against DIR`` runs another
 checkout's the same way, interleaved with this one's (``--against-cache``: its kernel cache).
+
+``--calls`` times ``World.run`` called again and again for a few steps at a time (a caller that steps a
+7-car train in a loop, 1, 10 and 100 steps a call, one sample recorded a call): CPU µs per call and per step,
+medians of 5 blocks; the difference from the step's own cost (the full run's 7-car figure) is what a call costs
+in Python and in numba's dispatch of ``run_chunk``.
 
 ``--railway`` times only a locomotive-hauled train of 100 wagons with draft gears and air brakes
 (also printed by a full run).
@@ -417,6 +422,27 @@ def print_compile_times():
     print("compile + first steps, " + "; ".join(f"{k}: {w:.1f} s wall ({c:.1f} s cpu)" for k, (w, c) in ct.items()))
 
 
+def print_calls(quick):
+    """``--calls``: CPU µs per ``World.run(k, k)`` call of a 7-car train, k = 1, 10, 100."""
+    import statistics
+
+    import analytic
+
+    w = build(7, analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001))
+    w.run(20, 20)  # compile (or load) and settle
+    print("World.run called again and again, 7 cars (CPU µs, medians of 5 blocks)")
+    for k in (1, 10, 100):
+        calls = (400 if quick else 4000) // k
+        per = []
+        for _ in range(5):
+            c0 = time.process_time()
+            for _ in range(calls):
+                w.run(k, k)
+            per.append((time.process_time() - c0) / calls * 1e6)
+        us = statistics.median(per)
+        print(f"  {k:>4} steps a call: {us:8.1f} µs a call, {us / k:7.2f} µs a step")
+
+
 def main(argv=None):
     import analytic
 
@@ -430,6 +456,9 @@ def main(argv=None):
         return
     if "--railway" in argv:
         print_railway(quick)
+        return
+    if "--calls" in argv:
+        print_calls(quick)
         return
     if "--threads" in argv:
         cars = []

@@ -1195,6 +1195,35 @@ class World:
         self._build()
         return self.cars.s[: self.ncars].copy()
 
+    def _step_records(self, record_every: int) -> dict:
+        """The kernel's ``state.Step`` of a run, threaded (True) and serial (False), kept for the next
+        run with the same settings: a run of a few steps (a caller stepping the world in a loop) would
+        otherwise spend most of its time making them (``bench/solver.py --calls``)."""
+        g = self.gravity
+        key = (self.dt, g, self.erp, self.iterations, self.warm_start, record_every)
+        kept = getattr(self, "_cfgs", None)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        # gmag as the kernel once computed it, sqrt(gx² + gy² + gz²)
+        gmag = math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g))
+        cfg = st.allocate(st.Step, {}, h=self.dt, gx=0.0, gy=0.0, gz=-g, gmag=gmag, erp_h=self.erp / self.dt,
+                          iterations=self.iterations, warm=self.warm_start, record_every=record_every, threaded=1)
+        cfgs = {True: cfg, False: cfg._replace(threaded=0)}
+        self._cfgs = (key, cfgs)
+        return cfgs
+
+    def _idle_records(self):
+        """(rail, ops) for ``run_chunk``: the world's own, or idle records (``rail.idle_rail``,
+        ``operation.idle_ops``: no railway, no operation; the kernel only reads them), made once."""
+        idle = getattr(self, "_idle", None)
+        if idle is None:
+            from trackrider.physics.operation import idle_ops
+            from trackrider.physics.rail import idle_rail
+
+            idle = self._idle = (idle_rail(), idle_ops(len(self._sections), self.ncars))
+        return (self.railway.record if self.railway is not None else idle[0],
+                self.ops if self.ops is not None else idle[1])
+
     def run(self, n_steps: int, record_every: int = 1, sink=None, progress=None,
             chunk_records: int | None = None, joint_sink=None) -> RunStatus:
         """Advance ``n_steps`` steps; every ``record_every``-th step is recorded.
@@ -1213,22 +1242,13 @@ class World:
         if chunk_records is None:
             chunk_records = max(1, min(2000, 2_000_000 // max(ne * ch.N_CHANNELS, 1)))
         steps_per_chunk = chunk_records * record_every
-        g = self.gravity
-        # gmag as the kernel once computed it, sqrt(gx² + gy² + gz²)
-        gmag = math.sqrt(0.0 * 0.0 + 0.0 * 0.0 + (-g) * (-g))
-        cfg = st.allocate(st.Step, {}, h=self.dt, gx=0.0, gy=0.0, gz=-g, gmag=gmag, erp_h=self.erp / self.dt,
-                          iterations=self.iterations, warm=self.warm_start, record_every=record_every, threaded=1)
+        cfgs = self._step_records(record_every)
         # a world with the per-car stages on all threads times each chunk both ways as it goes
         # (state.ThreadChoice: the same bytes either way; sim.py calls run chunk by chunk)
         choice = self._threads if self._temps.par is not None else None
-        cfgs = {True: cfg, False: cfg._replace(threaded=0)}
-        from trackrider.physics.operation import idle_ops
-        from trackrider.physics.rail import idle_rail
-
         free = kn.free_joints_flag(self.joint_state)
-        rail = self.railway.record if self.railway is not None else idle_rail()
+        rail, ops = self._idle_records()
         car_rows = kn.car_rows_flag(self.records, rail)
-        ops = self.ops if self.ops is not None else idle_ops(len(self._sections), self.ncars)
         oper = self.operation
         if oper is not None and self.step_count == 0 and not getattr(self, "_op_started", False):
             oper.start()
