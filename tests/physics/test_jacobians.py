@@ -12,6 +12,7 @@ from trackrider.physics import kernels as kn
 from trackrider.physics import state as st
 from trackrider.physics.joints import common as jc
 from trackrider.physics.joints import distance, pulley
+from trackrider.physics.track_joint import mobility_of
 
 RNG = np.random.default_rng(7)
 
@@ -60,7 +61,7 @@ def test_track_joint_rows_match_finite_differences(cg):
                        np.array([600.0]), z((1, 3, 3)))
     tmp = st.make_temps(1, 0, [], [])
     kn.py_prepare_track_block(0, bodies, cars, 0.0, tmp.trk, tmp.wk)
-    G, Wt = tmp.trk.J, tmp.trk.mobility
+    G, Wt = tmp.trk.J, mobility_of(tmp.trk, 0)[None]
     axes = [T, N, B]
 
     def constraint(p, q):

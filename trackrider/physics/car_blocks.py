@@ -35,7 +35,7 @@ import numpy as np
 
 from trackrider.jit import njit
 from trackrider.physics.couplings import solve_chain
-from trackrider.physics.maths import cholesky
+from trackrider.physics.maths import cholesky, mobility_at
 from trackrider.physics.state import GR
 
 # columns of CarBlocks.group: the group's joints (front swivel, rear swivel, coupler or -1), its rows
@@ -121,7 +121,7 @@ def _share_roll(g, grp, joints, rows):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def _mobility_times(body, held, Jr, o, Wt, Pm, out, ow, op):
+def _mobility_times(body, held, Jr, o, Wt, Wn, Pm, out, ow, op):
     """``out[ow:ow + 6]`` = W̃ jᵀ and (a frame on its track, ``held``) ``out[op:op + 5]`` = P jᵀ for the part
     ``j = Jr[o:o + 6]`` of a row on ``body`` (none: zeros). Column by column, over the nonzero entries
     of j only (a swivel's rows are half zeros), in the order of a plain product (the same sums); a
@@ -134,12 +134,12 @@ def _mobility_times(body, held, Jr, o, Wt, Pm, out, ow, op):
             if v == 0.0:
                 continue
             if held:
-                s0 += Wt[body, 0, q] * v
-                s1 += Wt[body, 1, q] * v
-                s2 += Wt[body, 2, q] * v
-                s3 += Wt[body, 3, q] * v
-                s4 += Wt[body, 4, q] * v
-                s5 += Wt[body, 5, q] * v
+                s0 += mobility_at(Wt, Wn, body, 0, q) * v
+                s1 += mobility_at(Wt, Wn, body, 1, q) * v
+                s2 += mobility_at(Wt, Wn, body, 2, q) * v
+                s3 += mobility_at(Wt, Wn, body, 3, q) * v
+                s4 += mobility_at(Wt, Wn, body, 4, q) * v
+                s5 += mobility_at(Wt, Wn, body, 5, q) * v
                 p0 += Pm[body, 0, q] * v
                 p1 += Pm[body, 1, q] * v
                 p2 += Pm[body, 2, q] * v
@@ -162,7 +162,7 @@ def _mobility_times(body, held, Jr, o, Wt, Pm, out, ow, op):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def factor_blocks(t, blk, joints, rows, trk, cars):
     """Cache W̃Jᵀ, PJᵀ of every row of train ``t``'s groups and factor its block tridiagonal system."""
-    jJ, Wt, Pm = rows.J, trk.mobility, trk.to_track
+    jJ, Wt, Wn, Pm = rows.J, trk.mobility, trk.rank1, trk.to_track
     grp, wp, fac = blk.group, blk.wp, blk.fac
     g0 = blk.train[t, 0]
     for gi in range(blk.train[t, 1]):
@@ -187,7 +187,7 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
                     break
                 jr, o, ow, op = (j, 6 * e, 6 * e, 12 + 5 * e) if e < 2 else (x, 0, W_C, W_C + 6)
                 _mobility_times(body, body >= 0 and body < cars.n and cars.held[body], jJ[jr, (r if e < 2 else R_ROLL)],
-                                o, Wt, Pm, wp[g, k], ow, op)
+                                o, Wt, Wn, Pm, wp[g, k], ow, op)
         # the diagonal block A_g (lower triangle, into L), minus E_g E_gᵀ
         for k in range(n):
             j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from trackrider.jit import njit
-from trackrider.physics.maths import cholesky
+from trackrider.physics.maths import cholesky, form_mobility
 from trackrider.physics.state import HR
 
 # columns of Hangs.fac (per row k of a hang): Cholesky rows of K and M (1/L_kk on the diagonal),
@@ -85,7 +85,9 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
         a, g = joints.a[j0], joints.b[j0]
         m = 5 if hg.joint[h, 1] < 0 else HR
         held = a < cars.n and cars.held[a] == 1
-        trk.rank1[a, 6] = 0.0   # the trolley's W̃ becomes Ŵ_a (the chain's factor reads it whole)
+        if trk.rank1[a, 6] > 0.0:   # the trolley's W̃ becomes Ŵ_a (the chain's factor reads it whole)
+            form_mobility(Wt, trk.rank1, a)
+            trk.rank1[a, 6] = 0.0
         im = bodies.inv_mass[g]
         for k in range(m):           # W_g J_gᵀ (a free body: diag(1/m, I_w⁻¹)), M's lower triangle
             j, r = hang_row(hg, h, k)

@@ -8,7 +8,8 @@ records ``tmp`` (``trk``: track rows and mobilities, ``rows``: joint rows, ``cha
 Mobility. Every body carries a 6×6 mobility W̃ (``trk.mobility``) used by all non-track rows:
 for a free body it is ``W = diag(1/m, I_w⁻¹)``; for a car on its track it is the mobility
 *with the track rows enforced*, ``W̃ = W − W Gᵀ A⁻¹ G W`` (``G`` the five track rows 1–5,
-``A = G W Gᵀ``), and ``P = A⁻¹ G W`` (``trk.to_track``, 5×6) maps a generalised impulse ``f``
+``A = G W Gᵀ``; a supported car on a fixed track has ``W̃ = n nᵀ/μ``, kept as its n and 1/μ in
+``trk.rank1``, its entries made by ``maths.mobility_at``), and ``P = A⁻¹ G W`` (``trk.to_track``, 5×6) maps a generalised impulse ``f``
 on the car to the track-row impulses that keep rows 1–5 satisfied (``Δλ_T = −P f``). After one
 exact projection onto rows 1–5 at the start of a step, every later impulse is applied through
 ``W̃`` so rows 1–5 stay exactly satisfied and their impulses stay exact: the 5×5 block of each
@@ -34,7 +35,7 @@ from trackrider.physics.joints import distance
 from trackrider.physics.joints.dispatch import J_DISTANCE, prepare_joint
 from trackrider.physics.joints.swivel import watch as swivel_watch
 from trackrider.physics.network import car_frame, pass_junction, regroup, reverse_frame, stage_switches
-from trackrider.physics.maths import body_mobility, cross, mat_to_quat, quat_to_mat  # noqa: F401
+from trackrider.physics.maths import body_mobility, cross, mat_to_quat, mobility_at, quat_to_mat  # noqa: F401
 from trackrider.physics.maths import closest_newton, closest_predictor, frame_turn, quat_step  # noqa: F401
 from trackrider.physics.operation import (contacts_active, finish_contacts, held_row, keep_positions,
                                           prepare_contacts, solve_contacts, watch)
@@ -567,7 +568,7 @@ def prepare_car_rows(cfg, bodies, cars, sections, res, tmp, ops):
         for i in range(6):
             s = 0.0
             for q in range(6):
-                s += trk.mobility[b, i, q] * row_t[b, q]
+                s += mobility_at(trk.mobility, trk.rank1, b, i, q) * row_t[b, q]
             crow.w[b, i] = s
             c += row_t[b, i] * s
         crow.c[b] = c

@@ -261,12 +261,38 @@ def row_velocity(b, f, vel, omg):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def row_mobility(b, f, g, Wt):
-    """fᵀ W̃_b g."""
+def row_mobility(b, f, g, Wt, Wn):
+    """fᵀ W̃_b g (``mobility_at``)."""
     s = 0.0
     for i in range(6):
         t = 0.0
         for k in range(6):
-            t += Wt[b, i, k] * g[k]
+            t += mobility_at(Wt, Wn, b, i, k) * g[k]
         s += f[i] * t
     return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def mobility_at(Wt, Wn, b, i, k):
+    """Entry (i, k) of body ``b``'s mobility W̃ (``trk.mobility``, ``trk.rank1``). A car on a fixed track
+    in closed form (``Wn[b, 6]`` = 1/μ > 0) has W̃ = n nᵀ/μ, which is not stored: the entry is made as
+    ``form_mobility`` makes it, (n_i/μ) n_k with i ≤ k (so a product with it has the bits it had when
+    W̃ was stored); any other body's W̃ is stored (docs/physics.md "Speed and compile time")."""
+    imu = Wn[b, 6]
+    if imu > 0.0:
+        if i <= k:
+            return (Wn[b, i] * imu) * Wn[b, k]
+        return (Wn[b, k] * imu) * Wn[b, i]
+    return Wt[b, i, k]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def form_mobility(Wt, Wn, b):
+    """Store body ``b``'s W̃ = n nᵀ/μ from its n and 1/μ (``Wn[b]``), for a reader that changes it whole."""
+    imu = Wn[b, 6]
+    for i in range(6):
+        ni = Wn[b, i] * imu
+        for j in range(i, 6):
+            w = ni * Wn[b, j]
+            Wt[b, i, j] = w
+            Wt[b, j, i] = w

@@ -233,7 +233,8 @@ def prepare_contacts(cfg, bodies, cars, joints, ops, tmp):
         fb, fa = ops.row_b[c], ops.row_a[c]
         _car_row_t(bb, bodies, cars, fb)
         _car_row_t(ba, bodies, cars, fa)
-        k = row_mobility(bb, fb, fb, tmp.trk.mobility) + row_mobility(ba, fa, fa, tmp.trk.mobility)
+        Wt, Wn = tmp.trk.mobility, tmp.trk.rank1
+        k = row_mobility(bb, fb, fb, Wt, Wn) + row_mobility(ba, fa, fa, Wt, Wn)
         k -= _train_end_compliance(bb, fb, ops.chain_b[c], tmp, joints)
         k -= _train_end_compliance(ba, fa, ops.chain_a[c], tmp, joints)
         ops.k[c] = k

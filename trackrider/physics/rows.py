@@ -17,14 +17,14 @@ def joint_block(j, joints, rows, trk, K):
     a = joints.a[j]
     b = joints.b[j]
     m = rows.m[j]
-    jJ, Wt = rows.J, trk.mobility
+    jJ, Wt, Wn = rows.J, trk.mobility, trk.rank1
     for r in range(m):
         for c in range(m):
             s = 0.0
             if a >= 0:
-                s += row_mobility(a, jJ[j, r, 0:6], jJ[j, c, 0:6], Wt)
+                s += row_mobility(a, jJ[j, r, 0:6], jJ[j, c, 0:6], Wt, Wn)
             if b >= 0:
-                s += row_mobility(b, jJ[j, r, 6:12], jJ[j, c, 6:12], Wt)
+                s += row_mobility(b, jJ[j, r, 6:12], jJ[j, c, 6:12], Wt, Wn)
             K[r, c] = s
         K[r, r] += rows.gamma[j]
 

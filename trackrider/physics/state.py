@@ -301,7 +301,8 @@ TrackRows = record("TrackRows", (
     Field("J", ("nb", 5, 6), F, "", "rows 1–5 of each car's track joint"),
     Field("target", ("nb", 5), F, "m/s, rad/s", "targets"),
     Field("lam", ("nb", 5), F, "N·s", "this step's impulses"),
-    Field("mobility", ("nb", 6, 6), F, "", "W̃: a car's mobility with its track rows enforced; a free body's W"),
+    Field("mobility", ("nb", 6, 6), F, "", "W̃: a car's mobility with its track rows enforced; a free body's W "
+          "(not stored where rank1 holds it: read through maths.mobility_at)"),
     Field("to_track", ("nb", 5, 6), F, "", "P = A⁻¹ G W: generalised impulse → track-row impulses (−P f)"),
     Field("rank1", ("nb", 7), F, "", "a supported car on a fixed track, W̃ = n nᵀ/μ: n (0–5), 1/μ (6); "
           "1/μ = 0: W̃ as it is (any other body, a trolley with its hang folded in)"),

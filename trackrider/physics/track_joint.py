@@ -14,7 +14,7 @@ import numpy as np
 from trackrider.curves.compact import (C_B, C_DT, C_N, C_OMEGA, C_P, C_T, hermite_weights, segment,
                                       wrap_arc_length)
 from trackrider.jit import njit
-from trackrider.physics.maths import cross, body_mobility, frame_rotation_error, row_velocity
+from trackrider.physics.maths import cross, body_mobility, frame_rotation_error, mobility_at, row_velocity
 
 
 # Track joint (docs/physics.md §2; seed 001), track fixed in the world (Jt = Rt = 0).
@@ -192,7 +192,7 @@ def fixed_track_block(b, bodies, cars, trk, wk):
     """``prepare_track_block`` and ``project_track`` of a supported car ``b`` on a fixed track, in
     closed form (the same W̃, P and projection up to rounding), after its rows (``track_rows_of``)."""
     fr, R, m, ib = cars.frame[b], bodies.rot[b], bodies.mass[b], bodies.ib
-    G, tgt, Wt, Pm, lam = trk.J, trk.target, trk.mobility, trk.to_track, trk.lam
+    G, tgt, Pm, lam = trk.J, trk.target, trk.to_track, trk.lam
     vel, omg = bodies.vel, bodies.omg
     cg = cars.cg[b]
     rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
@@ -218,13 +218,7 @@ def fixed_track_block(b, bodies, cars, trk, wk):
     r1 = trk.rank1[b]
     for i in range(6):
         r1[i] = n[i]
-    r1[6] = imu
-    for i in range(6):
-        ni = n[i] * imu
-        for j in range(i, 6):
-            w = ni * n[j]
-            Wt[b, i, j] = w
-            Wt[b, j, i] = w
+    r1[6] = imu   # W̃ itself is not stored: its readers make its entries (maths.mobility_at)
     # P = Zᵀ − (Zᵀ M n / μ) nᵀ (rows of Zᵀ: the rows' own parts without Ω: [N, 0], [B, 0], [r_m × e, e])
     tx, ty, tz = cross(rx, ry, rz, Tx, Ty, Tz)
     p_row(Pm, b, 0, Nx, Ny, Nz, 0.0, 0.0, 0.0, z0 * imu, n)
@@ -250,6 +244,19 @@ def fixed_track_block(b, bodies, cars, trk, wk):
     lam[b, 4] += sigma * z4 - (Bx * y0 + By * y1 + Bz * y2)
     vel[b, 0], vel[b, 1], vel[b, 2] = zx + sigma * n0, zy + sigma * n1, zz + sigma * n2
     omg[b, 0], omg[b, 1], omg[b, 2] = wtx + sigma * Ox, wty + sigma * Oy, wtz + sigma * Oz
+
+
+def mobility_of(trk, b: int) -> np.ndarray:
+    """Body ``b``'s W̃ (6, 6), a copy, as the kernels read it (``maths.mobility_at``: a car in closed form
+    has only its n and 1/μ stored)."""
+    n, imu = trk.rank1[b, :6], trk.rank1[b, 6]
+    if not imu > 0.0:
+        return trk.mobility[b].copy()
+    W = np.empty((6, 6))
+    for i in range(6):
+        for j in range(i, 6):
+            W[i, j] = W[j, i] = (n[i] * imu) * n[j]
+    return W
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -293,7 +300,15 @@ def apply_impulse(b, f, scale, trk, cars, bodies):
 
     For a car held by its track the track-row impulses change by −P f (rows 1–5 stay satisfied).
     """
-    move_by(b, trk.mobility, f, scale, bodies.vel, bodies.omg)
+    Wt, Wn, vel, omg = trk.mobility, trk.rank1, bodies.vel, bodies.omg
+    for i in range(3):
+        dv = 0.0
+        dw = 0.0
+        for k in range(6):
+            dv += mobility_at(Wt, Wn, b, i, k) * f[k]
+            dw += mobility_at(Wt, Wn, b, 3 + i, k) * f[k]
+        vel[b, i] += scale * dv
+        omg[b, i] += scale * dw
     if b < cars.n and cars.held[b]:
         P = trk.to_track
         for r in range(5):
