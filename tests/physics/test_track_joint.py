@@ -301,9 +301,11 @@ def test_eval_track_point_is_eval_track_bit_for_bit():
 def _track_block(bodies, cars, erp_h, trk, wk, closed):
     """Car 0's track block and projection: the closed form (``closed``) or the general one."""
     kn.update_rotations(bodies)
-    tj.track_rows_of(0, bodies, cars, erp_h, trk, wk)
+    rx, ry, rz = tj.track_arm(0, bodies, cars)
+    t = tj.track_targets(0, bodies, cars, erp_h, rx, ry, rz)
+    tj.track_rows_of(0, cars, rx, ry, rz, t, trk)
     if closed:
-        tj.fixed_track_block(0, bodies, cars, trk, wk)
+        tj.fixed_track_block(0, bodies, cars, rx, ry, rz, t, trk, wk)
     else:
         tj.prepare_track_block(0, bodies, cars, trk, wk)
         tj.project_track(0, bodies, trk, wk)

@@ -46,7 +46,8 @@ from trackrider.physics.sections import SECTIONS
 from trackrider.physics.state import Work
 from trackrider.physics.programs import record_joints, stage_programs
 from trackrider.physics.track_joint import (apply_impulse, eval_track_point, fixed_track_block, prepare_track_block,
-                                           project_track, track_rows_of)
+                                           project_track, track_arm, track_rows_of,
+                                           track_targets)
 from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
                                         keep_table_axes, move_frame, moving_row, moving_row_impulse, moving_track_block,
                                         relative_along, relative_speed, solve_carried_chains, to_table,
@@ -254,14 +255,17 @@ def stage_track_rows(b0, b1, cfg, bodies, cars, trk, wk):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def track_rows_body(b, erp_h, bodies, cars, trk, wk):
     """``stage_track_rows`` of body ``b``."""
-    for r in range(5):
-        trk.lam[b, r] = 0.0
     if b < cars.n and cars.held[b]:
-        # its rows, once for both forms below (an inlined function is typed once per place: "Compile time")
-        track_rows_of(b, bodies, cars, erp_h, trk, wk)
+        # its rows' targets, once for both forms below (an inlined function is typed once per place:
+        # "Compile time")
+        rx, ry, rz = track_arm(b, bodies, cars)
+        t = track_targets(b, bodies, cars, erp_h, rx, ry, rz)
         if trk.carrier[b] < 0 and cars.support[b]:   # the common case, in closed form (W̃ of rank one)
-            fixed_track_block(b, bodies, cars, trk, wk)
+            fixed_track_block(b, bodies, cars, rx, ry, rz, t, trk, wk)
         else:
+            for r in range(5):
+                trk.lam[b, r] = 0.0
+            track_rows_of(b, cars, rx, ry, rz, t, trk)
             trk.rank1[b, 6] = 0.0
             prepare_track_block(b, bodies, cars, trk, wk)
             if trk.carrier[b] < 0:
@@ -269,6 +273,8 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
             else:
                 moving_track_block(b, bodies, cars, trk, wk)
     else:
+        for r in range(5):
+            trk.lam[b, r] = 0.0
         trk.rank1[b, 6] = 0.0
         body_mobility(b, bodies.rot, bodies.inv_mass, bodies.inv_ib, trk.mobility[b])
 
@@ -1324,7 +1330,8 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def py_prepare_track_block(b, bodies, cars, erp_h, trk, wk):
     update_rotations(bodies)
-    track_rows_of(b, bodies, cars, erp_h, trk, wk)
+    rx, ry, rz = track_arm(b, bodies, cars)
+    track_rows_of(b, cars, rx, ry, rz, track_targets(b, bodies, cars, erp_h, rx, ry, rz), trk)
     prepare_track_block(b, bodies, cars, trk, wk)
 
 

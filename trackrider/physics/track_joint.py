@@ -26,17 +26,38 @@ from trackrider.physics.maths import cross, body_mobility, frame_rotation_error,
 #   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
 #   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def track_rows_of(b, bodies, cars, erp_h, trk, wk):
-    """The rows J (5,6) and targets of car ``b`` from its frame ``cars.frame[b]`` (row 2 zero
-    without support)."""
-    fr, cg, support_on = cars.frame[b], cars.cg[b], cars.support[b]
+def track_arm(b, bodies, cars):
+    """r_m = −cg·u of car ``b``: its anchor from its centre of mass (u: the body's up axis). Made once
+    for the rows, their targets and the closed form (``kernels.track_rows_body``), so that each use
+    rounds as the others (LLVM fuses a product into a multiply-add only where it is used once)."""
+    cg, R = cars.cg[b], bodies.rot[b]
+    return -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def track_targets(b, bodies, cars, erp_h, rx, ry, rz):
+    """The targets of car ``b``'s rows 1–5 from its frame ``cars.frame[b]`` and its arm ``r``
+    (``track_arm``); row 2's zero without support. A car in closed form needs only these
+    (``fixed_track_block``); its rows are not stored."""
+    fr = cars.frame[b]
     pos = bodies.pos
-    G, tgt = trk.J, trk.target
     R = bodies.rot[b]
-    ux, uy, uz = R[0, 2], R[1, 2], R[2, 2]
-    rx, ry, rz = -cg * ux, -cg * uy, -cg * uz
     ax, ay, az = pos[b, 0] + rx, pos[b, 1] + ry, pos[b, 2] + rz
     dx, dy, dz = fr[C_P] - ax, fr[C_P + 1] - ay, fr[C_P + 2] - az
+    Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
+    Bx, By, Bz = fr[C_B], fr[C_B + 1], fr[C_B + 2]
+    # rows 3-5: the car's rotation away from its frame F = [T N B], in the frame's axes (θ·T, θ·N, θ·B)
+    e0, e1, e2 = frame_rotation_error(R, fr[C_T], fr[C_T + 1], fr[C_T + 2], Nx, Ny, Nz, Bx, By, Bz)
+    t1 = erp_h * (dx * Bx + dy * By + dz * Bz) if cars.support[b] else 0.0
+    return erp_h * (dx * Nx + dy * Ny + dz * Nz), t1, -erp_h * e0, -erp_h * e1, -erp_h * e2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def track_rows_of(b, cars, rx, ry, rz, t, trk):
+    """The rows J (5,6) of car ``b`` from its frame ``cars.frame[b]`` and arm ``r``, and their targets
+    ``t`` (``track_targets``), into ``trk.J``, ``trk.target`` (row 2 zero without support)."""
+    fr, support_on = cars.frame[b], cars.support[b]
+    G, tgt = trk.J, trk.target
     Tx, Ty, Tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
     Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
     Bx, By, Bz = fr[C_B], fr[C_B + 1], fr[C_B + 2]
@@ -44,20 +65,17 @@ def track_rows_of(b, bodies, cars, erp_h, trk, wk):
     # rows 1, 2
     c0, c1, c2 = cross(rx, ry, rz, Nx, Ny, Nz)
     G[b, 0, 0], G[b, 0, 1], G[b, 0, 2], G[b, 0, 3], G[b, 0, 4], G[b, 0, 5] = Nx, Ny, Nz, c0, c1, c2
-    tgt[b, 0] = erp_h * (dx * Nx + dy * Ny + dz * Nz)
     c0, c1, c2 = cross(rx, ry, rz, Bx, By, Bz)
     G[b, 1, 0], G[b, 1, 1], G[b, 1, 2], G[b, 1, 3], G[b, 1, 4], G[b, 1, 5] = Bx, By, Bz, c0, c1, c2
-    tgt[b, 1] = erp_h * (dx * Bx + dy * By + dz * Bz)
-    # rows 3-5: the car's rotation away from its frame F = [T N B], in the frame's axes (θ·T, θ·N, θ·B)
-    e0, e1, e2 = frame_rotation_error(R, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz)
+    # rows 3-5
     tx, ty, tz = cross(rx, ry, rz, Tx, Ty, Tz)
     for k in range(3):
         if k == 0:
-            ex, ey, ez, th = Tx, Ty, Tz, e0
+            ex, ey, ez = Tx, Ty, Tz
         elif k == 1:
-            ex, ey, ez, th = Nx, Ny, Nz, e1
+            ex, ey, ez = Nx, Ny, Nz
         else:
-            ex, ey, ez, th = Bx, By, Bz, e2
+            ex, ey, ez = Bx, By, Bz
         oe = Ox * ex + Oy * ey + Oz * ez
         G[b, 2 + k, 0] = -oe * Tx
         G[b, 2 + k, 1] = -oe * Ty
@@ -65,11 +83,11 @@ def track_rows_of(b, bodies, cars, erp_h, trk, wk):
         G[b, 2 + k, 3] = ex - oe * tx
         G[b, 2 + k, 4] = ey - oe * ty
         G[b, 2 + k, 5] = ez - oe * tz
-        tgt[b, 2 + k] = -erp_h * th
+    for r in range(5):
+        tgt[b, r] = t[r]
     if not support_on:
         for k in range(6):
             G[b, 1, k] = 0.0
-        tgt[b, 1] = 0.0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -188,14 +206,14 @@ def project_track(b, bodies, trk, wk):
 # rows above), and M W̃ = I − Gᵀ P, so P = Zᵀ Gᵀ P = Zᵀ (I − M W̃) = Zᵀ − (Zᵀ M n) nᵀ / μ; and the exact projection of u onto G u = t is u' = Z t + σ n with σ = nᵀ M (u − Z t) / μ, its
 # impulses Δλ = Zᵀ M (u' − u). No 5×5 factor, no W: ~300 flops against ~1100 of the general form.
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def fixed_track_block(b, bodies, cars, trk, wk):
+def fixed_track_block(b, bodies, cars, rx, ry, rz, t, trk, wk):
     """``prepare_track_block`` and ``project_track`` of a supported car ``b`` on a fixed track, in
-    closed form (the same W̃, P and projection up to rounding), after its rows (``track_rows_of``)."""
+    closed form (the same W̃, P and projection up to rounding), from its rows' targets ``t``
+    (``track_targets``) and arm ``r`` (``track_arm``). Its rows themselves (``trk.J``, ``trk.target``)
+    are not stored: nothing reads them; their impulses ``trk.lam`` are set here."""
     fr, R, m, ib = cars.frame[b], bodies.rot[b], bodies.mass[b], bodies.ib
-    G, tgt, Pm, lam = trk.J, trk.target, trk.to_track, trk.lam
+    Pm, lam = trk.to_track, trk.lam
     vel, omg = bodies.vel, bodies.omg
-    cg = cars.cg[b]
-    rx, ry, rz = -cg * R[0, 2], -cg * R[1, 2], -cg * R[2, 2]
     Tx, Ty, Tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
     Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
     Bx, By, Bz = fr[C_B], fr[C_B + 1], fr[C_B + 2]
@@ -224,10 +242,12 @@ def fixed_track_block(b, bodies, cars, trk, wk):
     p_row(Pm, b, 0, Nx, Ny, Nz, 0.0, 0.0, 0.0, z0 * imu, n)
     p_row(Pm, b, 1, Bx, By, Bz, 0.0, 0.0, 0.0, z1 * imu, n)
     p_row(Pm, b, 2, tx, ty, tz, Tx, Ty, Tz, z2 * imu, n)
-    p_row(Pm, b, 3, G[b, 0, 3], G[b, 0, 4], G[b, 0, 5], Nx, Ny, Nz, z3 * imu, n)
-    p_row(Pm, b, 4, G[b, 1, 3], G[b, 1, 4], G[b, 1, 5], Bx, By, Bz, z4 * imu, n)
+    a0, a1, a2 = cross(rx, ry, rz, Nx, Ny, Nz)
+    p_row(Pm, b, 3, a0, a1, a2, Nx, Ny, Nz, z3 * imu, n)
+    a0, a1, a2 = cross(rx, ry, rz, Bx, By, Bz)
+    p_row(Pm, b, 4, a0, a1, a2, Bx, By, Bz, z4 * imu, n)
     # the projection: Z t = [t0 N + t1 B + r_m × ω_t, ω_t], ω_t = t2 T + t3 N + t4 B; w = u − Z t
-    t0, t1, t2, t3, t4 = tgt[b, 0], tgt[b, 1], tgt[b, 2], tgt[b, 3], tgt[b, 4]
+    t0, t1, t2, t3, t4 = t
     wtx, wty, wtz = t2 * Tx + t3 * Nx + t4 * Bx, t2 * Ty + t3 * Ny + t4 * By, t2 * Tz + t3 * Nz + t4 * Bz
     e0, e1, e2 = cross(rx, ry, rz, wtx, wty, wtz)
     zx, zy, zz = t0 * Nx + t1 * Bx + e0, t0 * Ny + t1 * By + e1, t0 * Nz + t1 * Bz + e2
@@ -237,11 +257,12 @@ def fixed_track_block(b, bodies, cars, trk, wk):
     # Δλ = Zᵀ M (σ n − w) = σ Zᵀ M n − Zᵀ M w
     y0, y1, y2 = cross(mvx, mvy, mvz, rx, ry, rz)
     y0, y1, y2 = y0 + Ix, y1 + Iy, y2 + Iz
-    lam[b, 0] += sigma * z0 - (Nx * mvx + Ny * mvy + Nz * mvz)
-    lam[b, 1] += sigma * z1 - (Bx * mvx + By * mvy + Bz * mvz)
-    lam[b, 2] += sigma * z2 - (Tx * y0 + Ty * y1 + Tz * y2)
-    lam[b, 3] += sigma * z3 - (Nx * y0 + Ny * y1 + Nz * y2)
-    lam[b, 4] += sigma * z4 - (Bx * y0 + By * y1 + Bz * y2)
+    # (from zero: 0 + Δλ, as the general form adds to impulses it clears)
+    lam[b, 0] = 0.0 + (sigma * z0 - (Nx * mvx + Ny * mvy + Nz * mvz))
+    lam[b, 1] = 0.0 + (sigma * z1 - (Bx * mvx + By * mvy + Bz * mvz))
+    lam[b, 2] = 0.0 + (sigma * z2 - (Tx * y0 + Ty * y1 + Tz * y2))
+    lam[b, 3] = 0.0 + (sigma * z3 - (Nx * y0 + Ny * y1 + Nz * y2))
+    lam[b, 4] = 0.0 + (sigma * z4 - (Bx * y0 + By * y1 + Bz * y2))
     vel[b, 0], vel[b, 1], vel[b, 2] = zx + sigma * n0, zy + sigma * n1, zz + sigma * n2
     omg[b, 0], omg[b, 1], omg[b, 2] = wtx + sigma * Ox, wty + sigma * Oy, wtz + sigma * Oz
 
