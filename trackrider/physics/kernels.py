@@ -1315,8 +1315,9 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
 # reference.py call them through these entry points, which compile only when used.
 @njit(cache=True, error_model="numpy", _nrt=False)
 def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
-    """The stages of one step up to the solve (no support redo, no integration): reference.py.
-    ``bounded`` False: the equality rows only (no PGS iterations)."""
+    """The stages of one step up to the solve (no support redo, no integration), and the track rows and
+    targets of the cars in closed form stored too (``trk.J``, ``trk.target``): reference.py. ``bounded`` False: the
+    equality rows only (no PGS iterations)."""
     tracks, bodies, cars, sections, res, joints, programs = world
     update_rotations(bodies)
     stage_start_speed(0, cars.n, bodies, cars, tmp.trk)
@@ -1325,6 +1326,12 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, False, True, None, False)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, True, None)
     stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None, carried)
+    # the rows and targets of each car in closed form (its block does not store them; track_rows_body), as
+    # its block made them: they depend on its pose and frame, which the solve leaves as they were
+    for b in range(cars.n):
+        if cars.held[b] and tmp.trk.carrier[b] < 0 and cars.support[b]:
+            rx, ry, rz = track_arm(b, bodies, cars)
+            track_rows_of(b, cars, rx, ry, rz, track_targets(b, bodies, cars, cfg.erp_h, rx, ry, rz), tmp.trk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
