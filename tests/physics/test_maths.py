@@ -40,3 +40,33 @@ def test_cholesky_dependent_row():
         cholesky.py_func(fac, 0, 2, 0, reciprocal)
         assert fac[0, 1, 1] == pivot
         assert fac[0, 0, 0] == (0.5 if reciprocal else 2.0)
+
+
+def test_a_rank_one_mobility_read_entry_by_entry_has_the_bits_of_the_stored_one():
+    """``mobility_at`` of a body with W̃ = n nᵀ/μ kept as n and 1/μ gives every entry ``form_mobility``
+    stores; a body without (1/μ = 0) reads its stored W̃."""
+    from trackrider.jit import njit
+    from trackrider.physics.maths import form_mobility, mobility_at
+
+    @njit(error_model="numpy", _nrt=False)
+    def entries(Wt, Wn, b, out):
+        for i in range(6):
+            for k in range(6):
+                out[i, k] = mobility_at(Wt, Wn, b, i, k)
+
+    @njit(error_model="numpy", _nrt=False)
+    def form(Wt, Wn, b):
+        form_mobility(Wt, Wn, b)
+
+    rng = np.random.default_rng(5)
+    Wn = np.zeros((2, 7))
+    Wn[0, :6] = rng.normal(size=6)
+    Wn[0, 6] = 1.0 / 617.3
+    Wt = rng.normal(size=(2, 6, 6))   # body 0's: stale, never read; body 1's: its own
+    got = np.empty((6, 6))
+    entries(Wt, Wn, 0, got)
+    form(Wt, Wn, 0)
+    assert got.tobytes() == Wt[0].tobytes()
+    np.testing.assert_allclose(got, np.outer(Wn[0, :6], Wn[0, :6]) * Wn[0, 6], rtol=1e-15, atol=0)
+    entries(Wt, Wn, 1, got)
+    assert got.tobytes() == Wt[1].tobytes()
