@@ -46,7 +46,7 @@ from trackrider.physics.sections import SECTIONS
 from trackrider.physics.state import Work
 from trackrider.physics.programs import record_joints, stage_programs
 from trackrider.physics.track_joint import (apply_impulse, eval_track_point, fixed_track_block, prepare_track_block,
-                                           project_track, track_arm, track_rows_of,
+                                           project_track, in_closed_form, track_arm, track_rows_of,
                                            track_targets)
 from trackrider.physics.carrier import (carrier_project, carrier_resistance, carrier_transport, factor_carrier_chains,
                                         keep_table_axes, move_frame, moving_row, moving_row_impulse, moving_track_block,
@@ -260,7 +260,7 @@ def track_rows_body(b, erp_h, bodies, cars, trk, wk):
         # "Compile time")
         rx, ry, rz = track_arm(b, bodies, cars)
         t = track_targets(b, bodies, cars, erp_h, rx, ry, rz)
-        if trk.carrier[b] < 0 and cars.support[b]:   # the common case, in closed form (W̃ of rank one)
+        if in_closed_form(b, cars, trk.carrier):   # the common case (W̃ of rank one)
             fixed_track_block(b, bodies, cars, rx, ry, rz, t, trk, wk)
         else:
             for r in range(5):
@@ -1329,7 +1329,7 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     # the rows and targets of each car in closed form (its block does not store them; track_rows_body), as
     # its block made them: they depend on its pose and frame, which the solve leaves as they were
     for b in range(cars.n):
-        if cars.held[b] and tmp.trk.carrier[b] < 0 and cars.support[b]:
+        if cars.held[b] and in_closed_form(b, cars, tmp.trk.carrier):
             rx, ry, rz = track_arm(b, bodies, cars)
             track_rows_of(b, cars, rx, ry, rz, track_targets(b, bodies, cars, cfg.erp_h, rx, ry, rz), tmp.trk)
 

@@ -26,6 +26,13 @@ from trackrider.physics.maths import cross, body_mobility, frame_rotation_error,
 #   (Ċ of rows 1–2 is J·u on the curve since dP/dt = T ṡ ⟂ N_w, B_w; rows 3–5 are velocity rows.)
 #   K = A = G W Gᵀ (5×5), solved exactly once per step; W̃, P as in the module docstring.
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def in_closed_form(b, cars, carrier):
+    """Whether held car ``b``'s block is in closed form (``fixed_track_block``): supported by a fixed
+    track (``carrier``: ``trk.carrier``). Its rows and targets are then not stored."""
+    return carrier[b] < 0 and cars.support[b] != 0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def track_arm(b, bodies, cars):
     """r_m = −cg·u of car ``b``: its anchor from its centre of mass (u: the body's up axis). Made once
     for the rows, their targets and the closed form (``kernels.track_rows_body``), so that each use
