@@ -243,6 +243,41 @@ def test_a_kernel_only_kernels_call_makes_no_machine_code_and_links_from_the_cac
     assert b"\x7fELF" not in entry.read_bytes()                        # a module, no object code
 
 
+def test_a_function_named_as_a_link_only_kernel_still_gets_machine_code(tmp_path):
+    """A function callable from Python whose name is that of a kernel only kernels call (here both
+    ``twice``) is not taken for that kernel: it gets its machine code and runs (numba 0.68 mangles
+    the name of the CPython wrapper that tells them apart; without the machine code the call jumped to
+    address 0)."""
+    (tmp_path / "linked.py").write_text(textwrap.dedent("""
+        from trackrider.jit import njit
+
+        @njit(error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+        def twice(x):
+            return 2.0 * x
+
+        @njit(error_model="numpy", _nrt=False)
+        def user(x):
+            return twice(x) + 1.0
+        """))
+    code = textwrap.dedent("""
+        import linked
+        from trackrider.jit import njit
+
+        @njit(error_model="numpy", _nrt=False)
+        def twice(x):
+            return 2.0 * x
+
+        print(linked.user(3.0), twice(3.0))
+        """)
+    env = dict(os.environ, TRACKRIDER_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["7.0", "6.0"]
+
+
 def test_a_called_kernel_gets_only_the_arguments_it_reads():
     """A kernel linked into its caller's machine code keeps only the arguments it reads
     (``jit_cache.drop_dead_arguments``): here one of three arrays and the index, where numba passes

@@ -389,7 +389,9 @@ class _Library(JITCodeLibrary):
     _link_only = False
 
     def _finalize_final_module(self):
-        if self.name in _LINK_ONLY and not any(f.name.startswith("cpython.") and not f.is_declaration
+        # (a library named as a link-only kernel that defines a CPython wrapper is another function's:
+        # numba names the wrapper ``cpython.<name>``, or from 0.68 on mangles it, ``_ZN7cpython…``)
+        if self.name in _LINK_ONLY and not any(f.name.startswith(("cpython.", "_ZN7cpython")) and not f.is_declaration
                                                for f in self._final_module.functions):
             self._finalize_dynamic_globals()
             self._verify_declare_only_symbols()
