@@ -14,7 +14,7 @@ for a train: it has no track joint, so the train here is a free chain (it falls;
 does not depend on where it is).
 
 Both are timed in blocks of steps, alternating trackrider, MuJoCo, trackrider, … (``--rounds``
-each), and the medians of CPU µs per step are printed with their ratio. A block is long (200 000 car
+each), and the medians of CPU µs per step are printed with the median of the rounds' ratios. A block is long (200 000 car
 steps: ~50 ms of trackrider) so that neither engine's cost per call from Python counts: a block is
 one ``World.run`` (its ~0.25 ms of set-up spread over the block) and one ``mujoco.mj_step(m, d,
 nstep=k)`` (MuJoCo's own loop; a Python loop of ``mj_step`` adds ~2 µs per step, a quarter of
@@ -69,9 +69,11 @@ def _cpu_per_step(step, steps: int) -> float:
     return (time.process_time() - c0) / steps
 
 
-def compare(n_cars: int, steps: int, rounds: int, track, mujoco) -> tuple[float, float | None]:
+def compare(n_cars: int, steps: int, rounds: int, track, mujoco) -> tuple[float, float | None, float | None]:
     """Median CPU µs per step of trackrider and (None without it) MuJoCo, ``rounds`` interleaved
-    blocks of ``steps`` steps each, after a warm-up block."""
+    blocks of ``steps`` steps each, after a warm-up block; and the median of each round's ratio
+    MuJoCo/trackrider (its two blocks run one right after the other: on a machine whose speed drifts,
+    steadier than the ratio of the medians)."""
     w = solver.build(n_cars, track)
     w.run(20, 20)  # compile (or load) and settle
     tr_step = lambda k: w.run(k, k)  # noqa: E731
@@ -93,14 +95,17 @@ def compare(n_cars: int, steps: int, rounds: int, track, mujoco) -> tuple[float,
         tr.append(_cpu_per_step(tr_step, steps))
         if mj_step is not None:
             mj.append(_cpu_per_step(mj_step, steps))
-    return statistics.median(tr) * 1e6, (statistics.median(mj) * 1e6 if mj else None)
+    if not mj:
+        return statistics.median(tr) * 1e6, None, None
+    return (statistics.median(tr) * 1e6, statistics.median(mj) * 1e6,
+            statistics.median(b / a for a, b in zip(tr, mj)))
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer steps and rounds")
     ap.add_argument("--cars", default="7,100,1000", help="train lengths, comma-separated")
-    ap.add_argument("--rounds", type=int, default=None, help="interleaved blocks per engine (default 5; quick 3)")
+    ap.add_argument("--rounds", type=int, default=None, help="interleaved blocks per engine (default 9; quick 3)")
     args = ap.parse_args(argv)
     import analytic
 
@@ -108,16 +113,17 @@ def main(argv=None) -> None:
 
     state.PARALLEL_BODIES = 10 ** 9   # one thread, as MuJoCo (the module docstring)
     mujoco, why = _mujoco()
-    rounds = args.rounds or (3 if args.quick else 5)
+    rounds = args.rounds or (3 if args.quick else 9)
     track = analytic.hilly_circle(R=500.0, amp=3.0, waves=12, n=40001)
-    print(f"trackrider vs MuJoCo free-body chain: CPU µs/step, medians of {rounds} interleaved blocks, dt = 1 ms")
+    print(f"trackrider vs MuJoCo free-body chain: CPU µs/step, medians of {rounds} interleaved blocks, dt = 1 ms; "
+          "MuJoCo/trackrider: the median of the rounds' ratios")
     if mujoco is None:
         print(f"MuJoCo skipped: it cannot be imported here ({why})")
     print(f"{'cars':>5} {'trackrider':>11} {'MuJoCo':>9} {'MuJoCo/trackrider':>18}")
     for n in (int(v) for v in args.cars.split(",")):
         steps = max(100, (200_000 if not args.quick else 40_000) // n)
-        tr, mj = compare(n, steps, rounds, track, mujoco)
-        ratio = f"{mj / tr:>18.2f}" if mj is not None else f"{'-':>18}"
+        tr, mj, r = compare(n, steps, rounds, track, mujoco)
+        ratio = f"{r:>18.2f}" if mj is not None else f"{'-':>18}"
         print(f"{n:>5} {tr:>11.1f} {mj if mj is not None else float('nan'):>9.1f} {ratio}")
 
 

@@ -9,6 +9,10 @@ the calls between stages, and the data of a long train no longer in the caches),
 recording a sample (``record``: once per ``record_every`` steps, not in the sum). ``bookkeeping`` is
 ``run_chunk``'s own work of a step outside the stages: each car's start speed, the programs, the
 sections the cars are on, the start velocities kept, whether any row is bounded, the divergence check.
+``velocities + track rows`` is ``kernels.rows_chunk`` (the transport, forces and track blocks, by blocks
+of 8 cars, through the vector lanes where a block allows: docs/physics.md "Cars in lanes"); ``integrate +
+next step's start and rows`` (not in the sum) is ``kernels.serial_step``, which a step between two
+unrecorded ones of a chunk takes in place of integrate, velocities + track rows and the start.
 
     python bench/stages.py [--cars 7 100 1000] [--rolling 0.002] [--repeat 3]
 
@@ -47,9 +51,14 @@ sys.path.insert(0, str(HERE.parent / "tests" / "physics"))
 from trackrider.jit import njit  # noqa: E402
 from trackrider.physics import channels as ch  # noqa: E402
 from trackrider.physics import kernels as kn  # noqa: E402
+from trackrider.physics.car_lanes import chunk_edge  # noqa: E402
 
-STAGES = ("velocities", "track rows", "joint rows", "warm start", "solve", "supports", "integrate", "bookkeeping",
+STAGES = ("velocities + track rows", "joint rows", "warm start", "solve", "supports", "integrate", "bookkeeping",
           "record")
+#: a step that follows an unrecorded one in its chunk begins at the end of the one before: each block of cars
+#: integrated, its next start kept and its next rows made at once (``kernels.serial_step``): in place of
+#: integrate, velocities + track rows and the bookkeeping's start of a step (not in the sum)
+FUSED = ("integrate + next step's start and rows",)
 #: a world of ``state.PARALLEL_BODIES`` bodies or more: its per-car stages on all threads (not in the sum)
 THREADED = ("velocities + track rows on threads", "integrate on threads",
             "integrate + next step's rows on threads")
@@ -66,10 +75,11 @@ def chunks_in_turn(which, cfg, tracks, bodies, cars, res, trk, par):
         nb, nc = bodies.pos.shape[0], par.W.shape[0]
         for c in range(nc):
             if which == 0:
-                kn.rows_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, bodies, cars, res, trk, kn.lane(par, c))
+                kn.rows_chunk(chunk_edge(c, nb, nc), chunk_edge(c + 1, nb, nc), cfg, bodies, cars, res, trk,
+                              kn.lane(par, c))
             else:
-                kn.integrate_chunk(c * nb // nc, (c + 1) * nb // nc, cfg.h, tracks, bodies, cars, trk.carrier,
-                                   trk.lam, trk.E, kn.lane(par, c))
+                kn.integrate_chunk(chunk_edge(c, nb, nc), chunk_edge(c + 1, nb, nc), cfg.h, tracks, bodies, cars,
+                                   trk.carrier, trk.lam, trk.E, kn.lane(par, c))
 
 
 @njit(error_model="numpy", _nrt=False)
@@ -82,30 +92,30 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail, 
     carried = tmp.trk.kbody.shape[0] > 0
     any_bounded = kn.has_bounded_rows(cars, joints, res, free_joints, car_rows)
     for i in range(n):
-        if which == 0:
-            kn.stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
+        if which == 0:   # as run_chunk's serial stages (a world without moving tracks: by blocks of cars)
             if carried:
+                kn.stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
-            kn.stage_forces(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
-        elif which == 1:
-            kn.stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
-            if carried:
+                kn.stage_forces(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
+                kn.stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
-        elif which == 2:
+            else:
+                kn.rows_chunk(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk, tmp.wk)
+        elif which == 1:
             kn.stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried, False)
             if carried:
                 kn.stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
-        elif which == 3:
+        elif which == 2:
             kn.stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, car_rows, ops)
-        elif which == 4:
+        elif which == 3:
             kn.stage_solve(cfg, bodies, cars, sections, res, joints, tmp, any_bounded, free_joints, car_rows, ops,
                            carried)
-        elif which == 5:
+        elif which == 4:
             kn.stage_supports(cfg, bodies, cars, tmp.trk)
-        elif which == 6:
+        elif which == 5:
             kn.stage_integrate(cfg if i % 2 == 0 else back, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam,
                                tmp.trk.E, tmp.wk)
-        elif which == 7:   # run_chunk's own per-step work outside the stages
+        elif which == 6:   # run_chunk's own per-step work outside the stages
             kn.stage_start_speed(0, cars.n, bodies, cars, tmp.trk)
             kn.stage_programs(1, cfg.h, cars, joints, tracks, programs)
             kn.stage_frames(0, cars.n, cars, sections)
@@ -113,8 +123,10 @@ def run_stage(which, n, cfg, world, tmp, out, free_joints, car_rows, ops, rail, 
             any_bounded = kn.has_bounded_rows(cars, joints, res, free_joints, car_rows)
             if kn.diverged_body(bodies) >= 0:
                 break
-        elif which == 8:
+        elif which == 7:
             kn.record_sample(cfg, tracks, bodies, cars, sections, tmp.trk, tmp.scratch, out, rail)
+        elif which == 8:   # (forward only: the rows' projection keeps the train on its curve)
+            kn.serial_step(cfg, tracks, bodies, cars, sections, res, joints, tmp)
         elif which == 9:
             kn.threaded_rows(cfg, bodies, cars, res, tmp.trk, tmp.par)
         elif which == 10:
@@ -166,7 +178,7 @@ def profile(n_cars, rolling, calls, repeat):
     run_stage(0, 1, *args)  # compile (or load) the driver
     for a, s in zip(state, saved):
         a[...] = s
-    names = STAGES + (THREADED + CHUNKED if w._temps.par is not None else ())
+    names = STAGES + FUSED + (THREADED + CHUNKED if w._temps.par is not None else ())
     per = {name: [] for name in names}
     wall = {name: [] for name in THREADED}
     step = []
@@ -203,7 +215,7 @@ def main(argv=None):
         print(f"{n} cars ({calls} calls): a step {step:.2f} µs, its stages {total:.2f} µs")
         for name, us in per.items():
             share = f"{100 * us / total:5.1f} %" if name in STAGES and name != "record" else \
-                "per recorded sample" if name == "record" else \
+                "per recorded sample" if name == "record" else "1 thread, not in the sum" if name in FUSED else \
                 f"{numba.get_num_threads()} threads" if name.split(" (")[0] in THREADED else "1 thread"
             print(f"  {name:<12} {us:9.3f} µs  {share}")
 

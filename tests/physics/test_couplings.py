@@ -255,10 +255,12 @@ def test_one_compiled_kernel_serves_every_world():
 
 def test_a_long_worlds_plain_chains_are_made_in_blocks_of_the_couplers_inside_each_chunk_of_bodies(monkeypatch):
     """``couplings.split_chains``: in a world of ``state.PARALLEL_BODIES`` bodies or more, a train of rigid
-    distance couplers has its couplers made in blocks (``chains.inner``), each chunk of bodies the run of
-    those whose two cars are both in it (``chains.jr``); a train of ball couplers, and every train of a
-    shorter world, is factored as before (docs/physics.md "Both cores")."""
+    distance couplers has its couplers made in blocks (``chains.inner``), each chunk of bodies
+    (``car_lanes.chunk_edge``) the run of those whose two cars are both in it (``chains.jr``); a train of
+    ball couplers, and every train of a shorter world, is factored as before (docs/physics.md "Both
+    cores")."""
     from trackrider.physics import state as st
+    from trackrider.physics.car_lanes import chunk_edge
 
     monkeypatch.setattr(st, "MIN_THREADS", 1)
     monkeypatch.setattr(st, "threads", lambda: 3)
@@ -278,7 +280,7 @@ def test_a_long_worlds_plain_chains_are_made_in_blocks_of_the_couplers_inside_ea
     j0, n = chains.first[0], chains.count[0]
     assert n == 399 and chains.inner[j0:j0 + n].all() and not chains.inner[chains.first[1]:].any()
     for c in range(3):
-        b0, b1 = c * nb // 3, (c + 1) * nb // 3
+        b0, b1 = chunk_edge.py_func(c, nb, 3), chunk_edge.py_func(c + 1, nb, 3)
         inside = [j for j in range(j0, j0 + n) if b0 <= joints.a[j] < b1 and b0 <= joints.b[j] < b1]
         s, e = chains.jr[0, c]
         assert list(range(s, e)) == inside and chains.jr[1, c].tolist() == [0, 0]

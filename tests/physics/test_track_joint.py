@@ -351,7 +351,8 @@ def test_closed_form_track_block_equals_the_general_form(seed):
     Wa, Wb = tj.mobility_of(a.trk, 0), tj.mobility_of(b.trk, 0)
     assert b.trk.rank1[0, 6] > 0.0 and not a.trk.rank1[0, 6] > 0.0   # closed form: W̃ by its n and 1/μ
     np.testing.assert_allclose(Wb, Wa, rtol=0, atol=1e-12 * np.max(np.abs(Wa)))
-    np.testing.assert_allclose(b.trk.to_track, a.trk.to_track, rtol=0, atol=1e-11 * np.max(np.abs(a.trk.to_track)))
+    Pa, Pb = tj.to_track_of(a.trk, cars.frame, 0), tj.to_track_of(b.trk, cars.frame, 0)   # closed form: P by Zᵀ M n/μ
+    np.testing.assert_allclose(Pb, Pa, rtol=0, atol=1e-11 * np.max(np.abs(Pa)))
     np.testing.assert_allclose(b.trk.lam, a.trk.lam, rtol=0, atol=1e-11 * np.max(np.abs(a.trk.lam)))
     np.testing.assert_allclose(bodies.vel, v1, rtol=0, atol=1e-12 * np.max(np.abs(v1)))
     np.testing.assert_allclose(bodies.omg, w1, rtol=0, atol=1e-12 * np.max(np.abs(w1)))

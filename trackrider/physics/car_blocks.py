@@ -37,6 +37,7 @@ from trackrider.jit import njit
 from trackrider.physics.couplings import solve_chain
 from trackrider.physics.maths import cholesky, mobility_at
 from trackrider.physics.state import GR
+from trackrider.physics.track_joint import closed_to_track
 
 # columns of CarBlocks.group: the group's joints (front swivel, rear swivel, coupler or -1), its rows
 # this step, the rear swivel whose roll row is one with the front one's (row R_ROLL of the group, -1
@@ -121,13 +122,22 @@ def _share_roll(g, grp, joints, rows):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
-def _mobility_times(body, held, Jr, o, Wt, Wn, Pm, out, ow, op):
+def _mobility_times(body, held, Jr, o, Wt, Wn, Pm, trk, frame, out, ow, op):
     """``out[ow:ow + 6]`` = W̃ jᵀ and (a frame on its track, ``held``) ``out[op:op + 5]`` = P jᵀ for the part
     ``j = Jr[o:o + 6]`` of a row on ``body`` (none: zeros). Column by column, over the nonzero entries
     of j only (a swivel's rows are half zeros), in the order of a plain product (the same sums); a
-    free body's W is diag(1/m I₃, I⁻¹) (``maths.body_mobility``): its zero blocks are skipped too."""
+    free body's W is diag(1/m I₃, I⁻¹) (``maths.body_mobility``): its zero blocks are skipped too. A
+    frame in closed form (``trk.rank1``) has P jᵀ from its Zᵀ M n/μ and arm
+    (``track_joint.closed_to_track``)."""
     s0 = s1 = s2 = s3 = s4 = s5 = 0.0
     p0 = p1 = p2 = p3 = p4 = 0.0
+    closed = body >= 0 and held and Wn[body, 6] > 0.0
+    if closed:
+        nj = 0.0
+        for q in range(6):
+            nj += Wn[body, q] * Jr[o + q]
+        p0, p1, p2, p3, p4 = closed_to_track(body, Jr[o], Jr[o + 1], Jr[o + 2], Jr[o + 3], Jr[o + 4], Jr[o + 5], nj,
+                                             trk, frame)
     if body >= 0:
         for q in range(6):
             v = Jr[o + q]
@@ -140,11 +150,12 @@ def _mobility_times(body, held, Jr, o, Wt, Wn, Pm, out, ow, op):
                 s3 += mobility_at(Wt, Wn, body, 3, q) * v
                 s4 += mobility_at(Wt, Wn, body, 4, q) * v
                 s5 += mobility_at(Wt, Wn, body, 5, q) * v
-                p0 += Pm[body, 0, q] * v
-                p1 += Pm[body, 1, q] * v
-                p2 += Pm[body, 2, q] * v
-                p3 += Pm[body, 3, q] * v
-                p4 += Pm[body, 4, q] * v
+                if not closed:
+                    p0 += Pm[body, 0, q] * v
+                    p1 += Pm[body, 1, q] * v
+                    p2 += Pm[body, 2, q] * v
+                    p3 += Pm[body, 3, q] * v
+                    p4 += Pm[body, 4, q] * v
             elif q == 0:
                 s0 += Wt[body, 0, 0] * v
             elif q == 1:
@@ -187,7 +198,7 @@ def factor_blocks(t, blk, joints, rows, trk, cars):
                     break
                 jr, o, ow, op = (j, 6 * e, 6 * e, 12 + 5 * e) if e < 2 else (x, 0, W_C, W_C + 6)
                 _mobility_times(body, body >= 0 and body < cars.n and cars.held[body], jJ[jr, (r if e < 2 else R_ROLL)],
-                                o, Wt, Wn, Pm, wp[g, k], ow, op)
+                                o, Wt, Wn, Pm, trk, cars.frame, wp[g, k], ow, op)
         # the diagonal block A_g (lower triangle, into L), minus E_g E_gᵀ
         for k in range(n):
             j, r = grp[g, G_ROWS + 2 * k], grp[g, G_ROWS + 2 * k + 1]

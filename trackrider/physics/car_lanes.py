@@ -48,6 +48,17 @@ X_FR = 114                                                        # the new fram
 LANE_WORDS = X_FR + NCOL
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def chunk_edge(c, nb, nc):
+    """The first body of chunk ``c`` of ``nb`` bodies in ``nc`` chunks (``c`` = ``nc``: ``nb``), a multiple of
+    ``NB``: the chunks of the threads (``kernels.par_step``) split the bodies where the serial stages'
+    blocks of cars begin, so that each car goes through the lanes or not whatever the threads
+    (``row_lanes.py``)."""
+    if c >= nc:
+        return nb
+    return (c * nb // nc) // NB * NB
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def at(k, l):
     """The index of word ``k`` of lane ``l`` (unsigned: LLVM then sees plain affine addresses)."""
@@ -64,15 +75,22 @@ def plain_block(j0, n, cars, carrier):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def copy_motion_in(b, l, pos, vel, omg, X):
+    """Lane ``l``: body ``b``'s position and velocities."""
+    for i in range(3):
+        X[at(X_POS + i, l)] = pos[b, i]
+        X[at(X_VEL + i, l)] = vel[b, i]
+        X[at(X_OMG + i, l)] = omg[b, i]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def copy_in(j0, n, tracks, bodies, cars, X):
     """Each lane's body, car and the car's track (lane ``l`` ≥ ``n``: car ``j0 + n − 1`` again)."""
     pos, vel, quat, omg, fr = bodies.pos, bodies.vel, bodies.quat, bodies.omg, cars.frame
     for l in range(NB):
         b = j0 + min(l, n - 1)
+        copy_motion_in(b, l, pos, vel, omg, X)
         for i in range(3):
-            X[at(X_POS + i, l)] = pos[b, i]
-            X[at(X_VEL + i, l)] = vel[b, i]
-            X[at(X_OMG + i, l)] = omg[b, i]
             X[at(X_FP + i, l)] = fr[b, C_P + i]
             X[at(X_FT + i, l)] = fr[b, C_T + i]
             X[at(X_FDT + i, l)] = fr[b, C_DT + i]

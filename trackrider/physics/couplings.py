@@ -29,6 +29,7 @@ import numpy as np
 
 from trackrider.jit import njit
 from trackrider.physics.joints.distance import prepare as prepare_distance
+from trackrider.physics.track_joint import closed_to_track
 from trackrider.physics.rows import ABSENT, HOLD_SOFTNESS, MAX_GROUPS, ROW_SOFTNESS, SAME_TARGET
 
 
@@ -135,18 +136,21 @@ def coupler_terms(j, chains, joints, rows, trk, cars):
         h0, h1, h2 = jJ[j, 0, o], jJ[j, 0, o + 1], jJ[j, 0, o + 2]
         h3, h4, h5 = jJ[j, 0, o + 3], jJ[j, 0, o + 4], jJ[j, 0, o + 5]
         imu = Wn[body, 6]
-        if imu > 0.0:   # W̃ h = n (n·h)/μ: 12 multiplies, not 36
-            g = dot6(Wn[body], h0, h1, h2, h3, h4, h5) * imu
+        car = body < cars.n and cars.held[body]
+        if imu > 0.0:   # W̃ h = n (n·h)/μ: 12 multiplies, not 36; P h from Zᵀ M n/μ and the arm
+            nh = dot6(Wn[body], h0, h1, h2, h3, h4, h5)
+            g = nh * imu
             for i in range(6):
                 cw[j, o + i] = Wn[body, i] * g
+            (cp[j, 5 * e], cp[j, 5 * e + 1], cp[j, 5 * e + 2], cp[j, 5 * e + 3],
+             cp[j, 5 * e + 4]) = closed_to_track(body, h0, h1, h2, h3, h4, h5, nh, trk, cars.frame)
         else:
             W = Wt[body]
             for i in range(6):
                 cw[j, o + i] = dot6(W[i], h0, h1, h2, h3, h4, h5)
-        car = body < cars.n and cars.held[body]
-        P = Pm[body]
-        for r in range(5):
-            cp[j, 5 * e + r] = dot6(P[r], h0, h1, h2, h3, h4, h5) if car else 0.0
+            P = Pm[body]
+            for r in range(5):
+                cp[j, 5 * e + r] = dot6(P[r], h0, h1, h2, h3, h4, h5) if car else 0.0
     d = rows.gamma[j]
     for i in range(12):
         d += jJ[j, 0, i] * cw[j, i]
@@ -404,11 +408,12 @@ def group_rows(t, chains, joints, crow, single):
 def split_chains(chains, nb, joints, blocks_train, nhangs, nk, distance_code):
     """Once per world: which chains are made in blocks (``chains.inner``) and each chunk of bodies'
     block of them (``chains.jr``, the chunks of ``kernels.par_step``: ``nb`` bodies in ``chains.jr.shape[1]``
-    equal parts). In a world of ``state.PARALLEL_BODIES`` bodies or more without carriers or suspended
+    parts, ``car_lanes.chunk_edge``). In a world of ``state.PARALLEL_BODIES`` bodies or more without carriers or suspended
     cars, a train whose couplers are all distance couplers of its chain (rigid or sprung; no slack, no car
     blocks) has their rows made with the chain's factor (``chain_block``), and in a step that follows a
     fused one in a chunk of steps, a chunk makes the block of those whose two cars are both in it: the
     first run of consecutive couplers that are, after the blocks of the chunks before it."""
+    from trackrider.physics.car_lanes import chunk_edge
     from trackrider.physics.state import PARALLEL_BODIES
 
     if nb < PARALLEL_BODIES or nk > 0 or nhangs > 0:
@@ -422,7 +427,7 @@ def split_chains(chains, nb, joints, blocks_train, nhangs, nk, distance_code):
         chains.inner[j0:j0 + n] = 1
         after = j0
         for c in range(nc):
-            b0, b1 = c * nb // nc, (c + 1) * nb // nc
+            b0, b1 = chunk_edge.py_func(c, nb, nc), chunk_edge.py_func(c + 1, nb, nc)
             inside = {j for j in js if b0 <= joints.a[j] < b1 and b0 <= joints.b[j] < b1 and j >= after}
             if inside:
                 s = e = min(inside)

@@ -32,6 +32,7 @@ import numpy as np
 from trackrider.jit import njit
 from trackrider.physics.maths import cholesky, form_mobility
 from trackrider.physics.state import HR
+from trackrider.physics.track_joint import form_to_track
 
 # columns of Hangs.fac (per row k of a hang): Cholesky rows of K and M (1/L_kk on the diagonal),
 # W̃_a J_aᵀ, P_a J_aᵀ, W_g J_gᵀ, L_K⁻¹ J_a W̃_a and L_K⁻¹ J_a P_aᵀ (the fold's work; on a trolley's
@@ -85,8 +86,9 @@ def fold_hangs(bodies, cars, joints, rows, trk, hg):
         a, g = joints.a[j0], joints.b[j0]
         m = 5 if hg.joint[h, 1] < 0 else HR
         held = a < cars.n and cars.held[a] == 1
-        if trk.rank1[a, 6] > 0.0:   # the trolley's W̃ becomes Ŵ_a (the chain's factor reads it whole)
+        if trk.rank1[a, 6] > 0.0:   # the trolley's W̃ and P become Ŵ_a, P̂_a (the chain's factor reads them whole)
             form_mobility(Wt, trk.rank1, a)
+            form_to_track(a, trk, cars.frame)
             trk.rank1[a, 6] = 0.0
         im = bodies.inv_mass[g]
         for k in range(m):           # W_g J_gᵀ (a free body: diag(1/m, I_w⁻¹)), M's lower triangle

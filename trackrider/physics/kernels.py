@@ -9,8 +9,10 @@ Mobility. Every body carries a 6×6 mobility W̃ (``trk.mobility``) used by all 
 for a free body it is ``W = diag(1/m, I_w⁻¹)``; for a car on its track it is the mobility
 *with the track rows enforced*, ``W̃ = W − W Gᵀ A⁻¹ G W`` (``G`` the five track rows 1–5,
 ``A = G W Gᵀ``; a supported car on a fixed track has ``W̃ = n nᵀ/μ``, kept as its n and 1/μ in
-``trk.rank1``, its entries made by ``maths.mobility_at``), and ``P = A⁻¹ G W`` (``trk.to_track``, 5×6) maps a generalised impulse ``f``
-on the car to the track-row impulses that keep rows 1–5 satisfied (``Δλ_T = −P f``). After one
+``trk.rank1``, its entries made by ``maths.mobility_at``), and ``P = A⁻¹ G W`` (``trk.to_track``, 5×6;
+such a car keeps ``Zᵀ M n/μ`` and its arm in ``trk.zr``, ``track_joint.closed_to_track``) maps a
+generalised impulse ``f`` on the car to the track-row impulses that keep rows 1–5 satisfied
+(``Δλ_T = −P f``). After one
 exact projection onto rows 1–5 at the start of a step, every later impulse is applied through
 ``W̃`` so rows 1–5 stay exactly satisfied and their impulses stay exact: the 5×5 block of each
 track joint is solved exactly (``track_joint.py``), for trains the coupler rows reduce to a
@@ -27,6 +29,7 @@ import numpy as np
 from trackrider.curves.compact import C_B, C_DT, C_N, C_P, C_T, eval_track, shift_frame, wrap_arc_length
 from trackrider.jit import njit, prange
 from trackrider.physics import car_lanes
+from trackrider.physics.row_lanes import rows_block, rows_plain
 from trackrider.physics import channels as ch
 from trackrider.physics.car_blocks import block_train_mode, factor_blocks, solve_train
 from trackrider.physics.couplings import chain_block, factor_chain, train_car, train_mode, train_rows_scalar
@@ -294,11 +297,28 @@ def lane(par, c):
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk):
     """``stage_transport``, ``stage_forces`` and ``stage_track_rows`` of bodies ``b0`` … ``b1 − 1`` (no
-    carriers, no railway: each body's work reads and writes only its own arrays), stage by stage as
-    the serial ones (body by body cost 7 % more at 1000 cars)."""
-    stage_transport(b0, b1, bodies, cars, trk.carrier)
-    stage_forces(b0, b1, cfg, bodies, cars, res, trk.carrier, trk.kbody)
-    stage_track_rows(b0, b1, cfg, bodies, cars, trk, wk)
+    carriers, no railway: each body's work reads and writes only its own arrays), by the blocks of
+    ``car_lanes.NB`` cars of ``integrate_chunk`` (``rows_group``), then the bodies after the cars."""
+    c1 = min(b1, cars.n)
+    j0 = b0
+    while j0 < b1:
+        j1 = min(j0 + car_lanes.NB, c1) if j0 < c1 else b1
+        rows_group(j0, j1, cfg, bodies, cars, res, trk, wk, False)
+        j0 = j1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def rows_group(j0, j1, cfg, bodies, cars, res, trk, wk, integrated):
+    """``rows_chunk`` of bodies ``j0`` … ``j1 − 1``: a block of ``car_lanes.MIN_CARS`` cars or more whose
+    blocks are in closed form (``row_lanes.rows_plain``) through the vector lanes (``row_lanes.rows_block``;
+    ``integrated``: the lanes hold the block from its integration), any other stage by stage."""
+    n = min(j1, cars.n) - j0
+    if n >= car_lanes.MIN_CARS and rows_plain(j0, n, bodies, cars, trk.carrier):
+        rows_block(j0, n, cfg, bodies, cars, res, trk, wk.lx, integrated)
+    else:
+        stage_transport(j0, j1, bodies, cars, trk.carrier)
+        stage_forces(j0, j1, cfg, bodies, cars, res, trk.carrier, trk.kbody)
+        stage_track_rows(j0, j1, cfg, bodies, cars, trk, wk)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
@@ -306,7 +326,8 @@ def par_rows(cfg, bodies, cars, res, trk, par):
     """``rows_chunk`` on all threads, by chunks of bodies."""
     nb, nc = bodies.pos.shape[0], par.W.shape[0]
     for c in prange(nc):
-        rows_chunk(c * nb // nc, (c + 1) * nb // nc, cfg, bodies, cars, res, trk, lane(par, c))
+        rows_chunk(car_lanes.chunk_edge(c, nb, nc), car_lanes.chunk_edge(c + 1, nb, nc), cfg, bodies, cars, res, trk,
+                   lane(par, c))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -327,9 +348,10 @@ def integrate_chunk(b0, b1, h, tracks, bodies, cars, carrier, lam, E, wk):
     reads only its own body); ``wk``: work. Without a network or a moving track each car reads only
     its own body, and the cars go by blocks of ``car_lanes.NB``: a block of ``car_lanes.MIN_CARS`` plain
     cars or more through the vector lanes (``car_lanes.integrate_block``), any other through the scalar
-    stages."""
+    stages. Returns whether its last group went through the lanes (its numbers are then in ``wk.lx``)."""
     fr2 = wk.fr2
     lanes = car_lanes.lanes_allowed(tracks)
+    laned = False
     c1 = min(b1, cars.n)
     # groups of bodies: without the lanes one, [b0, b1); with them each block of cars, then the bodies
     # after the cars (each of integrate_body and integrate_car written once: each is typed once per
@@ -339,13 +361,15 @@ def integrate_chunk(b0, b1, h, tracks, bodies, cars, carrier, lam, E, wk):
         j1 = min(j0 + car_lanes.NB, c1) if lanes and j0 < c1 else b1
         n = min(j1, c1) - j0   # its cars (none in the group after them)
         plain = lanes and n >= car_lanes.MIN_CARS and car_lanes.plain_block(j0, n, cars, carrier)
-        if not (plain and car_lanes.integrate_block(j0, n, h, tracks, bodies, cars, lam, wk.lx)):
+        laned = plain and car_lanes.integrate_block(j0, n, h, tracks, bodies, cars, lam, wk.lx)
+        if not laned:
             if not plain:   # (a plain block the lanes gave back has moved its bodies)
                 for b in range(j0, j1):
                     integrate_body(b, h, tracks, bodies, cars, carrier)
             for b in range(j0, j0 + max(n, 0)):
                 integrate_car(b, tracks, bodies, cars, carrier, lam, E, fr2)
         j0 = j1
+    return laned
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, parallel=True)
@@ -353,7 +377,8 @@ def par_integrate(h, tracks, bodies, cars, trk, par):
     """``integrate_chunk`` on all threads, by chunks of bodies."""
     nb, nc = bodies.pos.shape[0], par.fr2.shape[0]
     for c in prange(nc):
-        integrate_chunk(c * nb // nc, (c + 1) * nb // nc, h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E,
+        integrate_chunk(car_lanes.chunk_edge(c, nb, nc), car_lanes.chunk_edge(c + 1, nb, nc), h, tracks, bodies, cars,
+                        trk.carrier, trk.lam, trk.E,
                         lane(par, c))
 
 
@@ -370,17 +395,26 @@ def threaded_integrate(cfg, tracks, bodies, cars, trk, par):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
 def step_chunk(c, b0, b1, cfg, tracks, bodies, cars, sections, res, joints, trk, rows, chains, scratch, wk):
-    """Bodies ``b0`` … ``b1 − 1`` (chunk ``c``) from one step's integration to the next step's track
-    rows: ``integrate_chunk``, then the next step's start (each car's start speed and section, the
-    start velocities kept: ``stage_start_speed``, ``stage_frames``, ``keep_velocities``), ``rows_chunk``
-    and the couplers of a chain made in blocks whose two cars are both in the chunk (``chains.jr``:
-    their rows and their terms of the chain's factor, ``couplings.chain_block``). Each body's and each
-    such coupler's work reads and writes only its own arrays (no carriers, no network, no railway)."""
-    integrate_chunk(b0, b1, cfg.h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E, wk)
-    stage_start_speed(b0, b1, bodies, cars, trk)
-    stage_frames(b0, b1, cars, sections)
-    keep_velocities(b0, b1, bodies, scratch)
-    rows_chunk(b0, b1, cfg, bodies, cars, res, trk, wk)
+    """Bodies ``b0`` … ``b1 − 1`` (chunk ``c``; −1: every body, serially) from one step's integration to
+    the next step's track rows, block by block of ``car_lanes.NB`` cars: ``integrate_chunk``, then the
+    next step's start (each car's start speed and section, the start velocities kept:
+    ``stage_start_speed``, ``stage_frames``, ``keep_velocities``) and ``rows_group`` (a block the
+    integration's lanes hold goes on in them); then the bodies after the cars; then (a chunk) the
+    couplers of a chain made in blocks whose two cars are both in the chunk (``chains.jr``: their rows
+    and their terms of the chain's factor, ``couplings.chain_block``). Each body's and each such
+    coupler's work reads and writes only its own arrays (no carriers, no network, no railway)."""
+    c1 = min(b1, cars.n)
+    j0 = b0
+    while j0 < b1:
+        j1 = min(j0 + car_lanes.NB, c1) if j0 < c1 else b1
+        laned = integrate_chunk(j0, j1, cfg.h, tracks, bodies, cars, trk.carrier, trk.lam, trk.E, wk)
+        stage_start_speed(j0, j1, bodies, cars, trk)
+        stage_frames(j0, j1, cars, sections)
+        keep_velocities(j0, j1, bodies, scratch)
+        rows_group(j0, j1, cfg, bodies, cars, res, trk, wk, laned)
+        j0 = j1
+    if c < 0:
+        return
     for t in range(chains.jr.shape[0]):
         if chains.jr[t, c, 1] > chains.jr[t, c, 0]:
             chain_block(chains.jr[t, c, 0], chains.jr[t, c, 1], False, cfg.h, cfg.erp_h, chains, joints, bodies, rows,
@@ -393,8 +427,8 @@ def par_step(cfg, tracks, bodies, cars, sections, res, joints, trk, rows, chains
     where ``par_integrate`` and ``par_rows`` take two."""
     nb, nc = bodies.pos.shape[0], par.fr2.shape[0]
     for c in prange(nc):
-        step_chunk(c, c * nb // nc, (c + 1) * nb // nc, cfg, tracks, bodies, cars, sections, res, joints, trk, rows,
-                   chains, scratch, lane(par, c))
+        step_chunk(c, car_lanes.chunk_edge(c, nb, nc), car_lanes.chunk_edge(c + 1, nb, nc), cfg, tracks, bodies, cars,
+                   sections, res, joints, trk, rows, chains, scratch, lane(par, c))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
@@ -406,6 +440,15 @@ def threaded_step(cfg, tracks, bodies, cars, sections, res, joints, tmp, par):
             par_step(cfg, tracks, bodies, cars, sections, res, joints, tmp.trk, tmp.rows, tmp.chains, tmp.scratch, par)
             return True
     return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True)
+def serial_step(cfg, tracks, bodies, cars, sections, res, joints, tmp):
+    """``step_chunk`` of every body on this thread (``run_chunk``: the chains made in blocks are then
+    made whole by the next step's ``stage_joint_rows``); True."""
+    step_chunk(-1, 0, bodies.pos.shape[0], cfg, tracks, bodies, cars, sections, res, joints, tmp.trk, tmp.rows,
+               tmp.chains, tmp.scratch, tmp.wk)
+    return True
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -1191,29 +1234,34 @@ def rail_forces(cfg, bodies, cars, joints, rail):
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, keep_u, par,
-                   rows_done):
+                   rows_done, blocks_done):
     """The stages of a step from its start velocities to its rows: the transport, the forces (a
     railway world's traction and draft gears when ``railed``: ``rail``), every car's track block
     with its exact projection, every joint's rows and the chains factored; on moving tracks
     (``carried``) each with its carriers' part (``stage_carriers``). ``keep_u``: the velocities
     before any projection (u*) kept in ``tmp.scratch.vel0``, ``omg0`` (``py_stages_to_solve``).
     ``par``: ``tmp.par``, the per-car stages on all threads (``threaded_rows``; None, a railway world or
-    ``keep_u``: serial). ``rows_done``: the per-car stages ran already, at the end of the step before
-    (``threaded_step``). Inlined into its callers: a call would pass every array of every record, each
+    ``keep_u``: serial, by blocks of cars, ``rows_chunk``, but stage by stage over every body for a railway,
+    moving tracks or ``keep_u``). ``rows_done``: the per-car stages ran already, at the end of the step
+    before (``threaded_step``, ``serial_step``); ``blocks_done``: ... on the threads, with the chunks'
+    blocks of couplers. Inlined into its callers: a call would pass every array of every record, each
     step."""
     if not rows_done and (railed or keep_u or not threaded_rows(cfg, bodies, cars, res, tmp.trk, par)):
-        stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
-        if carried:
-            stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
-        stage_forces(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
-        if railed:
-            rail_forces(cfg, bodies, cars, joints, rail)
-        if keep_u:
-            keep_velocities(0, bodies.pos.shape[0], bodies, tmp.scratch)
-        stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
-        if carried:
-            stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
-    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried, rows_done)
+        if not (railed or keep_u or carried):
+            rows_chunk(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk, tmp.wk)
+        else:   # stage by stage over every body
+            stage_transport(0, cars.n, bodies, cars, tmp.trk.carrier)
+            if carried:
+                stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 0)
+            stage_forces(0, bodies.pos.shape[0], cfg, bodies, cars, res, tmp.trk.carrier, tmp.trk.kbody)
+            if railed:
+                rail_forces(cfg, bodies, cars, joints, rail)
+            if keep_u:
+                keep_velocities(0, bodies.pos.shape[0], bodies, tmp.scratch)
+            stage_track_rows(0, bodies.pos.shape[0], cfg, bodies, cars, tmp.trk, tmp.wk)
+            if carried:
+                stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 1)
+    stage_joint_rows(cfg, bodies, cars, joints, tmp, free_joints, carried, blocks_done)
     if carried:
         stage_carriers(cfg, tracks, bodies, cars, joints, tmp, free_joints, 2)
 
@@ -1244,6 +1292,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
     # only where nothing between them reads or writes what the next step's per-car stages do
     fused = not (operated or railed or carried or tracks.net[0]) and programs.cj.shape[0] == 0
     rows_done = False
+    blocks_done = False
     nb = bodies.pos.shape[0]
     nrec = 0
     for n in range(n_steps):
@@ -1271,7 +1320,7 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
             if attempt > 0:
                 restore_velocities(bodies, tmp.scratch)
             stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, rail, railed, False,
-                           tmp.par, rows_done and attempt == 0)
+                           tmp.par, rows_done and attempt == 0, blocks_done and attempt == 0)
             stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, car_rows, ops)
             contact = False
             if operated:
@@ -1288,8 +1337,11 @@ def run_chunk(n_steps, step0, cfg, world, tmp, out_t, out, free_joints, car_rows
         if railed:
             rail_after(step, cfg, bodies, cars, res, joints, tmp.rows, tmp.trk, rail)
         # the next step's start and track rows with this integration, when it follows in this chunk unrecorded
-        rows_done = (fused and n + 1 < n_steps and not recorded
-                     and threaded_step(cfg, tracks, bodies, cars, sections, res, joints, tmp, tmp.par))
+        # (on the threads, or else serially block by block)
+        blocks_done = (fused and n + 1 < n_steps and not recorded
+                       and threaded_step(cfg, tracks, bodies, cars, sections, res, joints, tmp, tmp.par))
+        rows_done = blocks_done or (fused and n + 1 < n_steps and not recorded
+                                    and serial_step(cfg, tracks, bodies, cars, sections, res, joints, tmp))
         if not rows_done and (tracks.net[0] or not threaded_integrate(cfg, tracks, bodies, cars, tmp.trk, tmp.par)):
             stage_integrate(cfg, tracks, bodies, cars, tmp.trk.carrier, tmp.trk.lam, tmp.trk.E, tmp.wk)
         if free_joints:   # a car body turned on its wheel frame beyond its swivel limit (joints/swivel.py)
@@ -1323,7 +1375,8 @@ def py_stages_to_solve(cfg, world, tmp, bounded, free_joints):
     stage_start_speed(0, cars.n, bodies, cars, tmp.trk)
     stage_frames(0, cars.n, cars, sections)
     carried = tmp.trk.kbody.shape[0] > 0
-    stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, False, True, None, False)
+    stages_to_rows(cfg, tracks, bodies, cars, res, joints, tmp, free_joints, carried, None, False, True, None, False,
+                   False)
     stage_warm_start(cfg, bodies, cars, sections, res, joints, tmp, free_joints, True, None)
     stage_solve(cfg, bodies, cars, sections, res, joints, tmp, bounded, free_joints, True, None, carried)
     # the rows and targets of each car in closed form (its block does not store them; track_rows_body), as

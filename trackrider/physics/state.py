@@ -39,7 +39,8 @@ from typing import NamedTuple
 import numpy as np
 
 from trackrider.curves.compact import NCOL
-from trackrider.physics.car_lanes import LANE_WORDS, NB
+from trackrider.physics.car_lanes import NB
+from trackrider.physics.row_lanes import ROW_WORDS
 
 NJR = 5   # rows per joint at most
 
@@ -303,7 +304,10 @@ TrackRows = record("TrackRows", (
     Field("lam", ("nb", 5), F, "N·s", "this step's impulses"),
     Field("mobility", ("nb", 6, 6), F, "", "W̃: a car's mobility with its track rows enforced; a free body's W "
           "(not stored where rank1 holds it: read through maths.mobility_at)"),
-    Field("to_track", ("nb", 5, 6), F, "", "P = A⁻¹ G W: generalised impulse → track-row impulses (−P f)"),
+    Field("to_track", ("nb", 5, 6), F, "", "P = A⁻¹ G W: generalised impulse → track-row impulses (−P f) "
+          "(not stored where rank1 holds W̃: read through track_joint.closed_to_track)"),
+    Field("zr", ("nb", 8), F, "", "a car whose W̃ rank1 holds: Zᵀ M n/μ (0–4) and its arm r_m (5–7), "
+          "P = Zᵀ − (Zᵀ M n/μ) nᵀ"),
     Field("rank1", ("nb", 7), F, "", "a supported car on a fixed track, W̃ = n nᵀ/μ: n (0–5), 1/μ (6); "
           "1/μ = 0: W̃ as it is (any other body, a trolley with its hang folded in)"),
     # a track carried by a body (docs/physics.md §9): the body's columns of rows 1–5, the coupling of a car
@@ -408,7 +412,7 @@ Work = record("Work", (
     Field("R", (3, 3), F, "", ""), Field("W", (6, 6), F, "", ""), Field("A", (5, 5), F, "", ""),
     Field("Ainv", (5, 5), F, "", ""), Field("M", (8, 8), F, "", ""), Field("K", (NJR, NJR), F, "", ""),
     Field("Kinv", (NJR, NJR), F, "", ""), Field("fr2", (NCOL,), F, "", ""), Field("rr", (16,), F, "", ""),
-    Field("lx", (LANE_WORDS * NB,), F, "", "the cars integrated in lanes, NB at a time (car_lanes.py)"),
+    Field("lx", (ROW_WORDS * NB,), F, "", "the cars in lanes, NB at a time (car_lanes.py, row_lanes.py)"),
 ))
 
 #: a world of at least this many bodies (and no carriers) runs its per-car stages on all threads (``Lanes``)

@@ -217,9 +217,11 @@ def fixed_track_block(b, bodies, cars, rx, ry, rz, t, trk, wk):
     """``prepare_track_block`` and ``project_track`` of a supported car ``b`` on a fixed track, in
     closed form (the same W̃, P and projection up to rounding), from its rows' targets ``t``
     (``track_targets``) and arm ``r`` (``track_arm``). Its rows themselves (``trk.J``, ``trk.target``)
-    are not stored: nothing reads them; their impulses ``trk.lam`` are set here."""
+    are not stored: nothing reads them; their impulses ``trk.lam`` are set here. Of W̃ and P only
+    n, 1/μ (``trk.rank1``), Zᵀ M n/μ and r (``trk.zr``) are stored: their readers make the rest
+    (``maths.mobility_at``, ``closed_to_track``)."""
     fr, R, m, ib = cars.frame[b], bodies.rot[b], bodies.mass[b], bodies.ib
-    Pm, lam = trk.to_track, trk.lam
+    lam = trk.lam
     vel, omg = bodies.vel, bodies.omg
     Tx, Ty, Tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
     Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
@@ -231,28 +233,15 @@ def fixed_track_block(b, bodies, cars, rx, ry, rz, t, trk, wk):
     IOx, IOy, IOz = inertia_times(R, ib[b, 0], ib[b, 1], ib[b, 2], Ox, Oy, Oz)
     mu = m * (n0 * n0 + n1 * n1 + n2 * n2) + (Ox * IOx + Oy * IOy + Oz * IOz)
     imu = 1.0 / mu
-    # Zᵀ M n: rows N·(m n_v), B·(m n_v), e·(m n_v × r_m + I_w Ω)
-    q0, q1, q2 = cross(n0, n1, n2, rx, ry, rz)
-    s0, s1, s2 = m * q0 + IOx, m * q1 + IOy, m * q2 + IOz
-    z0 = m * (Nx * n0 + Ny * n1 + Nz * n2)
-    z1 = m * (Bx * n0 + By * n1 + Bz * n2)
-    z2 = Tx * s0 + Ty * s1 + Tz * s2
-    z3 = Nx * s0 + Ny * s1 + Nz * s2
-    z4 = Bx * s0 + By * s1 + Bz * s2
-    n = (n0, n1, n2, Ox, Oy, Oz)
+    z0, z1, z2, z3, z4 = z_terms(m, n0, n1, n2, rx, ry, rz, IOx, IOy, IOz, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz)
     r1 = trk.rank1[b]
-    for i in range(6):
-        r1[i] = n[i]
+    r1[0], r1[1], r1[2], r1[3], r1[4], r1[5] = n0, n1, n2, Ox, Oy, Oz
     r1[6] = imu   # W̃ itself is not stored: its readers make its entries (maths.mobility_at)
-    # P = Zᵀ − (Zᵀ M n / μ) nᵀ (rows of Zᵀ: the rows' own parts without Ω: [N, 0], [B, 0], [r_m × e, e])
-    tx, ty, tz = cross(rx, ry, rz, Tx, Ty, Tz)
-    p_row(Pm, b, 0, Nx, Ny, Nz, 0.0, 0.0, 0.0, z0 * imu, n)
-    p_row(Pm, b, 1, Bx, By, Bz, 0.0, 0.0, 0.0, z1 * imu, n)
-    p_row(Pm, b, 2, tx, ty, tz, Tx, Ty, Tz, z2 * imu, n)
-    a0, a1, a2 = cross(rx, ry, rz, Nx, Ny, Nz)
-    p_row(Pm, b, 3, a0, a1, a2, Nx, Ny, Nz, z3 * imu, n)
-    a0, a1, a2 = cross(rx, ry, rz, Bx, By, Bz)
-    p_row(Pm, b, 4, a0, a1, a2, Bx, By, Bz, z4 * imu, n)
+    # P = Zᵀ − (Zᵀ M n / μ) nᵀ is not stored either: its readers take P f from Zᵀ M n / μ and the arm
+    # (closed_to_track)
+    zr = trk.zr[b]
+    zr[0], zr[1], zr[2], zr[3], zr[4] = z0 * imu, z1 * imu, z2 * imu, z3 * imu, z4 * imu
+    zr[5], zr[6], zr[7] = rx, ry, rz
     # the projection: Z t = [t0 N + t1 B + r_m × ω_t, ω_t], ω_t = t2 T + t3 N + t4 B; w = u − Z t
     t0, t1, t2, t3, t4 = t
     wtx, wty, wtz = t2 * Tx + t3 * Nx + t4 * Bx, t2 * Ty + t3 * Ny + t4 * By, t2 * Tz + t3 * Nz + t4 * Bz
@@ -272,6 +261,16 @@ def fixed_track_block(b, bodies, cars, rx, ry, rz, t, trk, wk):
     lam[b, 4] = 0.0 + (sigma * z4 - (Bx * y0 + By * y1 + Bz * y2))
     vel[b, 0], vel[b, 1], vel[b, 2] = zx + sigma * n0, zy + sigma * n1, zz + sigma * n2
     omg[b, 0], omg[b, 1], omg[b, 2] = wtx + sigma * Ox, wty + sigma * Oy, wtz + sigma * Oz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def z_terms(m, n0, n1, n2, rx, ry, rz, IOx, IOy, IOz, Tx, Ty, Tz, Nx, Ny, Nz, Bx, By, Bz):
+    """Zᵀ M n of a car in closed form (``fixed_track_block``; ``row_lanes.lanes_rows``): rows N·(m n_v),
+    B·(m n_v), e·(m n_v × r_m + I_w Ω) (e = T, N, B; ``IO`` = I_w Ω)."""
+    q0, q1, q2 = cross(n0, n1, n2, rx, ry, rz)
+    s0, s1, s2 = m * q0 + IOx, m * q1 + IOy, m * q2 + IOz
+    return (m * (Nx * n0 + Ny * n1 + Nz * n2), m * (Bx * n0 + By * n1 + Bz * n2), Tx * s0 + Ty * s1 + Tz * s2,
+            Nx * s0 + Ny * s1 + Nz * s2, Bx * s0 + By * s1 + Bz * s2)
 
 
 def mobility_of(trk, b: int) -> np.ndarray:
@@ -295,6 +294,55 @@ def inertia_times(R, i0, i1, i2, x0, x1, x2):
     b2 = i2 * (R[0, 2] * x0 + R[1, 2] * x1 + R[2, 2] * x2)
     return (R[0, 0] * b0 + R[0, 1] * b1 + R[0, 2] * b2, R[1, 0] * b0 + R[1, 1] * b1 + R[1, 2] * b2,
             R[2, 0] * b0 + R[2, 1] * b1 + R[2, 2] * b2)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def closed_to_track(b, f0, f1, f2, f3, f4, f5, nf, trk, frame):
+    """P f of car ``b`` in closed form (``trk.rank1[b, 6]`` > 0; ``nf`` = n·f): with the rows of Zᵀ
+    [N, 0], [B, 0], [r_m × e, e] (e = T, N, B) and z = Zᵀ M n/μ (``trk.zr``), P f = Zᵀ f − z (n·f) =
+    [N·f_v, B·f_v, T·g, N·g, B·g] − z (n·f), g = f_v × r_m + f_ω (``(r_m × e)·f_v = e·(f_v × r_m)``)."""
+    fr, zr = frame[b], trk.zr[b]
+    rx, ry, rz = zr[5], zr[6], zr[7]
+    g0 = (f1 * rz - f2 * ry) + f3
+    g1 = (f2 * rx - f0 * rz) + f4
+    g2 = (f0 * ry - f1 * rx) + f5
+    Tx, Ty, Tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+    Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
+    Bx, By, Bz = fr[C_B], fr[C_B + 1], fr[C_B + 2]
+    return (Nx * f0 + Ny * f1 + Nz * f2 - zr[0] * nf, Bx * f0 + By * f1 + Bz * f2 - zr[1] * nf,
+            Tx * g0 + Ty * g1 + Tz * g2 - zr[2] * nf, Nx * g0 + Ny * g1 + Nz * g2 - zr[3] * nf,
+            Bx * g0 + By * g1 + Bz * g2 - zr[4] * nf)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
+def form_to_track(b, trk, frame):
+    """Store car ``b``'s P (in closed form: not stored) from its frame, arm and Zᵀ M n/μ, for a reader
+    that changes it whole (``hang_blocks.fold_hangs``)."""
+    fr, zr, n, Pm = frame[b], trk.zr[b], trk.rank1[b], trk.to_track
+    rx, ry, rz = zr[5], zr[6], zr[7]
+    Tx, Ty, Tz = fr[C_T], fr[C_T + 1], fr[C_T + 2]
+    Nx, Ny, Nz = fr[C_N], fr[C_N + 1], fr[C_N + 2]
+    Bx, By, Bz = fr[C_B], fr[C_B + 1], fr[C_B + 2]
+    p_row(Pm, b, 0, Nx, Ny, Nz, 0.0, 0.0, 0.0, zr[0], n)
+    p_row(Pm, b, 1, Bx, By, Bz, 0.0, 0.0, 0.0, zr[1], n)
+    tx, ty, tz = cross(rx, ry, rz, Tx, Ty, Tz)
+    p_row(Pm, b, 2, tx, ty, tz, Tx, Ty, Tz, zr[2], n)
+    a0, a1, a2 = cross(rx, ry, rz, Nx, Ny, Nz)
+    p_row(Pm, b, 3, a0, a1, a2, Nx, Ny, Nz, zr[3], n)
+    a0, a1, a2 = cross(rx, ry, rz, Bx, By, Bz)
+    p_row(Pm, b, 4, a0, a1, a2, Bx, By, Bz, zr[4], n)
+
+
+def to_track_of(trk, frame, b: int) -> np.ndarray:
+    """Car ``b``'s P (5, 6), a copy, as the kernels read it (``closed_to_track``: a car in closed form has
+    only Zᵀ M n/μ and its arm stored)."""
+    if not trk.rank1[b, 6] > 0.0:
+        return trk.to_track[b].copy()
+    fr, zr, n = frame[b], trk.zr[b], trk.rank1[b, :6]
+    r = zr[5:8]
+    T, N, B = fr[C_T:C_T + 3], fr[C_N:C_N + 3], fr[C_B:C_B + 3]
+    Z = np.array([[*N, 0, 0, 0], [*B, 0, 0, 0], [*np.cross(r, T), *T], [*np.cross(r, N), *N], [*np.cross(r, B), *B]])
+    return Z - np.outer(zr[:5], n)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -338,12 +386,23 @@ def apply_impulse(b, f, scale, trk, cars, bodies):
         vel[b, i] += scale * dv
         omg[b, i] += scale * dw
     if b < cars.n and cars.held[b]:
-        P = trk.to_track
-        for r in range(5):
-            s = 0.0
+        if Wn[b, 6] > 0.0:   # in closed form: P f from Zᵀ M n/μ and the arm
+            nf = 0.0
             for k in range(6):
-                s += P[b, r, k] * f[k]
-            trk.lam[b, r] -= scale * s
+                nf += Wn[b, k] * f[k]
+            p0, p1, p2, p3, p4 = closed_to_track(b, f[0], f[1], f[2], f[3], f[4], f[5], nf, trk, cars.frame)
+            trk.lam[b, 0] -= scale * p0
+            trk.lam[b, 1] -= scale * p1
+            trk.lam[b, 2] -= scale * p2
+            trk.lam[b, 3] -= scale * p3
+            trk.lam[b, 4] -= scale * p4
+        else:
+            P = trk.to_track
+            for r in range(5):
+                s = 0.0
+                for k in range(6):
+                    s += P[b, r, k] * f[k]
+                trk.lam[b, r] -= scale * s
     if trk.carrier[b] >= 0:
         carrier_impulse(b, f, scale, trk, cars.n, cars.held, bodies.vel, bodies.omg)
 
