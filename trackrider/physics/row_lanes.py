@@ -28,7 +28,7 @@ from trackrider.jit import njit
 from trackrider.physics.car_lanes import (LANE_WORDS, NB, X_CG, X_FR, X_OMG, X_POS, X_ROT, X_VEL, at,
                                           copy_motion_in)
 from trackrider.physics.maths import _rotation_error_far
-from trackrider.physics.track_joint import z_terms
+from trackrider.physics.track_joint import in_closed_form, z_terms
 
 # the words of a lane after the integration's (each ``NB`` doubles)
 Y_PF = LANE_WORDS            # the frame's axes before (T, N, B: ``cars.prev_frame``)
@@ -45,10 +45,10 @@ ROW_WORDS = Y_N1 + 7
 
 @njit(cache=True, error_model="numpy", _nrt=False, no_cpython_wrapper=True, inline="always")
 def rows_plain(j0, n, bodies, cars, carrier):
-    """True when cars ``j0`` … ``j0 + n − 1`` are all held by a fixed track with their support row and
-    have mass."""
+    """True when cars ``j0`` … ``j0 + n − 1`` are all held, in closed form (``track_joint.in_closed_form``)
+    and have mass."""
     for b in range(j0, j0 + n):
-        if not cars.held[b] or carrier[b] >= 0 or cars.support[b] == 0 or not bodies.inv_mass[b] > 0.0:
+        if not (cars.held[b] and in_closed_form(b, cars, carrier) and bodies.inv_mass[b] > 0.0):
             return False
     return True
 
