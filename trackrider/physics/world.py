@@ -924,6 +924,16 @@ class World:
         self.network = net if (self._connections or self._switches) else None
         self.bodies = st.allocate(st.Bodies, dict(nb=nb), pos=self.pos, quat=self.quat, vel=self.vel, omg=self.omg,
                                   inv_mass=self.inv_mass, inv_ib=self.inv_ib, ib=self.ib, mass=self.mass)
+        if nb >= st.LARGE_PAGE_BODIES:   # a long world's arrays on large pages (docs/physics.md "Large pages")
+            tracks, cars = st.in_large_pages(tracks), st.in_large_pages(cars)
+            self.bodies, self.joint_state = st.in_large_pages(self.bodies), st.in_large_pages(self.joint_state)
+            self.cars = cars
+            b = self.bodies
+            self.pos, self.quat, self.vel, self.omg = b.pos, b.quat, b.vel, b.omg
+            self.mass, self.inv_mass, self.ib, self.inv_ib = b.mass, b.inv_mass, b.ib, b.inv_ib
+            self.jf, self.jlam = self.joint_state.param, self.joint_state.lam
+            if self.swivels is not None:
+                self.swivels.bind(self.jf, self.swivels._joint)
         self.programs = self._build_programs()
         self.records = st.WorldState(tracks, self.bodies, cars, self.sections, res, self.joint_state, self.programs)
         members = [[b for b in range(self.ncars) if tbody[cars.track[b]] == e] for e in self._carriers]
